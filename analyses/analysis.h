@@ -1,0 +1,55 @@
+/* analysis: one pass of every analysis over an event stream.
+ *
+ * Feeds each event to the input-size pass (RMS, TRMS, cost), the reuse
+ * distance stacks (global and per thread) and the profiles, and assembles
+ * the result. Engine-agnostic: it sees only struct event. */
+#ifndef TRMS_ANALYSIS_H
+#define TRMS_ANALYSIS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "analyses/activation.h"
+#include "analyses/result.h"
+#include "common/error.h"
+#include "trace/event.h"
+#include "trace/routine_table.h"
+
+#define ANALYSIS_DEFAULT_CELL_SIZE 4   /* aprof's default memory resolution */
+#define ANALYSIS_DEFAULT_LINE_SIZE 64
+
+enum analysis_pass {
+    PASS_INPUT_SIZE = 1,  /* RMS, TRMS, cost and the profiles */
+    PASS_REUSE = 2,       /* reuse distance, global and per thread */
+    PASS_ALL = PASS_INPUT_SIZE | PASS_REUSE,
+};
+
+struct analysis_options {
+    uint64_t cell_size;   /* power of two, bytes */
+    uint64_t line_size;   /* power of two, bytes */
+    unsigned passes;      /* enum analysis_pass bits; benchmarks run one alone */
+};
+
+void analysis_options_default(struct analysis_options *opt);
+
+struct analysis;
+
+/* NULL with ERR filled when an option is invalid. */
+struct analysis *analysis_new(const struct analysis_options *opt, struct trms_error *err);
+void analysis_free(struct analysis *a);
+
+/* Also send every completed activation to SINK (e.g. a CSV writer). */
+void analysis_on_activation(struct analysis *a, activation_sink sink, void *ctx);
+
+/* Non-zero with ERR filled when the stream is inconsistent (an event before
+ * any thread, a return with no pending call, an access past 2^64). */
+int analysis_event(struct analysis *a, const struct event *ev, struct trms_error *err);
+
+/* Completes pending activations and returns the result, which names
+ * routines from ROUTINES (copied). A finished analysis takes no events. */
+struct analysis_result *analysis_finish(struct analysis *a, const struct routine_table *routines);
+
+/* Heap bytes held by the analyses' data structures. */
+size_t analysis_bytes(const struct analysis *a);
+
+#endif

@@ -1,0 +1,43 @@
+/* input_size: RMS and TRMS of every routine activation, in one pass.
+ *
+ * The read/write timestamping algorithm of the TRMS paper (Figures 11 and
+ * 12), with the RMS of the original latest-access algorithm computed from the
+ * same per-thread timestamps. Each completed activation goes to a sink, in
+ * completion order. */
+#ifndef TRMS_INPUT_SIZE_H
+#define TRMS_INPUT_SIZE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "analyses/activation.h"
+#include "trace/event.h"
+
+struct input_size;
+
+/* CELL_SHIFT: log2 of the cell size in bytes. */
+struct input_size *input_size_new(unsigned cell_shift, activation_sink sink, void *ctx);
+void input_size_free(struct input_size *is);
+
+/* Makes the thread with dense index INDEX current; INDEX equal to the number
+ * of threads seen so far introduces a new thread with id TID. */
+void input_size_switch(struct input_size *is, uint32_t index, uint32_t tid);
+
+void input_size_call(struct input_size *is, uint32_t routine);
+
+/* Returns -1 when only the root activation is pending. */
+int input_size_return(struct input_size *is);
+
+/* TYPE is EVENT_READ, EVENT_WRITE, EVENT_KREAD or EVENT_KWRITE. */
+void input_size_access(struct input_size *is, enum event_type type, uint64_t addr,
+                       uint64_t size);
+
+void input_size_cost(struct input_size *is, uint64_t instructions);
+
+/* Completes every pending activation: threads in order of first
+ * appearance, innermost first, each thread's root last. */
+void input_size_finish(struct input_size *is);
+
+size_t input_size_bytes(const struct input_size *is);
+
+#endif

@@ -1,0 +1,164 @@
+#include "analyses/profiles.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/oom.h"
+#include "common/u64map.h"
+
+/* The points of one metric (RMS or TRMS) of one profile. */
+struct point_set {
+    struct u64map by_n;          /* n -> index in points */
+    struct profile_point *points;
+    size_t count;
+    size_t capacity;
+};
+
+struct building_profile {
+    struct routine_profile totals; /* points filled in at export */
+    struct point_set rms;
+    struct point_set trms;
+};
+
+struct profiles {
+    struct u64map by_key;          /* routine << 32 | tid -> index */
+    struct building_profile *items;
+    size_t count;
+    size_t capacity;
+};
+
+struct profiles *profiles_new(void)
+{
+    struct profiles *p = xcalloc(1, sizeof *p);
+    u64map_init(&p->by_key);
+    return p;
+}
+
+static void point_set_free(struct point_set *s)
+{
+    u64map_free(&s->by_n);
+    free(s->points);
+}
+
+void profiles_free(struct profiles *p)
+{
+    if (!p)
+        return;
+    for (size_t i = 0; i < p->count; i++) {
+        point_set_free(&p->items[i].rms);
+        point_set_free(&p->items[i].trms);
+    }
+    free(p->items);
+    u64map_free(&p->by_key);
+    free(p);
+}
+
+static void add_point(struct point_set *s, uint64_t n, uint64_t cost, uint64_t self)
+{
+    int inserted;
+    uint64_t *index = u64map_upsert(&s->by_n, n, &inserted);
+    if (inserted) {
+        if (s->count == s->capacity) {
+            s->capacity = s->capacity ? s->capacity * 2 : 4;
+            s->points = xrealloc(s->points, s->capacity * sizeof *s->points);
+        }
+        *index = s->count;
+        s->points[s->count++] = (struct profile_point){
+            .n = n, .min = UINT64_MAX, .self_min = UINT64_MAX};
+    }
+    struct profile_point *pt = &s->points[*index];
+    pt->calls++;
+    if (cost < pt->min)
+        pt->min = cost;
+    if (cost > pt->max)
+        pt->max = cost;
+    pt->sum += cost;
+    pt->sumsq += (unsigned __int128)cost * cost;
+    if (self < pt->self_min)
+        pt->self_min = self;
+    if (self > pt->self_max)
+        pt->self_max = self;
+    pt->self_sum += self;
+    pt->self_sumsq += (unsigned __int128)self * self;
+}
+
+void profiles_add(struct profiles *p, const struct activation *a)
+{
+    int inserted;
+    uint64_t *index = u64map_upsert(&p->by_key, (uint64_t)a->routine << 32 | a->tid, &inserted);
+    if (inserted) {
+        if (p->count == p->capacity) {
+            p->capacity = p->capacity ? p->capacity * 2 : 64;
+            p->items = xrealloc(p->items, p->capacity * sizeof *p->items);
+        }
+        *index = p->count;
+        struct building_profile *b = &p->items[p->count++];
+        memset(b, 0, sizeof *b);
+        b->totals.routine = a->routine;
+        b->totals.tid = a->tid;
+        u64map_init(&b->rms.by_n);
+        u64map_init(&b->trms.by_n);
+    }
+    struct building_profile *b = &p->items[*index];
+    b->totals.calls++;
+    if (!a->recursive)
+        b->totals.cost += a->cost;
+    b->totals.self_cost += a->self_cost;
+    b->totals.induced_thread += a->induced_thread;
+    b->totals.induced_external += a->induced_external;
+    add_point(&b->rms, a->rms, a->cost, a->self_cost);
+    add_point(&b->trms, a->trms, a->cost, a->self_cost);
+}
+
+static int by_n(const void *x, const void *y)
+{
+    const struct profile_point *a = x, *b = y;
+    return (a->n > b->n) - (a->n < b->n);
+}
+
+static int by_routine_then_thread(const void *x, const void *y)
+{
+    const struct routine_profile *a = x, *b = y;
+    if (a->routine != b->routine)
+        return (a->routine > b->routine) - (a->routine < b->routine);
+    return (a->tid > b->tid) - (a->tid < b->tid);
+}
+
+static struct profile_point *take_points(struct point_set *s, size_t *count)
+{
+    qsort(s->points, s->count, sizeof *s->points, by_n);
+    struct profile_point *points = s->points;
+    *count = s->count;
+    s->points = NULL;
+    s->count = s->capacity = 0;
+    u64map_free(&s->by_n);
+    return points;
+}
+
+void profiles_export(struct profiles *p, struct analysis_result *result)
+{
+    result->profiles = xcalloc(p->count, sizeof *result->profiles);
+    result->n_profiles = p->count;
+    for (size_t i = 0; i < p->count; i++) {
+        struct building_profile *b = &p->items[i];
+        struct routine_profile *out = &result->profiles[i];
+        *out = b->totals;
+        out->rms_points = take_points(&b->rms, &out->n_rms_points);
+        out->trms_points = take_points(&b->trms, &out->n_trms_points);
+    }
+    qsort(result->profiles, result->n_profiles, sizeof *result->profiles,
+          by_routine_then_thread);
+    p->count = 0;
+    u64map_free(&p->by_key);
+}
+
+size_t profiles_bytes(const struct profiles *p)
+{
+    size_t bytes = sizeof *p + u64map_bytes(&p->by_key) + p->capacity * sizeof *p->items;
+    for (size_t i = 0; i < p->count; i++) {
+        const struct building_profile *b = &p->items[i];
+        bytes += u64map_bytes(&b->rms.by_n) + b->rms.capacity * sizeof(struct profile_point);
+        bytes += u64map_bytes(&b->trms.by_n) + b->trms.capacity * sizeof(struct profile_point);
+    }
+    return bytes;
+}

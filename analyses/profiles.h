@@ -1,0 +1,25 @@
+/* profiles: the input-sensitive profile of every (routine, thread).
+ *
+ * For each distinct input size n, the performance tuple of the papers
+ * (calls, min, max, sum, sum of squares of cost), kept once with RMS and
+ * once with TRMS as n; plus per-routine totals of induced input. */
+#ifndef TRMS_PROFILES_H
+#define TRMS_PROFILES_H
+
+#include "analyses/activation.h"
+#include "analyses/result.h"
+
+struct profiles;
+
+struct profiles *profiles_new(void);
+void profiles_free(struct profiles *p);
+
+void profiles_add(struct profiles *p, const struct activation *a);
+
+/* Hands the profiles to RESULT (sorted by routine, then thread; points by
+ * n) and empties P. */
+void profiles_export(struct profiles *p, struct analysis_result *result);
+
+size_t profiles_bytes(const struct profiles *p);
+
+#endif

@@ -1,0 +1,194 @@
+#include "analyses/reuse_distance.h"
+
+#include <stdlib.h>
+
+#include "analyses/shadow_map.h"
+#include "common/oom.h"
+
+/* Smallest time window; also the first one. A multiple of 64. */
+#define MIN_CAPACITY 4096u
+/* Distances up to this many time steps are counted by scanning the bitmap
+ * directly, which beats the tree for the many short reuses of real code. */
+#define SCAN_LIMIT 512u
+
+struct reuse_distance {
+    struct shadow_map last;  /* line -> time of its latest access, 0 = never */
+    uint64_t *marks;         /* bit t set: time t is some line's latest access */
+    uint32_t *tree;          /* Fenwick tree of popcount(marks[w]), 1-based */
+    uint64_t words;          /* capacity / 64 */
+    uint64_t capacity;       /* times 0 .. capacity-1; time 0 is never used */
+    uint64_t now;            /* the next time to hand out */
+    uint64_t live;           /* distinct lines seen = marks set */
+    uint64_t accesses;
+    uint64_t cold;
+    uint64_t *histogram;     /* histogram[d]: accesses at distance d */
+    uint64_t span;           /* 1 + largest distance seen */
+    uint64_t histogram_capacity;
+};
+
+/* Marks in words [0, w). */
+static uint64_t tree_prefix(const struct reuse_distance *rd, uint64_t w)
+{
+    uint64_t sum = 0;
+    for (uint64_t i = w; i > 0; i &= i - 1)
+        sum += rd->tree[i];
+    return sum;
+}
+
+static void tree_add(struct reuse_distance *rd, uint64_t w, int32_t delta)
+{
+    for (uint64_t i = w + 1; i <= rd->words; i += i & (~i + 1))
+        rd->tree[i] += (uint32_t)delta;
+}
+
+/* Marks at times <= t. */
+static uint64_t marks_through(const struct reuse_distance *rd, uint64_t t)
+{
+    uint64_t w = t >> 6;
+    uint64_t mask = (2ull << (t & 63)) - 1; /* bits 0..t%64; wraps to ~0 */
+    return tree_prefix(rd, w) + (uint64_t)__builtin_popcountll(rd->marks[w] & mask);
+}
+
+/* Marks at times strictly between t and now: lines touched since t. */
+static uint64_t marks_after(const struct reuse_distance *rd, uint64_t t)
+{
+    if (rd->now - t > SCAN_LIMIT)
+        return rd->live - marks_through(rd, t);
+    uint64_t w = t >> 6, end = (rd->now - 1) >> 6;
+    uint64_t bits = rd->marks[w] & ~((2ull << (t & 63)) - 1);
+    uint64_t n = 0;
+    for (; w < end; bits = rd->marks[++w])
+        n += (uint64_t)__builtin_popcountll(bits);
+    return n + (uint64_t)__builtin_popcountll(bits);
+}
+
+static void allocate_window(struct reuse_distance *rd, uint64_t capacity)
+{
+    free(rd->marks);
+    free(rd->tree);
+    rd->capacity = capacity;
+    rd->words = capacity / 64;
+    rd->marks = xcalloc(rd->words, sizeof *rd->marks);
+    rd->tree = xcalloc(rd->words + 1, sizeof *rd->tree);
+}
+
+struct reuse_distance *reuse_distance_new(void)
+{
+    struct reuse_distance *rd = xcalloc(1, sizeof *rd);
+    shadow_map_init(&rd->last);
+    allocate_window(rd, MIN_CAPACITY);
+    rd->now = 1;
+    return rd;
+}
+
+void reuse_distance_free(struct reuse_distance *rd)
+{
+    if (!rd)
+        return;
+    shadow_map_free(&rd->last);
+    free(rd->marks);
+    free(rd->tree);
+    free(rd->histogram);
+    free(rd);
+}
+
+static void renumber_chunk(void *ctx, uint64_t number, uint64_t *chunk)
+{
+    (void)number;
+    const struct reuse_distance *rd = ctx;
+    for (unsigned i = 0; i < SHADOW_CHUNK_CELLS; i++)
+        if (chunk[i])
+            chunk[i] = marks_through(rd, chunk[i]); /* rank among live marks */
+}
+
+/* Time has reached the end of the window: give the live marks the times
+ * 1..live, in order, in a window at least twice that size. */
+static void compact(struct reuse_distance *rd)
+{
+    shadow_map_each_chunk(&rd->last, renumber_chunk, rd);
+    uint64_t capacity = MIN_CAPACITY;
+    while (capacity < 2 * (rd->live + 1))
+        capacity *= 2;
+    allocate_window(rd, capacity);
+    for (uint64_t t = 1; t <= rd->live; t++)
+        rd->marks[t >> 6] |= 1ull << (t & 63);
+    for (uint64_t i = 1; i <= rd->words; i++) {
+        rd->tree[i] += (uint32_t)__builtin_popcountll(rd->marks[i - 1]);
+        uint64_t parent = i + (i & (~i + 1));
+        if (parent <= rd->words)
+            rd->tree[parent] += rd->tree[i];
+    }
+    rd->now = rd->live + 1;
+}
+
+static void count_distance(struct reuse_distance *rd, uint64_t distance)
+{
+    if (distance >= rd->histogram_capacity) {
+        uint64_t capacity = rd->histogram_capacity ? rd->histogram_capacity : 64;
+        while (capacity <= distance)
+            capacity *= 2;
+        rd->histogram = xrealloc(rd->histogram, capacity * sizeof *rd->histogram);
+        for (uint64_t i = rd->histogram_capacity; i < capacity; i++)
+            rd->histogram[i] = 0;
+        rd->histogram_capacity = capacity;
+    }
+    rd->histogram[distance]++;
+    if (distance >= rd->span)
+        rd->span = distance + 1;
+}
+
+void reuse_distance_access(struct reuse_distance *rd, uint64_t line)
+{
+    rd->accesses++;
+    if (rd->now == rd->capacity)
+        compact(rd);
+    uint64_t *slot = shadow_map_slot(&rd->last, line);
+    uint64_t t = *slot;
+    uint64_t now = rd->now;
+    if (t == now - 1 && t != 0) {
+        /* Already the most recent line: distance 0 and nothing moves. */
+        count_distance(rd, 0);
+        return;
+    }
+    if (t == 0) {
+        rd->cold++;
+        rd->live++;
+        tree_add(rd, now >> 6, 1);
+    } else {
+        count_distance(rd, marks_after(rd, t));
+        rd->marks[t >> 6] &= ~(1ull << (t & 63));
+        if ((t >> 6) != (now >> 6)) {
+            tree_add(rd, t >> 6, -1);
+            tree_add(rd, now >> 6, 1);
+        }
+    }
+    rd->marks[now >> 6] |= 1ull << (now & 63);
+    *slot = now;
+    rd->now = now + 1;
+}
+
+uint64_t reuse_distance_accesses(const struct reuse_distance *rd)
+{
+    return rd->accesses;
+}
+
+uint64_t reuse_distance_cold(const struct reuse_distance *rd)
+{
+    return rd->cold;
+}
+
+uint64_t reuse_distance_count(const struct reuse_distance *rd, uint64_t distance)
+{
+    return distance < rd->span ? rd->histogram[distance] : 0;
+}
+
+uint64_t reuse_distance_span(const struct reuse_distance *rd)
+{
+    return rd->span;
+}
+
+size_t reuse_distance_bytes(const struct reuse_distance *rd)
+{
+    return sizeof *rd + shadow_map_bytes(&rd->last) + rd->words * sizeof *rd->marks +
+           (rd->words + 1) * sizeof *rd->tree + rd->histogram_capacity * sizeof *rd->histogram;
+}

@@ -1,0 +1,34 @@
+/* reuse_distance: exact LRU stack distances of one stream of line accesses.
+ *
+ * The distance of an access is the number of distinct other lines accessed
+ * since the previous access to the same line; a first access is cold.
+ * Every line's latest access time is a mark in a bitmap over time, counted
+ * by a Fenwick tree over the bitmap's words, so a distance is the number of
+ * marks after the line's own: O(log M) per access for M distinct lines.
+ * When time runs past the bitmap, the live marks are renumbered 1..M, so
+ * memory stays O(M) however long the stream is. */
+#ifndef TRMS_REUSE_DISTANCE_H
+#define TRMS_REUSE_DISTANCE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct reuse_distance;
+
+struct reuse_distance *reuse_distance_new(void);
+void reuse_distance_free(struct reuse_distance *rd);
+
+void reuse_distance_access(struct reuse_distance *rd, uint64_t line);
+
+uint64_t reuse_distance_accesses(const struct reuse_distance *rd);
+uint64_t reuse_distance_cold(const struct reuse_distance *rd);
+
+/* Non-cold accesses at exactly DISTANCE. */
+uint64_t reuse_distance_count(const struct reuse_distance *rd, uint64_t distance);
+
+/* One more than the largest distance seen (0 when none). */
+uint64_t reuse_distance_span(const struct reuse_distance *rd);
+
+size_t reuse_distance_bytes(const struct reuse_distance *rd);
+
+#endif

@@ -1,0 +1,17 @@
+/* error: how library code reports a failure to its caller.
+ *
+ * Functions that can fail return non-zero and fill a struct trms_error with
+ * one line of text; only the CLI prints it, so every failure reaches the
+ * user exactly once, as one line on stderr. */
+#ifndef TRMS_ERROR_H
+#define TRMS_ERROR_H
+
+struct trms_error {
+    char message[1024];
+};
+
+/* printf-style; always returns -1 so callers can `return error_set(...)`. */
+int error_set(struct trms_error *err, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+#endif

@@ -1,0 +1,127 @@
+#include "common/u64map.h"
+
+#include <stdlib.h>
+
+#include "common/oom.h"
+
+/* Empty slots hold this key; a real entry with this key lives in
+ * reserved_value instead of the table. */
+#define EMPTY_KEY UINT64_MAX
+
+static inline size_t slot_of(uint64_t key, size_t mask)
+{
+    /* Fibonacci-style mixing: addresses and ids are far from random in
+     * their low bits. */
+    key ^= key >> 31;
+    key *= 0x9e3779b97f4a7c15ull;
+    key ^= key >> 29;
+    return (size_t)key & mask;
+}
+
+void u64map_init(struct u64map *map)
+{
+    map->keys = NULL;
+    map->values = NULL;
+    map->capacity = 0;
+    map->count = 0;
+    map->has_reserved = 0;
+    map->reserved_value = 0;
+}
+
+void u64map_free(struct u64map *map)
+{
+    free(map->keys);
+    free(map->values);
+    u64map_init(map);
+}
+
+uint64_t *u64map_find(const struct u64map *map, uint64_t key)
+{
+    if (key == EMPTY_KEY)
+        return map->has_reserved ? (uint64_t *)&map->reserved_value : NULL;
+    if (map->capacity == 0)
+        return NULL;
+    size_t mask = map->capacity - 1;
+    for (size_t i = slot_of(key, mask);; i = (i + 1) & mask) {
+        if (map->keys[i] == key)
+            return &map->values[i];
+        if (map->keys[i] == EMPTY_KEY)
+            return NULL;
+    }
+}
+
+static void grow(struct u64map *map)
+{
+    size_t capacity = map->capacity ? map->capacity * 2 : 16;
+    uint64_t *keys = xmalloc(capacity * sizeof *keys);
+    uint64_t *values = xmalloc(capacity * sizeof *values);
+    for (size_t i = 0; i < capacity; i++)
+        keys[i] = EMPTY_KEY;
+    size_t mask = capacity - 1;
+    for (size_t i = 0; i < map->capacity; i++) {
+        if (map->keys[i] == EMPTY_KEY)
+            continue;
+        size_t j = slot_of(map->keys[i], mask);
+        while (keys[j] != EMPTY_KEY)
+            j = (j + 1) & mask;
+        keys[j] = map->keys[i];
+        values[j] = map->values[i];
+    }
+    free(map->keys);
+    free(map->values);
+    map->keys = keys;
+    map->values = values;
+    map->capacity = capacity;
+}
+
+uint64_t *u64map_upsert(struct u64map *map, uint64_t key, int *inserted)
+{
+    if (inserted)
+        *inserted = 0;
+    if (key == EMPTY_KEY) {
+        if (!map->has_reserved) {
+            map->has_reserved = 1;
+            map->reserved_value = 0;
+            map->count++;
+            if (inserted)
+                *inserted = 1;
+        }
+        return &map->reserved_value;
+    }
+    /* Keep the load factor at or below 1/2 so probe runs stay short. */
+    if ((map->count + 1) * 2 > map->capacity)
+        grow(map);
+    size_t mask = map->capacity - 1;
+    size_t i = slot_of(key, mask);
+    while (map->keys[i] != EMPTY_KEY) {
+        if (map->keys[i] == key)
+            return &map->values[i];
+        i = (i + 1) & mask;
+    }
+    map->keys[i] = key;
+    map->values[i] = 0;
+    map->count++;
+    if (inserted)
+        *inserted = 1;
+    return &map->values[i];
+}
+
+int u64map_each(const struct u64map *map,
+                int (*visit)(void *ctx, uint64_t key, uint64_t value), void *ctx)
+{
+    for (size_t i = 0; i < map->capacity; i++) {
+        if (map->keys[i] == EMPTY_KEY)
+            continue;
+        int rc = visit(ctx, map->keys[i], map->values[i]);
+        if (rc)
+            return rc;
+    }
+    if (map->has_reserved)
+        return visit(ctx, EMPTY_KEY, map->reserved_value);
+    return 0;
+}
+
+size_t u64map_bytes(const struct u64map *map)
+{
+    return map->capacity * 2 * sizeof(uint64_t);
+}

@@ -1,0 +1,183 @@
+#include "store/result_codec.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/oom.h"
+
+static void put_points(struct byte_buffer *b, const struct profile_point *pts, size_t n)
+{
+    byte_buffer_put_varint(b, n);
+    for (size_t i = 0; i < n; i++) {
+        const struct profile_point *p = &pts[i];
+        byte_buffer_put_varint(b, p->n);
+        byte_buffer_put_varint(b, p->calls);
+        byte_buffer_put_varint(b, p->min);
+        byte_buffer_put_varint(b, p->max);
+        byte_buffer_put_varint(b, p->sum);
+        byte_buffer_put_u128(b, p->sumsq);
+        byte_buffer_put_varint(b, p->self_min);
+        byte_buffer_put_varint(b, p->self_max);
+        byte_buffer_put_varint(b, p->self_sum);
+        byte_buffer_put_u128(b, p->self_sumsq);
+    }
+}
+
+static void put_histogram(struct byte_buffer *b, const struct reuse_histogram *h)
+{
+    byte_buffer_put_varint(b, h->accesses);
+    byte_buffer_put_varint(b, h->cold);
+    byte_buffer_put_varint(b, h->n_bins);
+    for (size_t i = 0; i < h->n_bins; i++) {
+        byte_buffer_put_varint(b, h->bins[i].distance);
+        byte_buffer_put_varint(b, h->bins[i].count);
+    }
+}
+
+void result_encode(const struct analysis_result *r, struct byte_buffer *b)
+{
+    byte_buffer_put_varint(b, RESULT_CODEC_VERSION);
+    byte_buffer_put_varint(b, r->cell_size);
+    byte_buffer_put_varint(b, r->line_size);
+    byte_buffer_put_varint(b, EVENT_TYPE_COUNT);
+    for (int t = 0; t < EVENT_TYPE_COUNT; t++)
+        byte_buffer_put_varint(b, r->events[t]);
+    byte_buffer_put_varint(b, r->activations);
+    byte_buffer_put_varint(b, r->routines.count);
+    for (size_t i = 0; i < r->routines.count; i++) {
+        const struct routine *rt = &r->routines.items[i];
+        size_t len = rt->name ? strlen(rt->name) : 0;
+        byte_buffer_put_varint(b, rt->addr);
+        byte_buffer_put_varint(b, rt->name ? len + 1 : 0);
+        byte_buffer_put(b, rt->name, len);
+    }
+    byte_buffer_put_varint(b, r->n_profiles);
+    for (size_t i = 0; i < r->n_profiles; i++) {
+        const struct routine_profile *p = &r->profiles[i];
+        byte_buffer_put_varint(b, p->routine);
+        byte_buffer_put_varint(b, p->tid);
+        byte_buffer_put_varint(b, p->calls);
+        byte_buffer_put_varint(b, p->cost);
+        byte_buffer_put_varint(b, p->self_cost);
+        byte_buffer_put_varint(b, p->induced_thread);
+        byte_buffer_put_varint(b, p->induced_external);
+        put_points(b, p->rms_points, p->n_rms_points);
+        put_points(b, p->trms_points, p->n_trms_points);
+    }
+    put_histogram(b, &r->reuse_global);
+    byte_buffer_put_varint(b, r->n_threads);
+    for (size_t i = 0; i < r->n_threads; i++) {
+        byte_buffer_put_varint(b, r->reuse_threads[i].tid);
+        put_histogram(b, &r->reuse_threads[i].histogram);
+    }
+}
+
+/* A count read from the data, bounded by the bytes left (every element
+ * takes at least one), so corrupt data cannot ask for a huge allocation. */
+static size_t get_count(struct byte_cursor *c)
+{
+    uint64_t n = byte_cursor_varint(c);
+    if (n > (uint64_t)(c->end - c->p)) {
+        c->failed = 1;
+        return 0;
+    }
+    return (size_t)n;
+}
+
+static uint32_t get_u32(struct byte_cursor *c)
+{
+    uint64_t v = byte_cursor_varint(c);
+    if (v > UINT32_MAX)
+        c->failed = 1;
+    return (uint32_t)v;
+}
+
+static struct profile_point *get_points(struct byte_cursor *c, size_t *n)
+{
+    *n = get_count(c);
+    struct profile_point *pts = xcalloc(*n, sizeof *pts);
+    for (size_t i = 0; i < *n && !c->failed; i++) {
+        struct profile_point *p = &pts[i];
+        p->n = byte_cursor_varint(c);
+        p->calls = byte_cursor_varint(c);
+        p->min = byte_cursor_varint(c);
+        p->max = byte_cursor_varint(c);
+        p->sum = byte_cursor_varint(c);
+        p->sumsq = byte_cursor_u128(c);
+        p->self_min = byte_cursor_varint(c);
+        p->self_max = byte_cursor_varint(c);
+        p->self_sum = byte_cursor_varint(c);
+        p->self_sumsq = byte_cursor_u128(c);
+    }
+    return pts;
+}
+
+static void get_histogram(struct byte_cursor *c, struct reuse_histogram *h)
+{
+    h->accesses = byte_cursor_varint(c);
+    h->cold = byte_cursor_varint(c);
+    h->n_bins = get_count(c);
+    h->bins = xcalloc(h->n_bins, sizeof *h->bins);
+    for (size_t i = 0; i < h->n_bins && !c->failed; i++) {
+        h->bins[i].distance = byte_cursor_varint(c);
+        h->bins[i].count = byte_cursor_varint(c);
+    }
+}
+
+struct analysis_result *result_decode(const void *data, size_t len, struct trms_error *err)
+{
+    struct byte_cursor c;
+    byte_cursor_init(&c, data, len);
+    uint64_t version = byte_cursor_varint(&c);
+    if (c.failed || version != RESULT_CODEC_VERSION) {
+        error_set(err, "stored result has format version %llu; this trms reads version %d",
+                  (unsigned long long)version, RESULT_CODEC_VERSION);
+        return NULL;
+    }
+    struct analysis_result *r = xcalloc(1, sizeof *r);
+    routine_table_init(&r->routines);
+    r->cell_size = byte_cursor_varint(&c);
+    r->line_size = byte_cursor_varint(&c);
+    if (byte_cursor_varint(&c) != EVENT_TYPE_COUNT)
+        c.failed = 1;
+    for (int t = 0; t < EVENT_TYPE_COUNT; t++)
+        r->events[t] = byte_cursor_varint(&c);
+    r->activations = byte_cursor_varint(&c);
+    size_t n_routines = get_count(&c);
+    for (size_t i = 0; i < n_routines && !c.failed; i++) {
+        uint64_t addr = byte_cursor_varint(&c);
+        uint64_t name_len = byte_cursor_varint(&c);
+        const uint8_t *name = name_len ? byte_cursor_bytes(&c, (size_t)(name_len - 1)) : NULL;
+        uint32_t id;
+        if (!c.failed)
+            routine_table_append(&r->routines, (const char *)name,
+                                 name_len ? (size_t)(name_len - 1) : 0, addr, &id);
+    }
+    r->n_profiles = get_count(&c);
+    r->profiles = xcalloc(r->n_profiles, sizeof *r->profiles);
+    for (size_t i = 0; i < r->n_profiles && !c.failed; i++) {
+        struct routine_profile *p = &r->profiles[i];
+        p->routine = get_u32(&c);
+        p->tid = get_u32(&c);
+        p->calls = byte_cursor_varint(&c);
+        p->cost = byte_cursor_varint(&c);
+        p->self_cost = byte_cursor_varint(&c);
+        p->induced_thread = byte_cursor_varint(&c);
+        p->induced_external = byte_cursor_varint(&c);
+        p->rms_points = get_points(&c, &p->n_rms_points);
+        p->trms_points = get_points(&c, &p->n_trms_points);
+    }
+    get_histogram(&c, &r->reuse_global);
+    r->n_threads = get_count(&c);
+    r->reuse_threads = xcalloc(r->n_threads, sizeof *r->reuse_threads);
+    for (size_t i = 0; i < r->n_threads && !c.failed; i++) {
+        r->reuse_threads[i].tid = get_u32(&c);
+        get_histogram(&c, &r->reuse_threads[i].histogram);
+    }
+    if (c.failed || c.p != c.end) {
+        error_set(err, "stored result is corrupt");
+        analysis_result_free(r);
+        return NULL;
+    }
+    return r;
+}

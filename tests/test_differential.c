@@ -1,0 +1,208 @@
+/* test_differential: the fast analyses against the naive reference on
+ * thousands of random multi-threaded traces.
+ *
+ * Every activation (in completion order: thread, routine, depth, RMS, TRMS,
+ * cost, self cost, induced input), the global and per-thread reuse
+ * histograms, and the profiles rebuilt from the activations must be equal,
+ * for several cell and line sizes. Long traces with thousands of distinct
+ * lines push the reuse stacks through many renumberings. */
+#include <stdlib.h>
+
+#include "common/oom.h"
+#include "tests/check.h"
+#include "tests/fixture.h"
+#include "tests/naive_reference.h"
+#include "tests/random_trace.h"
+
+static const uint64_t cell_sizes[] = {1, 2, 4, 8, 16, 64, 4096};
+static const uint64_t line_sizes[] = {1, 4, 16, 64, 256};
+
+static int failed_traces;
+
+static void describe(uint64_t seed, uint64_t cell, uint64_t line, const char *what)
+{
+    if (failed_traces++ < 10)
+        fprintf(stderr, "seed %" PRIu64 " cell %" PRIu64 " line %" PRIu64 ": %s\n", seed, cell,
+                line, what);
+    check_failures++;
+}
+
+static int same_activation(const struct activation *a, const struct activation *b)
+{
+    return a->tid == b->tid && a->routine == b->routine && a->depth == b->depth &&
+           a->recursive == b->recursive && a->rms == b->rms && a->trms == b->trms &&
+           a->cost == b->cost && a->self_cost == b->self_cost &&
+           a->induced_thread == b->induced_thread && a->induced_external == b->induced_external;
+}
+
+static int same_histogram(const struct reuse_histogram *fast, const struct naive_histogram *naive)
+{
+    if (fast->accesses != naive->accesses || fast->cold != naive->cold)
+        return 0;
+    size_t bins = 0;
+    for (size_t d = 0; d < naive->length; d++) {
+        if (!naive->count_by_distance[d])
+            continue;
+        if (bins >= fast->n_bins || fast->bins[bins].distance != d ||
+            fast->bins[bins].count != naive->count_by_distance[d])
+            return 0;
+        bins++;
+    }
+    return bins == fast->n_bins;
+}
+
+/* The profile of (routine, tid) rebuilt from the activations: one tuple per
+ * distinct n, summed the obvious way. */
+static int profile_matches(const struct routine_profile *p, const struct activation *acts,
+                           size_t n_acts, int trms)
+{
+    const struct profile_point *pts = trms ? p->trms_points : p->rms_points;
+    size_t n_pts = trms ? p->n_trms_points : p->n_rms_points;
+    uint64_t calls = 0;
+    for (size_t i = 0; i < n_pts; i++) {
+        struct profile_point want = {.n = pts[i].n, .min = UINT64_MAX, .self_min = UINT64_MAX};
+        if (i > 0 && pts[i - 1].n >= pts[i].n)
+            return 0; /* sorted, distinct */
+        for (size_t k = 0; k < n_acts; k++) {
+            const struct activation *a = &acts[k];
+            if (a->routine != p->routine || a->tid != p->tid || (trms ? a->trms : a->rms) != want.n)
+                continue;
+            want.calls++;
+            want.min = a->cost < want.min ? a->cost : want.min;
+            want.max = a->cost > want.max ? a->cost : want.max;
+            want.sum += a->cost;
+            want.sumsq += (unsigned __int128)a->cost * a->cost;
+            want.self_min = a->self_cost < want.self_min ? a->self_cost : want.self_min;
+            want.self_max = a->self_cost > want.self_max ? a->self_cost : want.self_max;
+            want.self_sum += a->self_cost;
+            want.self_sumsq += (unsigned __int128)a->self_cost * a->self_cost;
+        }
+        if (want.calls == 0 || want.calls != pts[i].calls || want.min != pts[i].min ||
+            want.max != pts[i].max || want.sum != pts[i].sum || want.sumsq != pts[i].sumsq ||
+            want.self_min != pts[i].self_min || want.self_max != pts[i].self_max ||
+            want.self_sum != pts[i].self_sum || want.self_sumsq != pts[i].self_sumsq)
+            return 0;
+        calls += want.calls;
+    }
+    return calls == p->calls;
+}
+
+static void check_profiles(uint64_t seed, uint64_t cell, uint64_t line, const struct run *run)
+{
+    const struct analysis_result *r = run->result;
+    uint64_t calls = 0;
+    for (size_t i = 0; i < r->n_profiles; i++) {
+        const struct routine_profile *p = &r->profiles[i];
+        uint64_t thr = 0, ext = 0, self = 0, cost = 0;
+        for (size_t k = 0; k < run->n_activations; k++) {
+            const struct activation *a = &run->activations[k];
+            if (a->routine != p->routine || a->tid != p->tid)
+                continue;
+            thr += a->induced_thread;
+            ext += a->induced_external;
+            self += a->self_cost;
+            cost += a->recursive ? 0 : a->cost;
+        }
+        if (p->induced_thread != thr || p->induced_external != ext || p->self_cost != self ||
+            p->cost != cost || !profile_matches(p, run->activations, run->n_activations, 0) ||
+            !profile_matches(p, run->activations, run->n_activations, 1))
+            describe(seed, cell, line, "profile differs from its activations");
+        calls += p->calls;
+    }
+    if (calls != run->n_activations)
+        describe(seed, cell, line, "profiles do not cover every activation");
+}
+
+static void compare(uint64_t seed, const struct event_list *events,
+                    const struct routine_table *routines, uint64_t cell, uint64_t line)
+{
+    struct run run;
+    fixture_run_events(events->items, events->count, routines, cell, line, &run);
+    struct naive_result naive;
+    if (naive_analyze(events->items, events->count, cell, line, &naive) != 0) {
+        describe(seed, cell, line, "the naive reference rejected the trace");
+        run_free(&run);
+        return;
+    }
+    if (run.n_activations != naive.n_activations) {
+        describe(seed, cell, line, "different number of activations");
+    } else {
+        for (size_t i = 0; i < run.n_activations; i++) {
+            const struct activation *a = &run.activations[i], *b = &naive.activations[i];
+            if (!same_activation(a, b)) {
+                char what[400];
+                snprintf(what, sizeof what,
+                         "activation %zu differs: fast rms %" PRIu64 " trms %" PRIu64
+                         " thr %" PRIu64 " ext %" PRIu64 " cost %" PRIu64 ", naive rms %" PRIu64
+                         " trms %" PRIu64 " thr %" PRIu64 " ext %" PRIu64 " cost %" PRIu64,
+                         i, a->rms, a->trms, a->induced_thread, a->induced_external, a->cost,
+                         b->rms, b->trms, b->induced_thread, b->induced_external, b->cost);
+                describe(seed, cell, line, what);
+                break;
+            }
+            if (a->trms < a->rms) /* Inequality 1 of the paper */
+                describe(seed, cell, line, "TRMS < RMS");
+        }
+    }
+    if (!same_histogram(&run.result->reuse_global, &naive.global))
+        describe(seed, cell, line, "global reuse histogram differs");
+    if (run.result->n_threads != naive.n_threads) {
+        describe(seed, cell, line, "different number of threads");
+    } else {
+        for (size_t t = 0; t < naive.n_threads; t++)
+            if (run.result->reuse_threads[t].tid != naive.thread_tids[t] ||
+                !same_histogram(&run.result->reuse_threads[t].histogram, &naive.threads[t]))
+                describe(seed, cell, line, "per-thread reuse histogram differs");
+    }
+    check_profiles(seed, cell, line, &run);
+    naive_result_free(&naive);
+    run_free(&run);
+}
+
+static void random_case(uint64_t seed, const struct random_trace_shape *shape, uint64_t cell,
+                        uint64_t line)
+{
+    struct event_list events = {0};
+    struct routine_table routines;
+    routine_table_init(&routines);
+    random_trace(seed, shape, &events, &routines);
+    compare(seed, &events, &routines, cell, line);
+    event_list_free(&events);
+    routine_table_free(&routines);
+}
+
+int main(int argc, char **argv)
+{
+    /* Optional argument: how many short traces (default 4000). */
+    unsigned traces = argc > 1 ? (unsigned)atoi(argv[1]) : 4000;
+    for (uint64_t seed = 1; seed <= traces; seed++) {
+        uint64_t rng = seed;
+        struct random_trace_shape shape = {
+            .threads = 1 + (unsigned)random_below(&rng, 4),
+            .events = 20 + (unsigned)random_below(&rng, 400),
+            .routines = 1 + (unsigned)random_below(&rng, 6),
+            .regions = 1 + (unsigned)random_below(&rng, 4),
+            .region_span = 16 + random_below(&rng, 256),
+            .max_depth = (unsigned)random_below(&rng, 8),
+        };
+        uint64_t cell = cell_sizes[random_below(&rng, sizeof cell_sizes / sizeof *cell_sizes)];
+        uint64_t line = line_sizes[random_below(&rng, sizeof line_sizes / sizeof *line_sizes)];
+        random_case(seed * 7919, &shape, cell, line);
+    }
+    /* Long traces over thousands of lines: the reuse stacks renumber many
+     * times, grow their window, and see distances past the short-scan
+     * limit. Large cells keep the naive TRMS sets small. */
+    for (uint64_t seed = 1; seed <= 6; seed++) {
+        struct random_trace_shape shape = {
+            .threads = 1 + (unsigned)(seed % 3),
+            .events = 15000,
+            .routines = 5,
+            .regions = 3,
+            .region_span = 1024 + 1024 * (seed % 3),
+            .max_depth = 12,
+        };
+        random_case(seed * 104729, &shape, seed < 4 ? 4096 : 64, seed % 2 ? 1 : 4);
+    }
+    printf("compared %u short and 6 long random traces\n", traces);
+    return check_report("test_differential");
+}

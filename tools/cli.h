@@ -1,0 +1,37 @@
+/* cli: what the trms subcommands share: their entry points, and the way
+ * they report a failure (one line on stderr, exit status 1) or a usage
+ * mistake (exit status 2). */
+#ifndef TRMS_CLI_H
+#define TRMS_CLI_H
+
+#include <stdint.h>
+
+#include "common/error.h"
+
+#define EXIT_FAILED 1
+#define EXIT_USAGE 2
+
+struct command {
+    const char *name;
+    const char *summary;
+    const char *usage;   /* full help text of `trms NAME --help` */
+    int (*run)(int argc, char **argv);
+};
+
+extern const struct command cmd_import, cmd_analyze, cmd_report, cmd_export;
+
+/* Prints "trms: MESSAGE" and returns EXIT_FAILED. */
+int cli_fail(const struct trms_error *err);
+
+/* Prints "trms CMD: MESSAGE" and a pointer to --help; returns EXIT_USAGE. */
+__attribute__((format(printf, 2, 3)))
+int cli_usage_error(const struct command *cmd, const char *fmt, ...);
+
+/* Parses a power-of-two size option; non-zero after printing a usage error. */
+int cli_parse_power_of_two(const struct command *cmd, const char *option, const char *text,
+                           uint64_t *out);
+
+/* True when ARG is -h or --help. */
+int cli_is_help(const char *arg);
+
+#endif

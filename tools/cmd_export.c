@@ -1,0 +1,76 @@
+/* trms export: a recording's events back to the text format. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tools/cli.h"
+#include "trace/recording.h"
+#include "trace/text_writer.h"
+#include "trace/trace_reader.h"
+
+struct export_state {
+    FILE *out;
+    struct routine_table routines;
+};
+
+static int print_event(void *ctx, const struct event *ev, struct trms_error *err)
+{
+    (void)err;
+    struct export_state *st = ctx;
+    text_write_event(st->out, ev, &st->routines);
+    return 0;
+}
+
+static int run(int argc, char **argv)
+{
+    static const struct option options[] = {{"output", required_argument, NULL, 'o'},
+                                            {NULL, 0, NULL, 0}};
+    const char *output = NULL;
+    int c;
+    while ((c = getopt_long(argc, argv, "o:", options, NULL)) != -1) {
+        if (c == 'o')
+            output = optarg;
+        else
+            return cli_usage_error(&cmd_export, "unknown option");
+    }
+    if (optind != argc - 1)
+        return cli_usage_error(&cmd_export, "expects one recording");
+    const char *rec_path = argv[optind];
+    struct trms_error err;
+    struct recording rec;
+    if (recording_open(rec_path, &rec, &err) != 0)
+        return cli_fail(&err);
+    recording_close(&rec);
+    struct export_state st = {.out = output ? fopen(output, "w") : stdout};
+    if (!st.out) {
+        error_set(&err, "%s: cannot create: %s", output, strerror(errno));
+        return cli_fail(&err);
+    }
+    routine_table_init(&st.routines);
+    char *events = recording_file(rec_path, RECORDING_EVENTS);
+    fprintf(st.out, "# trms export of %s\n", rec_path);
+    int rc = trace_read(events, &st.routines, print_event, &st, NULL, &err);
+    if (rc == 0 && (fflush(st.out) != 0 || ferror(st.out)))
+        rc = error_set(&err, "%s: cannot write: %s", output ? output : "<stdout>",
+                       strerror(errno));
+    if (st.out != stdout && fclose(st.out) != 0 && rc == 0)
+        rc = error_set(&err, "%s: cannot write: %s", output, strerror(errno));
+    if (rc != 0 && output)
+        remove(output);
+    free(events);
+    routine_table_free(&st.routines);
+    return rc == 0 ? 0 : cli_fail(&err);
+}
+
+const struct command cmd_export = {
+    .name = "export",
+    .summary = "print a recording's events in the text trace format",
+    .usage = "usage: trms export REC [-o FILE]\n\n"
+             "Writes the recording's event trace in the text format `trms import`\n"
+             "reads (see `trms import --help`), for bug reports and diffs.\n\n"
+             "options:\n"
+             "  -o, --output F   write to F instead of stdout\n",
+    .run = run,
+};

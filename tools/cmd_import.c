@@ -1,0 +1,130 @@
+/* trms import: a text trace becomes a recording directory. */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "common/u64map.h"
+#include "tools/cli.h"
+#include "trace/recording.h"
+#include "trace/routine_table.h"
+#include "trace/text_reader.h"
+#include "trace/trace_writer.h"
+
+struct import {
+    struct trace_writer *writer;
+    struct routine_table routines;
+    struct u64map threads;
+    uint64_t events;
+};
+
+static int write_event(void *ctx, const struct event *ev, struct trms_error *err)
+{
+    struct import *im = ctx;
+    im->events++;
+    if (ev->type == EVENT_THREAD)
+        u64map_upsert(&im->threads, ev->tid, NULL);
+    return trace_writer_event(im->writer, ev, &im->routines, err);
+}
+
+static int import_into(const char *trace_path, const char *staging, struct import *im,
+                       struct trms_error *err)
+{
+    FILE *in = strcmp(trace_path, "-") == 0 ? stdin : fopen(trace_path, "r");
+    if (!in)
+        return error_set(err, "%s: cannot open: %s", trace_path, strerror(errno));
+    char *events_path = recording_file(staging, RECORDING_EVENTS);
+    im->writer = trace_writer_create(events_path, err);
+    free(events_path);
+    int rc = im->writer ? 0 : -1;
+    if (rc == 0)
+        rc = text_trace_read(in, strcmp(trace_path, "-") == 0 ? "<stdin>" : trace_path,
+                             &im->routines, write_event, im, err);
+    if (in != stdin)
+        fclose(in);
+    if (rc == 0) {
+        rc = trace_writer_close(im->writer, &im->routines, err);
+        im->writer = NULL;
+    }
+    if (rc != 0)
+        return -1;
+
+    char created[32], events[32];
+    time_t now = time(NULL);
+    strftime(created, sizeof created, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+    snprintf(events, sizeof events, "%" PRIu64, im->events);
+    char *source = realpath(trace_path, NULL);
+    const char *keys[] = {"engine", "source", "created", "trms-version", "events"};
+    const char *values[] = {"import", source ? source : trace_path, created, TRMS_VERSION,
+                            events};
+    rc = recording_write_meta(staging, keys, values, 5, err);
+    free(source);
+    return rc;
+}
+
+static int run(int argc, char **argv)
+{
+    static const struct option options[] = {{"output", required_argument, NULL, 'o'},
+                                            {NULL, 0, NULL, 0}};
+    const char *output = NULL;
+    int c;
+    while ((c = getopt_long(argc, argv, "o:", options, NULL)) != -1) {
+        if (c == 'o')
+            output = optarg;
+        else
+            return cli_usage_error(&cmd_import, "unknown option");
+    }
+    if (optind != argc - 1)
+        return cli_usage_error(&cmd_import, "expects one trace file");
+    if (!output)
+        return cli_usage_error(&cmd_import, "needs -o REC, the recording to create");
+    const char *trace_path = argv[optind];
+
+    struct trms_error err;
+    char *staging;
+    if (recording_stage(output, &staging, &err) != 0)
+        return cli_fail(&err);
+    struct import im = {0};
+    routine_table_init(&im.routines);
+    u64map_init(&im.threads);
+    int rc = import_into(trace_path, staging, &im, &err);
+    if (rc != 0)
+        trace_writer_abandon(im.writer);
+    if (rc == 0)
+        rc = recording_commit(staging, output, &err);
+    if (rc != 0)
+        recording_discard(staging);
+    else
+        printf("imported %" PRIu64 " events (%zu threads, %zu routines) into %s\n", im.events,
+               im.threads.count, im.routines.count, output);
+    free(staging);
+    routine_table_free(&im.routines);
+    u64map_free(&im.threads);
+    return rc == 0 ? 0 : cli_fail(&err);
+}
+
+const struct command cmd_import = {
+    .name = "import",
+    .summary = "turn a text event trace into a recording",
+    .usage =
+        "usage: trms import TRACE.txt -o REC\n\n"
+        "Reads a text event trace (`-` for stdin) and creates the recording\n"
+        "directory REC, which must not exist. One event per line, `#` starts a\n"
+        "comment, numbers are decimal or 0x hex:\n\n"
+        "  thread TID        following events belong to TID (a change is a switch)\n"
+        "  call NAME         routine activation; NAME is a symbol or a 0x address\n"
+        "  return            completes the innermost pending activation\n"
+        "  read ADDR SIZE    load of SIZE bytes\n"
+        "  write ADDR SIZE   store of SIZE bytes\n"
+        "  kread ADDR SIZE   the kernel reads user memory for this thread\n"
+        "  kwrite ADDR SIZE  the kernel writes user memory\n"
+        "  cost N            the current thread executed N more instructions\n\n"
+        "Events before the first `thread` line belong to thread 1. A malformed\n"
+        "line stops the import with FILE:LINE and nothing is created.\n\n"
+        "options:\n"
+        "  -o, --output REC  the recording directory to create\n",
+    .run = run,
+};

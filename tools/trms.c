@@ -1,0 +1,61 @@
+/* trms: the command-line entry point; dispatches to one subcommand. */
+#include <stdio.h>
+#include <string.h>
+
+#include "tools/cli.h"
+
+static const struct command *const commands[] = {&cmd_import, &cmd_analyze, &cmd_report,
+                                                 &cmd_export};
+#define N_COMMANDS (sizeof commands / sizeof *commands)
+
+static void print_help(FILE *out)
+{
+    fprintf(out,
+            "trms %s: record a program once, then analyze that exact execution:\n"
+            "input-sensitive profiles (RMS, TRMS), thread-induced and external input,\n"
+            "and exact reuse distances.\n\n"
+            "usage: trms COMMAND [ARGS]\n\ncommands:\n",
+            TRMS_VERSION);
+    for (size_t i = 0; i < N_COMMANDS; i++)
+        fprintf(out, "  %-9s %s\n", commands[i]->name, commands[i]->summary);
+    fprintf(out, "\n`trms COMMAND --help` describes a command; `trms --version` prints the "
+                 "version.\n");
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        print_help(stderr);
+        return EXIT_USAGE;
+    }
+    const char *name = argv[1];
+    if (cli_is_help(name) || strcmp(name, "help") == 0) {
+        if (argc > 2 && strcmp(name, "help") == 0)
+            name = argv[2];
+        else {
+            print_help(stdout);
+            return 0;
+        }
+        for (size_t i = 0; i < N_COMMANDS; i++)
+            if (strcmp(commands[i]->name, name) == 0) {
+                fputs(commands[i]->usage, stdout);
+                return 0;
+            }
+    }
+    if (strcmp(name, "--version") == 0) {
+        printf("trms %s\n", TRMS_VERSION);
+        return 0;
+    }
+    for (size_t i = 0; i < N_COMMANDS; i++) {
+        if (strcmp(commands[i]->name, name) != 0)
+            continue;
+        for (int a = 2; a < argc && strcmp(argv[a], "--") != 0; a++)
+            if (cli_is_help(argv[a])) {
+                fputs(commands[i]->usage, stdout);
+                return 0;
+            }
+        return commands[i]->run(argc - 1, argv + 1);
+    }
+    fprintf(stderr, "trms: unknown command '%s' (see `trms --help`)\n", name);
+    return EXIT_USAGE;
+}

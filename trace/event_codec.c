@@ -1,0 +1,162 @@
+#include "trace/event_codec.h"
+
+/* Access kinds in opcode order. */
+static const enum event_type access_types[4] = {EVENT_READ, EVENT_WRITE, EVENT_KREAD,
+                                                EVENT_KWRITE};
+
+void put_le32(uint8_t *dst, uint32_t v)
+{
+    dst[0] = (uint8_t)v;
+    dst[1] = (uint8_t)(v >> 8);
+    dst[2] = (uint8_t)(v >> 16);
+    dst[3] = (uint8_t)(v >> 24);
+}
+
+uint32_t get_le32(const uint8_t *src)
+{
+    return (uint32_t)src[0] | (uint32_t)src[1] << 8 | (uint32_t)src[2] << 16 |
+           (uint32_t)src[3] << 24;
+}
+
+static unsigned size_class(uint64_t size)
+{
+    for (unsigned c = 0; c < 7; c++)
+        if (size == (1ull << c))
+            return c;
+    return 7;
+}
+
+static int access_kind(enum event_type type)
+{
+    for (int k = 0; k < 4; k++)
+        if (access_types[k] == type)
+            return k;
+    return -1;
+}
+
+size_t event_encode(struct event_encoder *enc, const struct event *ev, uint8_t *dst)
+{
+    size_t n = 0;
+    int kind = access_kind(ev->type);
+    if (kind >= 0) {
+        unsigned cls = size_class(ev->size);
+        dst[n++] = (uint8_t)(OP_ACCESS | (unsigned)kind << 3 | cls);
+        if (cls == 7)
+            n += put_varint(dst + n, ev->size);
+        uint64_t delta = ev->addr - enc->prev_end;
+        uint64_t zigzag = (delta << 1) ^ (uint64_t)((int64_t)delta >> 63);
+        n += put_varint(dst + n, zigzag);
+        enc->prev_end = ev->addr + ev->size;
+        return n;
+    }
+    switch (ev->type) {
+    case EVENT_THREAD:
+        dst[n++] = OP_THREAD;
+        n += put_varint(dst + n, ev->tid);
+        break;
+    case EVENT_CALL:
+        dst[n++] = OP_CALL;
+        n += put_varint(dst + n, ev->routine);
+        break;
+    case EVENT_RETURN:
+        dst[n++] = OP_RETURN;
+        break;
+    case EVENT_COST:
+        dst[n++] = OP_COST;
+        n += put_varint(dst + n, ev->size);
+        break;
+    default:
+        break;
+    }
+    return n;
+}
+
+size_t routine_encode(uint32_t id, const char *name, size_t len, uint64_t addr, uint8_t *dst)
+{
+    size_t n = 0;
+    dst[n++] = OP_ROUTINE;
+    n += put_varint(dst + n, id);
+    n += put_varint(dst + n, addr);
+    n += put_varint(dst + n, name ? (uint64_t)len + 1 : 0);
+    for (size_t i = 0; name && i < len; i++)
+        dst[n++] = (uint8_t)name[i];
+    return n;
+}
+
+void event_decoder_start(struct event_decoder *dec, const uint8_t *payload, size_t len)
+{
+    dec->p = payload;
+    dec->end = payload + len;
+    dec->prev_end = 0;
+    dec->error = 0;
+}
+
+static enum decode_status fail(struct event_decoder *dec, const char *why)
+{
+    dec->error = why;
+    return DECODE_ERROR;
+}
+
+enum decode_status event_decode(struct event_decoder *dec, struct event *ev,
+                                struct decoded_routine *routine)
+{
+    if (dec->p == dec->end)
+        return DECODE_END;
+    uint8_t op = *dec->p++;
+    uint64_t v;
+    if (op & OP_ACCESS) {
+        if (op & 0x60)
+            return fail(dec, "unknown opcode");
+        unsigned cls = op & 7;
+        ev->type = access_types[(op >> 3) & 3];
+        if (cls < 7)
+            ev->size = 1ull << cls;
+        else if (get_varint(&dec->p, dec->end, &ev->size) != 0)
+            return fail(dec, "truncated access size");
+        if (ev->size == 0 || ev->size > EVENT_MAX_ACCESS_SIZE)
+            return fail(dec, "access size out of range");
+        if (get_varint(&dec->p, dec->end, &v) != 0)
+            return fail(dec, "truncated access address");
+        uint64_t delta = (v >> 1) ^ (~(v & 1) + 1);
+        ev->addr = dec->prev_end + delta;
+        if (ev->addr + (ev->size - 1) < ev->addr)
+            return fail(dec, "access wraps around the address space");
+        dec->prev_end = ev->addr + ev->size;
+        return DECODE_EVENT;
+    }
+    switch (op) {
+    case OP_THREAD:
+        if (get_varint(&dec->p, dec->end, &v) != 0 || v > UINT32_MAX)
+            return fail(dec, "bad thread id");
+        ev->type = EVENT_THREAD;
+        ev->tid = (uint32_t)v;
+        return DECODE_EVENT;
+    case OP_CALL:
+        if (get_varint(&dec->p, dec->end, &v) != 0 || v >= UINT32_MAX)
+            return fail(dec, "bad routine id");
+        ev->type = EVENT_CALL;
+        ev->routine = (uint32_t)v;
+        return DECODE_EVENT;
+    case OP_RETURN:
+        ev->type = EVENT_RETURN;
+        return DECODE_EVENT;
+    case OP_COST:
+        if (get_varint(&dec->p, dec->end, &ev->size) != 0)
+            return fail(dec, "truncated cost");
+        ev->type = EVENT_COST;
+        return DECODE_EVENT;
+    case OP_ROUTINE:
+        if (get_varint(&dec->p, dec->end, &routine->id) != 0 ||
+            get_varint(&dec->p, dec->end, &routine->addr) != 0 ||
+            get_varint(&dec->p, dec->end, &v) != 0)
+            return fail(dec, "truncated routine definition");
+        if (v > (uint64_t)(dec->end - dec->p) + 1)
+            return fail(dec, "routine name runs past the block");
+        routine->name = v ? (const char *)dec->p : 0;
+        routine->len = v ? (size_t)(v - 1) : 0;
+        dec->p += routine->len;
+        return DECODE_ROUTINE;
+    default:
+        return fail(dec, "unknown opcode");
+    }
+}

@@ -1,0 +1,103 @@
+/* event_codec: the byte layout of binary recordings (format version 1).
+ *
+ *   file   = header block* end-block
+ *   header = "TRMSEVTS" u32:version u32:flags(0)            (16 bytes)
+ *   block  = u32:kind u32:payload-length u32:events u32:crc32(payload) payload
+ *            kind 1 holds events, kind 2 ends the file with
+ *            varint:total-events varint:event-blocks varint:routines
+ *
+ * All integers little-endian; varints are LEB128. Inside an events payload
+ * each record starts with one opcode byte:
+ *   0x01 thread  varint:tid
+ *   0x02 call    varint:routine
+ *   0x03 return
+ *   0x04 cost    varint:instructions
+ *   0x05 routine varint:id varint:addr varint:(name length + 1, 0 = none) name
+ *   0x80 | kind << 3 | size-class   access; kind 0 read, 1 write, 2 kread,
+ *        3 kwrite; size-class 0..6 is 1..64 bytes, 7 means varint:size
+ *        follows; then zigzag varint of addr minus the end of the previous
+ *        access in the block (sequential scans cost one byte).
+ * Blocks decode independently: the writer repeats the current thread at the
+ * start of each block, and the address base restarts at 0.
+ *
+ * Freestanding (no libc), so engines that run without libc encode with it. */
+#ifndef TRMS_EVENT_CODEC_H
+#define TRMS_EVENT_CODEC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/varint.h"
+#include "trace/event.h"
+
+#define TRACE_MAGIC "TRMSEVTS"
+#define TRACE_VERSION 1u
+#define TRACE_FILE_HEADER_SIZE 16u
+#define TRACE_BLOCK_HEADER_SIZE 16u
+#define TRACE_BLOCK_EVENTS 1u
+#define TRACE_BLOCK_END 2u
+/* Writers close a block once its payload passes this size... */
+#define TRACE_BLOCK_TARGET_PAYLOAD (64u << 10)
+/* ...and readers reject blocks larger than this (a corrupt length). */
+#define TRACE_BLOCK_MAX_PAYLOAD (16u << 20)
+/* Longest encoding of one event record. */
+#define EVENT_RECORD_MAX 21u
+/* Longest encoding of a routine record, name excluded. */
+#define ROUTINE_RECORD_MAX 31u
+
+enum {
+    OP_THREAD = 0x01,
+    OP_CALL = 0x02,
+    OP_RETURN = 0x03,
+    OP_COST = 0x04,
+    OP_ROUTINE = 0x05,
+    OP_ACCESS = 0x80,
+};
+
+struct event_encoder {
+    uint64_t prev_end;  /* end of the previous access in this block */
+};
+
+static inline void event_encoder_start_block(struct event_encoder *enc)
+{
+    enc->prev_end = 0;
+}
+
+/* Encodes EV at DST (EVENT_RECORD_MAX bytes available); returns bytes used. */
+size_t event_encode(struct event_encoder *enc, const struct event *ev, uint8_t *dst);
+
+/* Encodes a routine definition at DST (ROUTINE_RECORD_MAX + LEN bytes
+ * available); NAME NULL for an address-only routine. */
+size_t routine_encode(uint32_t id, const char *name, size_t len, uint64_t addr, uint8_t *dst);
+
+void put_le32(uint8_t *dst, uint32_t v);
+uint32_t get_le32(const uint8_t *src);
+
+struct decoded_routine {
+    uint64_t id;
+    uint64_t addr;
+    const char *name;   /* points into the payload; NULL when none */
+    size_t len;
+};
+
+enum decode_status {
+    DECODE_EVENT,
+    DECODE_ROUTINE,
+    DECODE_END,         /* payload exhausted */
+    DECODE_ERROR,
+};
+
+struct event_decoder {
+    const uint8_t *p;
+    const uint8_t *end;
+    uint64_t prev_end;
+    const char *error;  /* set with DECODE_ERROR */
+};
+
+void event_decoder_start(struct event_decoder *dec, const uint8_t *payload, size_t len);
+
+/* Decodes the next record into EV or ROUTINE. */
+enum decode_status event_decode(struct event_decoder *dec, struct event *ev,
+                                struct decoded_routine *routine);
+
+#endif

@@ -1,0 +1,169 @@
+#include "trace/trace_reader.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/oom.h"
+#include "trace/crc32.h"
+#include "trace/event_codec.h"
+
+struct reader {
+    const char *path;
+    FILE *fp;
+    uint64_t offset;        /* of the block being read */
+    uint8_t *payload;
+    size_t capacity;
+    struct routine_table *routines;
+    int has_thread;
+    uint32_t thread;
+    struct trace_stats stats;
+};
+
+/* Reads exactly LEN bytes; 1 at a clean end of file, -1 on a short read. */
+static int read_exact(struct reader *r, void *buf, size_t len, int eof_ok,
+                      struct trms_error *err)
+{
+    size_t got = fread(buf, 1, len, r->fp);
+    if (got == len)
+        return 0;
+    if (ferror(r->fp))
+        return error_set(err, "%s: cannot read: %s", r->path, strerror(errno));
+    if (got == 0 && eof_ok)
+        return 1;
+    return error_set(err, "%s: truncated at byte %" PRIu64 " (the recording is incomplete)",
+                     r->path, r->offset + got);
+}
+
+static int corrupt(struct reader *r, struct trms_error *err, const char *what)
+{
+    return error_set(err, "%s: corrupt recording: %s in the block at byte %" PRIu64,
+                     r->path, what, r->offset);
+}
+
+static int define_routine(struct reader *r, const struct decoded_routine *d,
+                          struct trms_error *err)
+{
+    if (d->id != r->routines->count)
+        return corrupt(r, err, "routine defined out of order");
+    uint32_t id;
+    if (routine_table_append(r->routines, d->name, d->len, d->addr, &id) != 0)
+        return corrupt(r, err, "too many routines");
+    return 0;
+}
+
+static int read_events_block(struct reader *r, size_t len, uint32_t expected_events,
+                             event_sink sink, void *ctx, struct trms_error *err)
+{
+    struct event_decoder dec;
+    event_decoder_start(&dec, r->payload, len);
+    uint32_t records = 0;
+    for (;;) {
+        struct event ev = {0};
+        struct decoded_routine routine;
+        enum decode_status status = event_decode(&dec, &ev, &routine);
+        if (status == DECODE_END)
+            break;
+        if (status == DECODE_ERROR)
+            return corrupt(r, err, dec.error);
+        if (status == DECODE_ROUTINE) {
+            if (define_routine(r, &routine, err) != 0)
+                return -1;
+            continue;
+        }
+        records++;
+        if (ev.type == EVENT_CALL && ev.routine >= r->routines->count)
+            return corrupt(r, err, "call of an undefined routine");
+        if (ev.type == EVENT_THREAD) {
+            if (r->has_thread && ev.tid == r->thread)
+                continue; /* the block restating the current thread */
+            r->has_thread = 1;
+            r->thread = ev.tid;
+        } else if (!r->has_thread) {
+            return corrupt(r, err, "event before any thread");
+        }
+        if (sink(ctx, &ev, err) != 0)
+            return -1;
+        r->stats.events++;
+    }
+    if (records != expected_events)
+        return corrupt(r, err, "event count mismatch");
+    return 0;
+}
+
+static int read_end_block(struct reader *r, size_t len, struct trms_error *err)
+{
+    const uint8_t *p = r->payload, *end = r->payload + len;
+    uint64_t events, blocks, routines;
+    if (get_varint(&p, end, &events) != 0 || get_varint(&p, end, &blocks) != 0 ||
+        get_varint(&p, end, &routines) != 0 || p != end)
+        return corrupt(r, err, "malformed end block");
+    if (events != r->stats.events || blocks != r->stats.blocks ||
+        routines != r->routines->count)
+        return corrupt(r, err, "totals do not match the blocks read");
+    uint8_t extra;
+    if (fread(&extra, 1, 1, r->fp) != 0)
+        return error_set(err, "%s: corrupt recording: data after the end block", r->path);
+    return 0;
+}
+
+static int read_blocks(struct reader *r, event_sink sink, void *ctx, struct trms_error *err)
+{
+    uint8_t header[TRACE_FILE_HEADER_SIZE];
+    int rc = read_exact(r, header, sizeof header, 1, err);
+    if (rc != 0)
+        return rc > 0 ? error_set(err, "%s: empty file, not a trms recording", r->path) : -1;
+    if (memcmp(header, TRACE_MAGIC, 8) != 0)
+        return error_set(err, "%s: not a trms event trace", r->path);
+    if (get_le32(header + 8) != TRACE_VERSION)
+        return error_set(err, "%s: event trace format version %" PRIu32
+                              " is not supported (this trms reads version %u)",
+                         r->path, get_le32(header + 8), TRACE_VERSION);
+    r->offset = TRACE_FILE_HEADER_SIZE;
+    for (;;) {
+        uint8_t bh[TRACE_BLOCK_HEADER_SIZE];
+        rc = read_exact(r, bh, sizeof bh, 1, err);
+        if (rc > 0)
+            return error_set(err, "%s: truncated after byte %" PRIu64
+                                  " (no end block: the recording is incomplete)",
+                             r->path, r->offset);
+        if (rc < 0)
+            return -1;
+        uint32_t kind = get_le32(bh), len = get_le32(bh + 4);
+        if ((kind != TRACE_BLOCK_EVENTS && kind != TRACE_BLOCK_END) ||
+            len > TRACE_BLOCK_MAX_PAYLOAD)
+            return corrupt(r, err, "bad block header");
+        if (len > r->capacity) {
+            r->capacity = len;
+            r->payload = xrealloc(r->payload, len);
+        }
+        if (read_exact(r, r->payload, len, 0, err) != 0)
+            return -1;
+        if (crc32_update(0, r->payload, len) != get_le32(bh + 12))
+            return corrupt(r, err, "checksum mismatch");
+        if (kind == TRACE_BLOCK_END)
+            return read_end_block(r, len, err);
+        if (read_events_block(r, len, get_le32(bh + 8), sink, ctx, err) != 0)
+            return -1;
+        r->stats.blocks++;
+        r->offset += TRACE_BLOCK_HEADER_SIZE + len;
+    }
+}
+
+int trace_read(const char *path, struct routine_table *routines, event_sink sink,
+               void *ctx, struct trace_stats *stats, struct trms_error *err)
+{
+    struct reader r = {.path = path, .routines = routines};
+    r.fp = fopen(path, "rb");
+    if (!r.fp)
+        return error_set(err, "%s: cannot open: %s", path, strerror(errno));
+    int rc = read_blocks(&r, sink, ctx, err);
+    r.stats.bytes = r.offset;
+    if (stats)
+        *stats = r.stats;
+    fclose(r.fp);
+    free(r.payload);
+    return rc;
+}

@@ -1,0 +1,181 @@
+#include "trace/trace_writer.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/oom.h"
+#include "trace/crc32.h"
+#include "trace/event_codec.h"
+
+struct trace_writer {
+    FILE *fp;
+    char *path;
+    uint8_t *payload;
+    size_t used;
+    size_t capacity;
+    uint32_t block_events;
+    uint64_t total_events;
+    uint64_t blocks;
+    uint32_t routines_written;
+    struct event_encoder encoder;
+    int has_thread;
+    uint32_t thread;
+};
+
+static int write_bytes(struct trace_writer *w, const void *data, size_t len,
+                       struct trms_error *err)
+{
+    if (fwrite(data, 1, len, w->fp) != len)
+        return error_set(err, "%s: cannot write: %s", w->path, strerror(errno));
+    return 0;
+}
+
+struct trace_writer *trace_writer_create(const char *path, struct trms_error *err)
+{
+    FILE *fp = fopen(path, "wbx");
+    if (!fp) {
+        error_set(err, "%s: cannot create: %s", path, strerror(errno));
+        return NULL;
+    }
+    struct trace_writer *w = xcalloc(1, sizeof *w);
+    w->fp = fp;
+    w->path = xmalloc(strlen(path) + 1);
+    strcpy(w->path, path);
+    w->capacity = TRACE_BLOCK_TARGET_PAYLOAD + 4096;
+    w->payload = xmalloc(w->capacity);
+    uint8_t header[TRACE_FILE_HEADER_SIZE];
+    memcpy(header, TRACE_MAGIC, 8);
+    put_le32(header + 8, TRACE_VERSION);
+    put_le32(header + 12, 0);
+    if (write_bytes(w, header, sizeof header, err) != 0) {
+        trace_writer_abandon(w);
+        return NULL;
+    }
+    return w;
+}
+
+static int write_block(struct trace_writer *w, uint32_t kind, uint32_t events,
+                       struct trms_error *err)
+{
+    uint8_t header[TRACE_BLOCK_HEADER_SIZE];
+    put_le32(header, kind);
+    put_le32(header + 4, (uint32_t)w->used);
+    put_le32(header + 8, events);
+    put_le32(header + 12, crc32_update(0, w->payload, w->used));
+    if (write_bytes(w, header, sizeof header, err) != 0 ||
+        write_bytes(w, w->payload, w->used, err) != 0)
+        return -1;
+    w->used = 0;
+    return 0;
+}
+
+static int flush_events(struct trace_writer *w, struct trms_error *err)
+{
+    if (w->used == 0)
+        return 0;
+    if (write_block(w, TRACE_BLOCK_EVENTS, w->block_events, err) != 0)
+        return -1;
+    w->blocks++;
+    w->block_events = 0;
+    return 0;
+}
+
+static void reserve(struct trace_writer *w, size_t len)
+{
+    if (w->used + len > w->capacity) {
+        w->capacity = w->used + len + 4096;
+        w->payload = xrealloc(w->payload, w->capacity);
+    }
+}
+
+/* Every block restates the current thread so that it decodes alone. */
+static void start_block(struct trace_writer *w)
+{
+    event_encoder_start_block(&w->encoder);
+    if (w->has_thread) {
+        struct event ev = {.type = EVENT_THREAD, .tid = w->thread};
+        w->used += event_encode(&w->encoder, &ev, w->payload + w->used);
+        w->block_events++;
+    }
+}
+
+static void write_routines(struct trace_writer *w, const struct routine_table *routines,
+                           uint32_t upto)
+{
+    for (; w->routines_written <= upto && w->routines_written < routines->count;
+         w->routines_written++) {
+        const struct routine *r = &routines->items[w->routines_written];
+        size_t len = r->name ? strlen(r->name) : 0;
+        reserve(w, ROUTINE_RECORD_MAX + len);
+        w->used += routine_encode(w->routines_written, r->name, len, r->addr,
+                                  w->payload + w->used);
+    }
+}
+
+int trace_writer_event(struct trace_writer *w, const struct event *ev,
+                       const struct routine_table *routines, struct trms_error *err)
+{
+    if (w->used >= TRACE_BLOCK_TARGET_PAYLOAD && flush_events(w, err) != 0)
+        return -1;
+    if (w->used == 0)
+        start_block(w);
+    if (ev->type == EVENT_CALL && ev->routine >= w->routines_written) {
+        if (ev->routine >= routines->count)
+            return error_set(err, "call of routine %" PRIu32 " that the trace never defined",
+                             ev->routine);
+        write_routines(w, routines, ev->routine);
+    }
+    if (ev->type == EVENT_THREAD) {
+        if (w->has_thread && w->thread == ev->tid)
+            return 0; /* not a switch; the block already says so */
+        w->has_thread = 1;
+        w->thread = ev->tid;
+    }
+    reserve(w, EVENT_RECORD_MAX);
+    w->used += event_encode(&w->encoder, ev, w->payload + w->used);
+    w->block_events++;
+    w->total_events++;
+    return 0;
+}
+
+void trace_writer_abandon(struct trace_writer *w)
+{
+    if (!w)
+        return;
+    fclose(w->fp);
+    free(w->payload);
+    free(w->path);
+    free(w);
+}
+
+int trace_writer_close(struct trace_writer *w, const struct routine_table *routines,
+                       struct trms_error *err)
+{
+    int rc = 0;
+    /* Routines never called are still part of the trace's table. */
+    if (routines && w->routines_written < routines->count) {
+        if (w->used == 0)
+            start_block(w);
+        write_routines(w, routines, (uint32_t)routines->count);
+    }
+    if (flush_events(w, err) != 0)
+        rc = -1;
+    if (rc == 0) {
+        w->used += put_varint(w->payload, w->total_events);
+        w->used += put_varint(w->payload + w->used, w->blocks);
+        w->used += put_varint(w->payload + w->used, w->routines_written);
+        rc = write_block(w, TRACE_BLOCK_END, 0, err);
+    }
+    if (rc == 0 && (fflush(w->fp) != 0 || fsync(fileno(w->fp)) != 0))
+        rc = error_set(err, "%s: cannot write: %s", w->path, strerror(errno));
+    if (fclose(w->fp) != 0 && rc == 0)
+        rc = error_set(err, "%s: cannot write: %s", w->path, strerror(errno));
+    free(w->payload);
+    free(w->path);
+    free(w);
+    return rc;
+}

@@ -1,0 +1,32 @@
+/* trace_writer: writes a binary event trace (layout in event_codec.h).
+ *
+ * Events are buffered into blocks, each written with its checksum as soon
+ * as it fills, so a writer that dies still leaves every finished block
+ * readable. The file is complete only once trace_writer_close() has written
+ * the end block. */
+#ifndef TRMS_TRACE_WRITER_H
+#define TRMS_TRACE_WRITER_H
+
+#include <stdint.h>
+
+#include "common/error.h"
+#include "trace/event.h"
+#include "trace/routine_table.h"
+
+struct trace_writer;
+
+struct trace_writer *trace_writer_create(const char *path, struct trms_error *err);
+
+/* Writes EV; a call to a routine of ROUTINES not yet written is preceded by
+ * the definitions of every routine up to it. */
+int trace_writer_event(struct trace_writer *w, const struct event *ev,
+                       const struct routine_table *routines, struct trms_error *err);
+
+/* Writes the end block and closes; the writer is freed either way. */
+int trace_writer_close(struct trace_writer *w, const struct routine_table *routines,
+                       struct trms_error *err);
+
+/* Closes without completing the file (after an error elsewhere). */
+void trace_writer_abandon(struct trace_writer *w);
+
+#endif
