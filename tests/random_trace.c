@@ -59,6 +59,8 @@ void random_trace(uint64_t seed, const struct random_trace_shape *shape,
         } else if (roll < 38) {
             ev.type = EVENT_COST;
             ev.size = random_below(&rng, 1000);
+            if (random_below(&rng, 50) == 0)
+                ev.size = random_below(&rng, 1ull << 44); /* squares pass 64 bits */
         } else {
             static const enum event_type kinds[] = {
                 EVENT_READ, EVENT_READ, EVENT_READ, EVENT_READ, EVENT_READ, EVENT_READ,

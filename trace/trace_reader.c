@@ -121,6 +121,8 @@ static int read_blocks(struct reader *r, event_sink sink, void *ctx, struct trms
         return error_set(err, "%s: event trace format version %" PRIu32
                               " is not supported (this trms reads version %u)",
                          r->path, get_le32(header + 8), TRACE_VERSION);
+    if (get_le32(header + 12) != 0)
+        return error_set(err, "%s: event trace uses features this trms does not know", r->path);
     r->offset = TRACE_FILE_HEADER_SIZE;
     for (;;) {
         uint8_t bh[TRACE_BLOCK_HEADER_SIZE];
@@ -144,7 +146,8 @@ static int read_blocks(struct reader *r, event_sink sink, void *ctx, struct trms
         if (crc32_update(0, r->payload, len) != get_le32(bh + 12))
             return corrupt(r, err, "checksum mismatch");
         if (kind == TRACE_BLOCK_END)
-            return read_end_block(r, len, err);
+            return get_le32(bh + 8) ? corrupt(r, err, "bad block header")
+                                    : read_end_block(r, len, err);
         if (read_events_block(r, len, get_le32(bh + 8), sink, ctx, err) != 0)
             return -1;
         r->stats.blocks++;

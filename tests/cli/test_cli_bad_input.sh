@@ -1,0 +1,105 @@
+#!/usr/bin/env bash
+# Bad input: a malformed trace, a missing or foreign recording, a corrupt or
+# truncated event trace, a result store that cannot be opened. Each gives one
+# line on stderr and exit status 1, and leaves earlier results intact.
+source "$(dirname "$0")/lib.sh"
+
+# A malformed line: FILE:LINE, nothing created, no staging left behind.
+printf 'thread 1\ncall f\nread 0x10 four\nreturn\n' >bad.txt
+run "$TRMS" import bad.txt -o bad.rec
+expect_status 1
+expect_error_line "trms: bad.txt:3: size 'four' is not a number (decimal or 0x hex)"
+[ ! -e bad.rec ] || fail "a failed import left bad.rec"
+[ -z "$(ls -A | grep staging || true)" ] || fail "a failed import left a staging directory"
+printf 'thread 1\nreturn\n' >bad2.txt
+run "$TRMS" import bad2.txt -o bad.rec
+expect_status 1
+expect_error_line "bad2.txt:2: return with no pending call in thread 1"
+run "$TRMS" import missing.txt -o m.rec
+expect_status 1
+expect_error_line "missing.txt: cannot open"
+[ ! -e m.rec ] || fail "import of a missing file created m.rec"
+
+# A good recording with a result.
+write_slides_trace slides.txt
+run "$TRMS" import slides.txt -o good.rec
+expect_status 0
+run "$TRMS" analyze good.rec
+expect_status 0
+run "$TRMS" report good.rec --format json
+expect_status 0
+cp "$T/out" before.json
+
+# Importing over an existing recording is refused and changes nothing.
+digest=$(tree_digest good.rec)
+run "$TRMS" import slides.txt -o good.rec
+expect_status 1
+expect_error_line "good.rec already exists"
+[ "$(tree_digest good.rec)" = "$digest" ] || fail "import touched an existing recording"
+
+# Missing and foreign recordings.
+run "$TRMS" analyze nothing.rec
+expect_status 1
+expect_error_line "nothing.rec: no such recording"
+mkdir foreign.rec
+run "$TRMS" analyze foreign.rec
+expect_status 1
+expect_error_line "foreign.rec: not a trms recording"
+run "$TRMS" report slides.txt
+expect_status 1
+expect_error_line "slides.txt: not a recording directory"
+
+# A corrupt event trace: analyze fails, the earlier result stays.
+cp -r good.rec corrupt.rec
+size=$(stat -c %s corrupt.rec/events.trms)
+printf '\x55' | dd of=corrupt.rec/events.trms bs=1 seek=$((size / 2)) conv=notrunc status=none
+run "$TRMS" analyze corrupt.rec
+expect_status 1
+expect_error_line "corrupt recording"
+run "$TRMS" report corrupt.rec --format json
+expect_status 0
+cmp -s "$T/out" <(sed 's/good.rec/corrupt.rec/' before.json) || fail "the earlier result changed"
+
+# A truncated event trace (a recorder that died): the same.
+cp -r good.rec truncated.rec
+truncate -s $((size - 5)) truncated.rec/events.trms
+run "$TRMS" analyze truncated.rec --cell-size 1
+expect_status 1
+expect_error_line "truncated"
+run "$TRMS" report truncated.rec --format json
+expect_status 0
+cmp -s "$T/out" <(sed 's/good.rec/truncated.rec/' before.json) || fail "the earlier result changed"
+
+# A result store LMDB cannot open: refused, and not "repaired" away.
+cp -r good.rec badstore.rec
+head -c 8192 /dev/urandom >badstore.rec/results/data.mdb
+digest=$(sha256sum <badstore.rec/results/data.mdb)
+run "$TRMS" analyze badstore.rec
+expect_status 1
+expect_error_line "cannot open the result store"
+run "$TRMS" report badstore.rec
+expect_status 1
+expect_error_line "cannot open the result store"
+# (lock.mdb is LMDB's reader table, rewritten by any open; the data is not.)
+[ "$(sha256sum <badstore.rec/results/data.mdb)" = "$digest" ] || fail "the broken store was modified"
+cp -r good.rec filestore.rec
+rm -rf filestore.rec/results
+echo "not a directory" >filestore.rec/results
+run "$TRMS" analyze filestore.rec
+expect_status 1
+expect_error_line "filestore.rec/results"
+
+# Never analyzed.
+run "$TRMS" import slides.txt -o fresh.rec
+run "$TRMS" report fresh.rec
+expect_status 1
+expect_error_line "no analysis stored yet"
+
+# An activations file that cannot be written: nothing is stored.
+run "$TRMS" analyze fresh.rec --activations no/such/dir/a.csv
+expect_status 1
+expect_error_line "no/such/dir/a.csv: cannot create"
+run "$TRMS" report fresh.rec
+expect_status 1
+expect_error_line "no analysis stored yet"
+echo "test_cli_bad_input: ok"

@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# Help texts, and usage mistakes: exit status 2 with one line on stderr.
+source "$(dirname "$0")/lib.sh"
+
+run "$TRMS"
+expect_status 2
+run "$TRMS" --help
+expect_status 0
+for c in import analyze report export; do
+    expect_out_contains "$c"
+done
+for c in import analyze report export; do
+    run "$TRMS" "$c" --help
+    expect_status 0
+    expect_out_contains "usage: trms $c"
+    run "$TRMS" help "$c"
+    expect_status 0
+    expect_out_contains "usage: trms $c"
+done
+run "$TRMS" --version
+expect_status 0
+expect_out_contains "trms "
+
+run "$TRMS" frobnicate
+expect_status 2
+expect_error_line "unknown command 'frobnicate'"
+run "$TRMS" import
+expect_status 2
+expect_error_line "trms import: expects one trace file"
+run "$TRMS" import x.txt
+expect_status 2
+expect_error_line "needs -o REC"
+run "$TRMS" analyze
+expect_status 2
+expect_error_line "trms analyze: expects one recording"
+run "$TRMS" analyze rec --cell-size 3
+expect_status 2
+expect_error_line "--cell-size must be a power of two"
+run "$TRMS" analyze rec --line-size 0x
+expect_status 2
+expect_error_line "--line-size must be a power of two"
+run "$TRMS" analyze rec --bogus
+expect_status 2
+run "$TRMS" report rec --format xml
+expect_status 2
+expect_error_line "unknown format 'xml'"
+run "$TRMS" report rec --cell-size 4
+expect_status 2
+expect_error_line "--cell-size and --line-size go together"
+echo "test_cli_usage: ok"

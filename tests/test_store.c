@@ -1,0 +1,156 @@
+/* test_store: results survive the LMDB store exactly; a result replaces
+ * only the one with the same options; broken stores and blobs are refused
+ * with a message and left as they were. */
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/byte_buffer.h"
+#include "store/result_codec.h"
+#include "store/result_store.h"
+#include "tests/check.h"
+#include "tests/fixture.h"
+#include "tests/random_trace.h"
+
+static char tmpdir[] = "/tmp/trms-test-store-XXXXXX";
+
+static struct analysis_result *random_result(uint64_t seed, uint64_t cell, uint64_t line)
+{
+    struct random_trace_shape shape = {.threads = 3, .events = 2000, .routines = 9,
+                                       .regions = 3, .region_span = 4096, .max_depth = 6};
+    struct event_list events = {0};
+    struct routine_table routines;
+    routine_table_init(&routines);
+    uint32_t id;
+    routine_table_intern_addr(&routines, 0xdeadbeef, &id);
+    random_trace(seed, &shape, &events, &routines);
+    struct run run;
+    fixture_run_events(events.items, events.count, &routines, cell, line, &run);
+    struct analysis_result *r = run.result;
+    run.result = NULL;
+    run_free(&run);
+    event_list_free(&events);
+    routine_table_free(&routines);
+    return r;
+}
+
+static int same_result(const struct analysis_result *a, const struct analysis_result *b)
+{
+    struct byte_buffer x = {0}, y = {0};
+    result_encode(a, &x);
+    result_encode(b, &y);
+    int same = x.len == y.len && memcmp(x.data, y.data, x.len) == 0;
+    byte_buffer_free(&x);
+    byte_buffer_free(&y);
+    return same;
+}
+
+static void roundtrip_and_replace(const char *rec)
+{
+    struct trms_error err;
+    struct result_store *s;
+    CHECK(result_store_open(rec, 0, &s, &err) != 0); /* nothing stored yet */
+    CHECK(strstr(err.message, "no analysis stored yet") != NULL);
+    CHECK(result_store_open(rec, 1, &s, &err) == 0);
+    struct analysis_result *a = random_result(1, 4, 64);
+    struct analysis_result *b = random_result(2, 8, 64);
+    struct analysis_result *c = random_result(3, 4, 64);
+    CHECK(result_store_save(s, a, &err) == 0);
+    CHECK(result_store_save(s, b, &err) == 0);
+    result_store_close(s);
+
+    CHECK(result_store_open(rec, 0, &s, &err) == 0);
+    struct analysis_result *got;
+    CHECK(result_store_load(s, 4, 64, &got, &err) == 0 && same_result(got, a));
+    analysis_result_free(got);
+    CHECK(result_store_load(s, 0, 0, &got, &err) == 0 && same_result(got, b)); /* latest */
+    analysis_result_free(got);
+    CHECK(result_store_load(s, 16, 64, &got, &err) != 0);
+    CHECK(strstr(err.message, "no result for cell size 16 and line size 64") != NULL);
+    result_store_close(s);
+
+    /* Same options: c replaces a; b stays. */
+    CHECK(result_store_open(rec, 1, &s, &err) == 0);
+    CHECK(result_store_save(s, c, &err) == 0);
+    CHECK(result_store_load(s, 4, 64, &got, &err) == 0 && same_result(got, c));
+    analysis_result_free(got);
+    CHECK(result_store_load(s, 8, 64, &got, &err) == 0 && same_result(got, b));
+    analysis_result_free(got);
+    CHECK(result_store_load(s, 0, 0, &got, &err) == 0 && same_result(got, c));
+    analysis_result_free(got);
+    result_store_close(s);
+    analysis_result_free(a);
+    analysis_result_free(b);
+    analysis_result_free(c);
+}
+
+static void broken_store(const char *rec)
+{
+    char path[256];
+    snprintf(path, sizeof path, "%s/results/data.mdb", rec);
+    FILE *fp = fopen(path, "wb");
+    for (int i = 0; i < 8192; i++)
+        fputc(i * 7, fp);
+    fclose(fp);
+    struct stat before, after;
+    stat(path, &before);
+    struct trms_error err;
+    struct result_store *s;
+    CHECK(result_store_open(rec, 1, &s, &err) != 0);
+    CHECK(strstr(err.message, "cannot open the result store") != NULL);
+    CHECK(strchr(err.message, '\n') == NULL);
+    CHECK(result_store_open(rec, 0, &s, &err) != 0);
+    stat(path, &after);
+    CHECK_EQ(after.st_size, before.st_size);
+    CHECK(after.st_mtime == before.st_mtime);
+
+    /* results is a file, not a directory */
+    char rec2[128];
+    snprintf(rec2, sizeof rec2, "%s/rec2", tmpdir);
+    mkdir(rec2, 0777);
+    snprintf(path, sizeof path, "%s/results", rec2);
+    fp = fopen(path, "w");
+    fputs("not a directory\n", fp);
+    fclose(fp);
+    CHECK(result_store_open(rec2, 1, &s, &err) != 0);
+    CHECK(strstr(err.message, rec2) != NULL);
+}
+
+static void corrupt_blobs(void)
+{
+    struct analysis_result *r = random_result(5, 4, 16);
+    struct byte_buffer blob = {0};
+    result_encode(r, &blob);
+    struct trms_error err;
+    for (size_t cut = 0; cut < blob.len; cut += 1 + cut / 64) {
+        struct analysis_result *got = result_decode(blob.data, cut, &err);
+        CHECK(got == NULL);
+        analysis_result_free(got);
+    }
+    struct analysis_result *got = result_decode(blob.data, blob.len, &err);
+    CHECK(got && same_result(got, r));
+    analysis_result_free(got);
+    blob.data[0] = 99; /* a future format version */
+    CHECK(result_decode(blob.data, blob.len, &err) == NULL);
+    CHECK_STR(err.message, "stored result has format version 99; this trms reads version 1");
+    byte_buffer_free(&blob);
+    analysis_result_free(r);
+}
+
+int main(void)
+{
+    if (!mkdtemp(tmpdir)) {
+        perror("mkdtemp");
+        return 2;
+    }
+    char rec[128];
+    snprintf(rec, sizeof rec, "%s/rec", tmpdir);
+    mkdir(rec, 0777);
+    roundtrip_and_replace(rec);
+    broken_store(rec);
+    corrupt_blobs();
+    char cmd[160];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
+    CHECK(system(cmd) == 0);
+    return check_report("test_store");
+}
