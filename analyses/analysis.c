@@ -35,6 +35,7 @@ void analysis_options_default(struct analysis_options *opt)
     opt->cell_size = ANALYSIS_DEFAULT_CELL_SIZE;
     opt->line_size = ANALYSIS_DEFAULT_LINE_SIZE;
     opt->passes = PASS_ALL;
+    opt->time_limit = 0;
 }
 
 static int log2_exact(uint64_t v, unsigned *shift)
@@ -70,8 +71,11 @@ struct analysis *analysis_new(const struct analysis_options *opt, struct trms_er
     a->cell_shift = cell_shift;
     a->line_shift = line_shift;
     u64map_init(&a->thread_index);
-    if (opt->passes & PASS_INPUT_SIZE)
+    if (opt->passes & PASS_INPUT_SIZE) {
         a->input_size = input_size_new(cell_shift, collect, a);
+        if (opt->time_limit)
+            input_size_set_time_limit(a->input_size, opt->time_limit);
+    }
     a->profiles = profiles_new();
     if (opt->passes & PASS_REUSE)
         a->reuse_global = reuse_distance_new();
@@ -175,8 +179,9 @@ int analysis_event(struct analysis *a, const struct event *ev, struct trms_error
             input_size_access(a->input_size, ev->type, ev->addr, ev->size);
         break;
     case EVENT_COST:
-        if (a->input_size)
-            input_size_cost(a->input_size, ev->size);
+        if (a->input_size && input_size_cost(a->input_size, ev->size) != 0)
+            return error_set(err, "the instruction count of thread %" PRIu32
+                                  " passes 2^64", a->current_tid);
         break;
     default:
         break;
@@ -226,6 +231,11 @@ struct analysis_result *analysis_finish(struct analysis *a, const struct routine
     if (a->reuse_global)
         export_histogram(a->reuse_global, &r->reuse_global);
     return r;
+}
+
+uint64_t analysis_renumberings(const struct analysis *a)
+{
+    return a->input_size ? input_size_renumberings(a->input_size) : 0;
 }
 
 size_t analysis_bytes(const struct analysis *a)

@@ -28,6 +28,8 @@ struct analysis_options {
     uint64_t cell_size;   /* power of two, bytes */
     uint64_t line_size;   /* power of two, bytes */
     unsigned passes;      /* enum analysis_pass bits; benchmarks run one alone */
+    uint64_t time_limit;  /* 0, or a small timestamp range to make tests
+                             exercise the renumbering of input_size.c */
 };
 
 void analysis_options_default(struct analysis_options *opt);
@@ -51,5 +53,8 @@ struct analysis_result *analysis_finish(struct analysis *a, const struct routine
 
 /* Heap bytes held by the analyses' data structures. */
 size_t analysis_bytes(const struct analysis *a);
+
+/* Times the input-size pass renumbered its timestamps. */
+uint64_t analysis_renumberings(const struct analysis *a);
 
 #endif

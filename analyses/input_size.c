@@ -1,21 +1,50 @@
 #include "analyses/input_size.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "analyses/shadow_map.h"
 #include "common/oom.h"
 #include "common/u64map.h"
 
-/* Timestamps are 64-bit and never renumbered (the paper's Figure 13 is not
- * needed): `count` grows by one per call, thread switch and kernel write,
- * so even at 10^9 such events per second it would take centuries to reach
- * the 2^63 that the write-timestamp encoding below leaves. */
+/* Shadow memory.
+ *
+ * The paper keeps, per cell, the global write timestamp wts and, per thread
+ * and cell, the thread's latest access ts_t. Most cells are only ever
+ * touched by one thread, so here each cell has one 64-bit record:
+ *
+ *   bits 42-63  the owner's time: ts_t of the thread that accessed the cell
+ *               last (the owner)
+ *   bits 20-41  wts, the time of the latest write by anyone
+ *   bit  19     set when that write was the kernel's
+ *   bits  0-18  the owner's index + 1; 0 when no thread accessed the cell
+ *
+ * ts_t of any other thread is in that thread's `evicted` map, where a
+ * thread's time is moved when another thread takes the cell over. A
+ * thread-private cell costs 8 bytes and one cache line per access.
+ *
+ * Timestamps (`count`) grow by one per call, thread switch and kernel
+ * write, and fit in TIME_BITS. When they reach the limit, renumber()
+ * applies the paper's Figure 13: every timestamp is replaced by a small one
+ * that keeps every comparison the algorithm makes, so nothing wraps and the
+ * results stay exact; it costs one pass over the shadow memory every few
+ * million calls. The limit is a parameter so tests can renumber often. */
+#define OWNER_BITS 19
+#define TIME_BITS 22
+#define OWNER_MASK ((UINT64_C(1) << OWNER_BITS) - 1)
+#define TIME_MASK ((UINT64_C(1) << TIME_BITS) - 1)
+#define KERNEL_BIT (UINT64_C(1) << OWNER_BITS)
+#define WTIME_SHIFT (OWNER_BITS + 1)
+#define OTIME_SHIFT (WTIME_SHIFT + TIME_BITS)
+#define MAX_THREADS OWNER_MASK
+#define DEFAULT_TIME_LIMIT (UINT64_C(1) << TIME_BITS)
 
-/* Global write timestamps keep the writer's kind in bit 0, so that an
- * induced first read can be told apart as thread-induced or external. */
-#define WRITER_KERNEL 1u
-#define WRITE_STAMP(count, kind) (((count) << 1) | (kind))
-#define WRITE_TIME(stamp) ((stamp) >> 1)
+#define OWNER_OF(r) ((r) & OWNER_MASK)
+#define OWNER_TIME(r) ((r) >> OTIME_SHIFT)
+#define WRITE_TIME(r) (((r) >> WTIME_SHIFT) & TIME_MASK)
+#define WRITE_PART(r) ((r) & (KERNEL_BIT | (TIME_MASK << WTIME_SHIFT)))
+#define OWNER_PART(time, index) (((time) << OTIME_SHIFT) | ((uint64_t)(index) + 1))
+#define WRITE_BY(time, kernel) (((time) << WTIME_SHIFT) | ((kernel) ? KERNEL_BIT : 0))
 
 /* One pending activation on a thread's shadow run-time stack. The partial
  * sizes may go negative: Invariant 2 of the paper holds for the sums from an
@@ -34,10 +63,11 @@ struct frame {
 
 struct thread {
     uint32_t tid;
+    uint32_t index;
     struct frame *stack;        /* stack[0] is the root activation */
-    size_t top;
+    size_t top;                 /* (size_t)-1 before the root and when done */
     size_t capacity;
-    struct shadow_map last_access; /* ts_t: time of the thread's latest access */
+    struct shadow_map evicted;  /* ts_t of cells another thread owns now */
     struct u64map pending;      /* routine -> pending activations of it */
     uint64_t cost;
 };
@@ -47,7 +77,9 @@ struct input_size {
     activation_sink sink;
     void *sink_ctx;
     uint64_t count;
-    struct shadow_map last_write; /* wts: stamp of the latest write by anyone */
+    uint64_t time_limit;
+    uint64_t renumberings;
+    struct shadow_map cells;    /* the records above */
     struct thread *threads;
     size_t n_threads;
     size_t threads_capacity;
@@ -60,7 +92,8 @@ struct input_size *input_size_new(unsigned cell_shift, activation_sink sink, voi
     is->cell_shift = cell_shift;
     is->sink = sink;
     is->sink_ctx = ctx;
-    shadow_map_init(&is->last_write);
+    is->time_limit = DEFAULT_TIME_LIMIT;
+    shadow_map_init(&is->cells, 1);
     return is;
 }
 
@@ -70,12 +103,37 @@ void input_size_free(struct input_size *is)
         return;
     for (size_t i = 0; i < is->n_threads; i++) {
         free(is->threads[i].stack);
-        shadow_map_free(&is->threads[i].last_access);
+        shadow_map_free(&is->threads[i].evicted);
         u64map_free(&is->threads[i].pending);
     }
     free(is->threads);
-    shadow_map_free(&is->last_write);
+    shadow_map_free(&is->cells);
     free(is);
+}
+
+void input_size_set_time_limit(struct input_size *is, uint64_t limit)
+{
+    is->time_limit = limit < DEFAULT_TIME_LIMIT ? limit : DEFAULT_TIME_LIMIT;
+}
+
+uint64_t input_size_renumberings(const struct input_size *is)
+{
+    return is->renumberings;
+}
+
+static void renumber(struct input_size *is);
+
+/* count++, renumbering first when the timestamps would run out. */
+static uint64_t tick(struct input_size *is)
+{
+    if (is->count + 1 >= is->time_limit) {
+        renumber(is);
+        if (is->count + 1 >= is->time_limit) {
+            fprintf(stderr, "trms: too many pending activations for the timestamp range\n");
+            exit(2);
+        }
+    }
+    return ++is->count;
 }
 
 static struct frame *push_frame(struct input_size *is, struct thread *t, uint32_t routine)
@@ -84,28 +142,32 @@ static struct frame *push_frame(struct input_size *is, struct thread *t, uint32_
         t->capacity = t->capacity ? t->capacity * 2 : 64;
         t->stack = xrealloc(t->stack, t->capacity * sizeof *t->stack);
     }
+    uint64_t ts = tick(is);
     struct frame *f = &t->stack[++t->top];
-    *f = (struct frame){.routine = routine, .ts = ++is->count, .cost_at_entry = t->cost};
+    *f = (struct frame){.routine = routine, .ts = ts, .cost_at_entry = t->cost};
     return f;
 }
 
 void input_size_switch(struct input_size *is, uint32_t index, uint32_t tid)
 {
     if (index == is->n_threads) {
+        if (is->n_threads == MAX_THREADS) {
+            fprintf(stderr, "trms: more than %llu threads\n", (unsigned long long)MAX_THREADS);
+            exit(2);
+        }
         if (is->n_threads == is->threads_capacity) {
             is->threads_capacity = is->threads_capacity ? is->threads_capacity * 2 : 8;
             is->threads = xrealloc(is->threads, is->threads_capacity * sizeof *is->threads);
         }
         struct thread *t = &is->threads[is->n_threads++];
-        *t = (struct thread){.tid = tid};
-        shadow_map_init(&t->last_access);
+        *t = (struct thread){.tid = tid, .index = index};
+        shadow_map_init(&t->evicted, 1);
         u64map_init(&t->pending);
-        /* The root sits at index 0; push_frame pre-increments top. */
-        t->top = (size_t)-1;
-        is->count++;
+        t->top = (size_t)-1; /* no frame yet; push_frame pre-increments */
+        tick(is);            /* switchThread() */
         push_frame(is, t, ROUTINE_ROOT);
     } else {
-        is->count++; /* switchThread() */
+        tick(is); /* switchThread() */
     }
     is->current = &is->threads[index];
 }
@@ -151,7 +213,7 @@ static void complete_top(struct input_size *is, struct thread *t)
 int input_size_return(struct input_size *is)
 {
     struct thread *t = is->current;
-    if (!t || t->top == 0)
+    if (!t || t->top == 0 || t->top == (size_t)-1)
         return -1;
     complete_top(is, t);
     return 0;
@@ -172,35 +234,54 @@ static struct frame *frame_at(struct thread *t, uint64_t ts)
     return &t->stack[lo];
 }
 
+/* Thread T's latest access to CELL, whose RECORD names another owner (or
+ * none): the owner's time moves to its evicted map, T's comes from its own. */
+static uint64_t take_over(struct input_size *is, struct thread *t, uint64_t cell,
+                          uint64_t record)
+{
+    if (OWNER_OF(record))
+        *shadow_map_slot(&is->threads[OWNER_OF(record) - 1].evicted, cell) = OWNER_TIME(record);
+    return shadow_map_peek(&t->evicted, cell);
+}
+
 static inline void read_cell(struct input_size *is, struct thread *t, uint64_t cell)
 {
-    uint64_t *own = shadow_map_slot(&t->last_access, cell);
-    uint64_t last = *own;
-    uint64_t stamp = *shadow_map_slot(&is->last_write, cell);
+    uint64_t *record = shadow_map_slot(&is->cells, cell);
+    uint64_t r = *record;
+    uint64_t last = OWNER_OF(r) == t->index + 1 ? OWNER_TIME(r) : take_over(is, t, cell, r);
     struct frame *top = &t->stack[t->top];
     /* Written by another thread or the kernel since this thread's latest
      * access: new input for every pending activation (Figure 11, line 1). */
-    int induced = last < WRITE_TIME(stamp);
+    int induced = last < WRITE_TIME(r);
     if (last < top->ts) {
         /* First access for the activations above the latest access. */
         top->rms++;
         top->trms++;
         if (last != 0) {
-            struct frame *owner = frame_at(t, last);
-            owner->rms--;
+            struct frame *holder = frame_at(t, last);
+            holder->rms--;
             if (!induced)
-                owner->trms--;
+                holder->trms--;
         }
     } else if (induced) {
         top->trms++;
     }
     if (induced) {
-        if (stamp & WRITER_KERNEL)
+        if (r & KERNEL_BIT)
             top->induced_external++;
         else
             top->induced_thread++;
     }
-    *own = is->count;
+    *record = WRITE_PART(r) | OWNER_PART(is->count, t->index);
+}
+
+static inline void write_cell(struct input_size *is, struct thread *t, uint64_t cell)
+{
+    uint64_t *record = shadow_map_slot(&is->cells, cell);
+    uint64_t r = *record;
+    if (OWNER_OF(r) != t->index + 1 && OWNER_OF(r))
+        take_over(is, t, cell, r);
+    *record = WRITE_BY(is->count, 0) | OWNER_PART(is->count, t->index);
 }
 
 void input_size_access(struct input_size *is, enum event_type type, uint64_t addr,
@@ -220,30 +301,35 @@ void input_size_access(struct input_size *is, enum event_type type, uint64_t add
         break;
     case EVENT_WRITE:
         for (uint64_t c = first;; c++) {
-            *shadow_map_slot(&t->last_access, c) = is->count;
-            *shadow_map_slot(&is->last_write, c) = WRITE_STAMP(is->count, 0);
+            write_cell(is, t, c);
             if (c == last)
                 break;
         }
         break;
-    case EVENT_KWRITE:
-        /* A stamp newer than any thread's latest access makes the next
-         * read of each cell an induced one (Figure 12). */
-        is->count++;
+    case EVENT_KWRITE: {
+        /* A write time newer than any thread's latest access makes the
+         * next read of each cell an induced one (Figure 12). */
+        uint64_t stamp = WRITE_BY(tick(is), 1);
         for (uint64_t c = first;; c++) {
-            *shadow_map_slot(&is->last_write, c) = WRITE_STAMP(is->count, WRITER_KERNEL);
+            uint64_t *record = shadow_map_slot(&is->cells, c);
+            *record = (*record & ~WRITE_PART(~UINT64_C(0))) | stamp;
             if (c == last)
                 break;
         }
         break;
+    }
     default:
         break;
     }
 }
 
-void input_size_cost(struct input_size *is, uint64_t instructions)
+int input_size_cost(struct input_size *is, uint64_t instructions)
 {
-    is->current->cost += instructions;
+    struct thread *t = is->current;
+    if (t->cost + instructions < t->cost)
+        return -1;
+    t->cost += instructions;
+    return 0;
 }
 
 void input_size_finish(struct input_size *is)
@@ -255,13 +341,114 @@ void input_size_finish(struct input_size *is)
     }
 }
 
+/* Renumbering (Figure 13). A holds the timestamps of all pending
+ * activations, sorted; activation p (from 1) gets SLOT(p, 0). A cell
+ * timestamp that falls between A[j] and A[j+1] gets SLOT(j, 0), SLOT(j, 1)
+ * or SLOT(j, 2), keeping its order against the write time of its cell when
+ * that falls in the same interval. Slots start at 3 so that 0 still means
+ * "never". */
+#define SLOT(p, k) (3 * (p) + 3 + (k))
+
+struct renumbering {
+    struct input_size *is;
+    uint64_t *a;  /* A[1..n] at a[0..n-1] */
+    size_t n;
+};
+
+/* p such that A[p] <= v < A[p+1], 0 when v < A[1]. */
+static uint64_t rank_of(const struct renumbering *r, uint64_t v)
+{
+    size_t lo = 0, hi = r->n; /* becomes the count of A entries <= v */
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (r->a[mid] <= v)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* The new value of a thread's latest-access time TS of a cell whose write
+ * time is WTIME (0 = never written). */
+static uint64_t new_access_time(const struct renumbering *r, uint64_t ts, uint64_t wtime)
+{
+    if (ts == 0)
+        return 0;
+    uint64_t j = rank_of(r, ts);
+    if (wtime == 0 || rank_of(r, wtime) != j)
+        return SLOT(j, 0); /* only its order against activations matters */
+    if (ts == wtime)
+        return SLOT(j, 1);
+    return ts < wtime ? SLOT(j, 0) : SLOT(j, 2);
+}
+
+/* Every thread's evicted times first, while the write times are old. */
+static void renumber_evicted(void *ctx, uint64_t number, uint64_t *chunk)
+{
+    struct renumbering *r = ctx;
+    for (unsigned i = 0; i < SHADOW_CHUNK_CELLS; i++) {
+        if (!chunk[i])
+            continue;
+        uint64_t cell = (number << SHADOW_CHUNK_BITS) | i;
+        uint64_t record = shadow_map_peek(&r->is->cells, cell);
+        chunk[i] = new_access_time(r, chunk[i], WRITE_TIME(record));
+    }
+}
+
+static void renumber_records(void *ctx, uint64_t number, uint64_t *chunk)
+{
+    (void)number;
+    struct renumbering *r = ctx;
+    for (unsigned i = 0; i < SHADOW_CHUNK_CELLS; i++) {
+        uint64_t record = chunk[i];
+        if (!record)
+            continue;
+        uint64_t wtime = WRITE_TIME(record), renumbered = 0;
+        if (OWNER_OF(record))
+            renumbered = OWNER_PART(new_access_time(r, OWNER_TIME(record), wtime),
+                                    OWNER_OF(record) - 1);
+        if (wtime)
+            renumbered |= WRITE_BY(SLOT(rank_of(r, wtime), 1), record & KERNEL_BIT);
+        chunk[i] = renumbered;
+    }
+}
+
+static int by_value(const void *x, const void *y)
+{
+    uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+    return (a > b) - (a < b);
+}
+
+static void renumber(struct input_size *is)
+{
+    struct renumbering r = {.is = is};
+    for (size_t i = 0; i < is->n_threads; i++)
+        r.n += is->threads[i].top + 1; /* top + 1 is 0 for a thread without frames */
+    r.a = xmalloc((r.n ? r.n : 1) * sizeof *r.a);
+    size_t k = 0;
+    for (size_t i = 0; i < is->n_threads; i++)
+        for (size_t f = 0; f < is->threads[i].top + 1; f++)
+            r.a[k++] = is->threads[i].stack[f].ts;
+    qsort(r.a, r.n, sizeof *r.a, by_value);
+    for (size_t i = 0; i < is->n_threads; i++)
+        shadow_map_each_chunk(&is->threads[i].evicted, renumber_evicted, &r);
+    shadow_map_each_chunk(&is->cells, renumber_records, &r);
+    for (size_t i = 0; i < is->n_threads; i++)
+        for (size_t f = 0; f < is->threads[i].top + 1; f++)
+            is->threads[i].stack[f].ts = SLOT(rank_of(&r, is->threads[i].stack[f].ts), 0);
+    is->count = SLOT(r.n, 2);
+    is->renumberings++;
+    free(r.a);
+}
+
 size_t input_size_bytes(const struct input_size *is)
 {
-    size_t bytes = sizeof *is + shadow_map_bytes(&is->last_write) +
+    size_t bytes = sizeof *is + shadow_map_bytes(&is->cells) +
                    is->threads_capacity * sizeof *is->threads;
     for (size_t i = 0; i < is->n_threads; i++)
         bytes += is->threads[i].capacity * sizeof(struct frame) +
-                 shadow_map_bytes(&is->threads[i].last_access) +
+                 shadow_map_bytes(&is->threads[i].evicted) +
                  u64map_bytes(&is->threads[i].pending);
     return bytes;
 }

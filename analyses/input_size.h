@@ -32,12 +32,19 @@ int input_size_return(struct input_size *is);
 void input_size_access(struct input_size *is, enum event_type type, uint64_t addr,
                        uint64_t size);
 
-void input_size_cost(struct input_size *is, uint64_t instructions);
+/* Returns -1 when the thread's instruction count would pass 2^64. */
+int input_size_cost(struct input_size *is, uint64_t instructions);
 
 /* Completes every pending activation: threads in order of first
  * appearance, innermost first, each thread's root last. */
 void input_size_finish(struct input_size *is);
 
 size_t input_size_bytes(const struct input_size *is);
+
+/* Timestamps are renumbered (the paper's Figure 13) when they reach LIMIT;
+ * the default is the whole range the shadow records hold. Tests lower it so
+ * that renumbering happens often. */
+void input_size_set_time_limit(struct input_size *is, uint64_t limit);
+uint64_t input_size_renumberings(const struct input_size *is);
 
 #endif

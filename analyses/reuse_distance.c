@@ -75,7 +75,7 @@ static void allocate_window(struct reuse_distance *rd, uint64_t capacity)
 struct reuse_distance *reuse_distance_new(void)
 {
     struct reuse_distance *rd = xcalloc(1, sizeof *rd);
-    shadow_map_init(&rd->last);
+    shadow_map_init(&rd->last, 1);
     allocate_window(rd, MIN_CAPACITY);
     rd->now = 1;
     return rd;

@@ -1,13 +1,14 @@
-/* shadow_map: one 64-bit slot per memory cell (or cache line), created on
- * first touch, zero until written.
+/* shadow_map: a fixed-size record per memory cell (or cache line), created
+ * on first touch, zero until written.
  *
- * Cells are grouped in chunks of SHADOW_CHUNK_CELLS consecutive indices;
- * only touched chunks exist, found through a hash directory, and the chunk
- * of the previous lookup is remembered because consecutive accesses mostly
- * fall in the same chunk. Memory is proportional to the touched chunks:
- * 8 bytes per cell when a program's accesses are dense, at most one chunk
- * per cell when they are scattered. Chunks never move, so a slot pointer
- * stays valid for the map's lifetime. */
+ * Records are one or two 64-bit words. Cells are grouped in chunks of
+ * SHADOW_CHUNK_CELLS consecutive indices; only touched chunks exist, found
+ * through a hash directory. A few recently used chunks are remembered in a
+ * direct-mapped cache, since a program's accesses keep returning to a
+ * handful of places (its stack, the array it scans, an I/O buffer). Memory
+ * is proportional to the touched chunks: one record per cell when accesses
+ * are dense, at most one chunk per cell when they are scattered. Chunks
+ * never move, so a record pointer stays valid for the map's lifetime. */
 #ifndef TRMS_SHADOW_MAP_H
 #define TRMS_SHADOW_MAP_H
 
@@ -18,31 +19,52 @@
 
 #define SHADOW_CHUNK_BITS 9
 #define SHADOW_CHUNK_CELLS (1u << SHADOW_CHUNK_BITS)
+#define SHADOW_CACHE_WAYS 8
+
+struct shadow_cache_entry {
+    uint64_t number;           /* chunk number */
+    uint64_t *chunk;           /* NULL while the entry is empty */
+};
 
 struct shadow_map {
+    struct shadow_cache_entry cache[SHADOW_CACHE_WAYS];
+    unsigned word_shift;       /* log2 of the words per record */
     struct u64map directory;   /* chunk number -> chunk address */
-    uint64_t cached_number;    /* chunk number of cached_chunk */
-    uint64_t *cached_chunk;    /* NULL until the first lookup */
     size_t chunks;
 };
 
-void shadow_map_init(struct shadow_map *map);
+/* WORDS per record: 1 or 2. */
+void shadow_map_init(struct shadow_map *map, unsigned words);
 void shadow_map_free(struct shadow_map *map);
 
-uint64_t *shadow_map_chunk(struct shadow_map *map, uint64_t number);
+/* The chunk NUMBER, created when CREATE; NULL when absent and not created. */
+uint64_t *shadow_map_chunk(struct shadow_map *map, uint64_t number, int create);
 
-/* The slot of cell INDEX, created (zero) on first use. */
+/* The record of cell INDEX, created (zero) on first use. */
 static inline uint64_t *shadow_map_slot(struct shadow_map *map, uint64_t index)
 {
     uint64_t number = index >> SHADOW_CHUNK_BITS;
-    if (!map->cached_chunk || number != map->cached_number) {
-        map->cached_chunk = shadow_map_chunk(map, number);
-        map->cached_number = number;
+    struct shadow_cache_entry *e = &map->cache[number % SHADOW_CACHE_WAYS];
+    if (!e->chunk || e->number != number) {
+        e->chunk = shadow_map_chunk(map, number, 1);
+        e->number = number;
     }
-    return &map->cached_chunk[index & (SHADOW_CHUNK_CELLS - 1)];
+    return &e->chunk[(index & (SHADOW_CHUNK_CELLS - 1)) << map->word_shift];
 }
 
-/* Calls VISIT on every chunk, in unspecified order. */
+/* The first word of cell INDEX's record, 0 when it was never created;
+ * creates nothing. */
+static inline uint64_t shadow_map_peek(struct shadow_map *map, uint64_t index)
+{
+    uint64_t number = index >> SHADOW_CHUNK_BITS;
+    struct shadow_cache_entry *e = &map->cache[number % SHADOW_CACHE_WAYS];
+    const uint64_t *chunk = e->chunk && e->number == number ? e->chunk
+                                                             : shadow_map_chunk(map, number, 0);
+    return chunk ? chunk[(index & (SHADOW_CHUNK_CELLS - 1)) << map->word_shift] : 0;
+}
+
+/* Calls VISIT on every chunk, in unspecified order; a chunk holds
+ * SHADOW_CHUNK_CELLS records, cell number * SHADOW_CHUNK_CELLS first. */
 void shadow_map_each_chunk(struct shadow_map *map,
                            void (*visit)(void *ctx, uint64_t number, uint64_t *chunk),
                            void *ctx);

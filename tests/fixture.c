@@ -50,7 +50,8 @@ static void keep_activation(void *ctx, const struct activation *a)
 }
 
 void fixture_run_events(const struct event *events, size_t n, const struct routine_table *routines,
-                        uint64_t cell_size, uint64_t line_size, struct run *out)
+                        uint64_t cell_size, uint64_t line_size, uint64_t time_limit,
+                        struct run *out)
 {
     memset(out, 0, sizeof *out);
     routine_table_copy(&out->routines, routines);
@@ -58,6 +59,7 @@ void fixture_run_events(const struct event *events, size_t n, const struct routi
     analysis_options_default(&opt);
     opt.cell_size = cell_size;
     opt.line_size = line_size;
+    opt.time_limit = time_limit;
     struct trms_error err;
     struct analysis *a = analysis_new(&opt, &err);
     if (!a) {
@@ -70,6 +72,7 @@ void fixture_run_events(const struct event *events, size_t n, const struct routi
             fprintf(stderr, "event %zu rejected: %s\n", i, err.message);
             exit(2);
         }
+    out->renumberings = analysis_renumberings(a);
     out->result = analysis_finish(a, routines);
     analysis_free(a);
 }
@@ -80,7 +83,7 @@ void fixture_run_text(const char *text, uint64_t cell_size, uint64_t line_size, 
     struct routine_table routines;
     routine_table_init(&routines);
     fixture_parse(text, &events, &routines);
-    fixture_run_events(events.items, events.count, &routines, cell_size, line_size, out);
+    fixture_run_events(events.items, events.count, &routines, cell_size, line_size, 0, out);
     event_list_free(&events);
     routine_table_free(&routines);
 }

@@ -27,11 +27,14 @@ struct run {
     size_t n_activations;
     struct analysis_result *result;
     struct routine_table routines;
+    uint64_t renumberings;       /* timestamp renumberings that happened */
 };
 
-/* Runs the analyses over EVENTS with the given sizes. */
+/* Runs the analyses over EVENTS with the given sizes; TIME_LIMIT is 0 or
+ * a small timestamp range that forces renumbering. */
 void fixture_run_events(const struct event *events, size_t n, const struct routine_table *routines,
-                        uint64_t cell_size, uint64_t line_size, struct run *out);
+                        uint64_t cell_size, uint64_t line_size, uint64_t time_limit,
+                        struct run *out);
 
 /* Parses and runs TEXT. */
 void fixture_run_text(const char *text, uint64_t cell_size, uint64_t line_size, struct run *out);

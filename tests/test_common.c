@@ -45,7 +45,7 @@ static void u64map_against_array(void)
 static void shadow_map_slots(void)
 {
     struct shadow_map m;
-    shadow_map_init(&m);
+    shadow_map_init(&m, 1);
     uint64_t *a = shadow_map_slot(&m, 5);
     *a = 11;
     uint64_t *b = shadow_map_slot(&m, UINT64_MAX);

@@ -25,7 +25,7 @@ static struct analysis_result *random_result(uint64_t seed, uint64_t cell, uint6
     routine_table_intern_addr(&routines, 0xdeadbeef, &id);
     random_trace(seed, &shape, &events, &routines);
     struct run run;
-    fixture_run_events(events.items, events.count, &routines, cell, line, &run);
+    fixture_run_events(events.items, events.count, &routines, cell, line, 0, &run);
     struct analysis_result *r = run.result;
     run.result = NULL;
     run_free(&run);

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The README's second command (and CI's): installs what is missing, builds,
-# runs the whole test suite, then the unit tests again under AddressSanitizer
+# runs the whole test suite, then the unit and CLI tests again under AddressSanitizer
 # and UndefinedBehaviorSanitizer.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -8,4 +8,4 @@ bash tools/install-deps.sh
 bash tools/build.sh build
 (cd build && ctest --output-on-failure -j "$(nproc)")
 bash tools/build.sh build-asan -DTRMS_SANITIZE=ON
-(cd build-asan && ctest --output-on-failure -j "$(nproc)" -L unit)
+(cd build-asan && ctest --output-on-failure -j "$(nproc)" -L "unit|cli")

@@ -1,0 +1,292 @@
+/* trms-bench: throughput and memory of the analyses on a large synthetic
+ * trace (see bench/README.md for the command and the figures).
+ *
+ *   trms-bench MODE [--events N] [--threads T] [--working-set BYTES]
+ *                   [--cell-size N] [--line-size N]
+ *
+ * MODE is input-size (RMS + TRMS + profiles), reuse (global and per-thread
+ * reuse distance), all (both, as `trms analyze` runs them), naive (the fast
+ * analyses and the naive reference side by side on the same prefix, checked
+ * equal), or record DIR (write the trace as a recording, to time
+ * `trms analyze` end to end). Only the analysis is timed: events are
+ * generated in chunks between timed sections. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+
+#include "analyses/analysis.h"
+#include "bench/synthetic_trace.h"
+#include "common/oom.h"
+#include "common/parse_number.h"
+#include "tests/naive_reference.h"
+#include "trace/recording.h"
+#include "trace/trace_writer.h"
+
+#define CHUNK (1u << 20)
+
+struct options {
+    const char *mode;
+    const char *dir;
+    uint64_t events;
+    struct synthetic_shape shape;
+    struct analysis_options analysis;
+};
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static long peak_rss_kib(void)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return ru.ru_maxrss;
+}
+
+/* Distinct cells: one bit per cell of each region the trace can touch. */
+struct cell_census {
+    uint64_t base[64], size[64];
+    uint64_t *bits[64];
+    unsigned regions;
+    unsigned cell_shift;
+};
+
+static void add_region(void *ctx, uint64_t base, uint64_t size)
+{
+    struct cell_census *c = ctx;
+    c->base[c->regions] = base;
+    c->size[c->regions] = size;
+    c->bits[c->regions] = xcalloc((size >> c->cell_shift) / 64 + 2, sizeof(uint64_t));
+    c->regions++;
+}
+
+static void census_access(struct cell_census *c, const struct event *e)
+{
+    for (unsigned r = 0; r < c->regions; r++) {
+        if (e->addr < c->base[r] || e->addr >= c->base[r] + c->size[r])
+            continue;
+        uint64_t first = (e->addr - c->base[r]) >> c->cell_shift;
+        uint64_t last = (e->addr + e->size - 1 - c->base[r]) >> c->cell_shift;
+        for (uint64_t i = first; i <= last; i++)
+            c->bits[r][i / 64] |= 1ull << (i % 64);
+        return;
+    }
+}
+
+static uint64_t census_count(const struct cell_census *c)
+{
+    uint64_t n = 0;
+    for (unsigned r = 0; r < c->regions; r++)
+        for (uint64_t w = 0; w < (c->size[r] >> c->cell_shift) / 64 + 2; w++)
+            n += (uint64_t)__builtin_popcountll(c->bits[r][w]);
+    return n;
+}
+
+static int run_analysis(const struct options *o)
+{
+    struct trms_error err;
+    struct analysis *a = analysis_new(&o->analysis, &err);
+    if (!a) {
+        fprintf(stderr, "trms-bench: %s\n", err.message);
+        return 1;
+    }
+    struct synthetic_trace *trace = synthetic_new(&o->shape);
+    struct cell_census census = {.cell_shift = (unsigned)__builtin_ctzll(o->analysis.cell_size)};
+    synthetic_regions(trace, add_region, &census);
+    struct event *chunk = xmalloc(CHUNK * sizeof *chunk);
+    synthetic_fill(trace, chunk, CHUNK); /* touch the buffer before the baseline */
+    long baseline = peak_rss_kib();
+    synthetic_free(trace);
+    trace = synthetic_new(&o->shape);
+    uint64_t accesses = 0, cell_accesses = 0;
+    double seconds = 0;
+    for (uint64_t done = 0; done < o->events;) {
+        size_t n = o->events - done < CHUNK ? (size_t)(o->events - done) : CHUNK;
+        accesses += synthetic_fill(trace, chunk, n);
+        for (size_t i = 0; i < n; i++)
+            if (event_is_access(chunk[i].type)) {
+                census_access(&census, &chunk[i]);
+                cell_accesses += ((chunk[i].addr + chunk[i].size - 1) >> census.cell_shift) -
+                                 (chunk[i].addr >> census.cell_shift) + 1;
+            }
+        double start = now();
+        for (size_t i = 0; i < n; i++)
+            if (analysis_event(a, &chunk[i], &err) != 0) {
+                fprintf(stderr, "trms-bench: %s\n", err.message);
+                return 1;
+            }
+        seconds += now() - start;
+        done += n;
+    }
+    double start = now();
+    size_t bytes = analysis_bytes(a);
+    struct analysis_result *r = analysis_finish(a, NULL);
+    seconds += now() - start;
+    uint64_t cells = census_count(&census);
+    uint64_t lines = r->reuse_global.cold;
+    printf("mode=%s events=%" PRIu64 " accesses=%" PRIu64 " cell_accesses=%" PRIu64
+           " threads=%u seconds=%.3f accesses_per_s=%.1fM heap_mib=%.1f rss_growth_mib=%.1f"
+           " distinct_cells=%" PRIu64 " distinct_lines=%" PRIu64 " heap_bytes_per_cell=%.1f"
+           " heap_bytes_per_line=%.1f\n",
+           o->mode, o->events, accesses, cell_accesses, o->shape.threads, seconds,
+           (double)accesses / seconds / 1e6, (double)bytes / (1 << 20),
+           (double)(peak_rss_kib() - baseline) / 1024, cells, lines,
+           (double)bytes / (double)(cells ? cells : 1), (double)bytes / (double)(lines ? lines : 1));
+    analysis_result_free(r);
+    analysis_free(a);
+    synthetic_free(trace);
+    free(chunk);
+    for (unsigned i = 0; i < census.regions; i++)
+        free(census.bits[i]);
+    return 0;
+}
+
+/* The same prefix through the fast analyses and the naive reference. */
+static int run_naive(const struct options *o)
+{
+    struct synthetic_trace *trace = synthetic_new(&o->shape);
+    struct event *events = xmalloc(o->events * sizeof *events);
+    uint64_t accesses = synthetic_fill(trace, events, (size_t)o->events);
+    struct trms_error err;
+    double start = now();
+    struct analysis *a = analysis_new(&o->analysis, &err);
+    for (uint64_t i = 0; i < o->events; i++)
+        analysis_event(a, &events[i], &err);
+    struct analysis_result *r = analysis_finish(a, NULL);
+    double fast = now() - start;
+    start = now();
+    struct naive_result naive;
+    int rc = naive_analyze(events, (size_t)o->events, o->analysis.cell_size,
+                           o->analysis.line_size, &naive);
+    double slow = now() - start;
+    int same = rc == 0 && r->reuse_global.cold == naive.global.cold &&
+               r->reuse_global.accesses == naive.global.accesses &&
+               r->activations == naive.n_activations;
+    printf("mode=naive events=%" PRIu64 " accesses=%" PRIu64 " fast_seconds=%.3f"
+           " naive_seconds=%.3f speedup=%.0fx agree=%s\n",
+           o->events, accesses, fast, slow, slow / fast, same ? "yes" : "NO");
+    if (rc == 0)
+        naive_result_free(&naive);
+    analysis_result_free(r);
+    analysis_free(a);
+    synthetic_free(trace);
+    free(events);
+    return same ? 0 : 1;
+}
+
+/* Writes the trace as a recording, as an engine would. */
+static int run_record(const struct options *o)
+{
+    struct trms_error err;
+    char *staging;
+    if (recording_stage(o->dir, &staging, &err) != 0) {
+        fprintf(stderr, "trms-bench: %s\n", err.message);
+        return 1;
+    }
+    struct routine_table routines;
+    routine_table_init(&routines);
+    for (unsigned r = 0; r < o->shape.routines; r++) {
+        char name[32];
+        uint32_t id;
+        int len = snprintf(name, sizeof name, "routine_%u", r);
+        routine_table_intern_name(&routines, name, (size_t)len, &id);
+    }
+    char *path = recording_file(staging, RECORDING_EVENTS);
+    struct trace_writer *w = trace_writer_create(path, &err);
+    free(path);
+    struct synthetic_trace *trace = synthetic_new(&o->shape);
+    struct event *chunk = xmalloc(CHUNK * sizeof *chunk);
+    int rc = w ? 0 : -1;
+    for (uint64_t done = 0; rc == 0 && done < o->events;) {
+        size_t n = o->events - done < CHUNK ? (size_t)(o->events - done) : CHUNK;
+        synthetic_fill(trace, chunk, n);
+        for (size_t i = 0; rc == 0 && i < n; i++)
+            rc = trace_writer_event(w, &chunk[i], &routines, &err);
+        done += n;
+    }
+    if (rc == 0)
+        rc = trace_writer_close(w, &routines, &err);
+    const char *keys[] = {"engine", "source"}, *values[] = {"bench", "synthetic"};
+    if (rc == 0)
+        rc = recording_write_meta(staging, keys, values, 2, &err);
+    if (rc == 0)
+        rc = recording_commit(staging, o->dir, &err);
+    if (rc != 0) {
+        fprintf(stderr, "trms-bench: %s\n", err.message);
+        recording_discard(staging);
+    }
+    free(staging);
+    free(chunk);
+    synthetic_free(trace);
+    routine_table_free(&routines);
+    return rc ? 1 : 0;
+}
+
+static int number(const char *text, uint64_t *out)
+{
+    if (parse_u64_cstr(text, out) != PARSE_NUMBER_OK) {
+        fprintf(stderr, "trms-bench: '%s' is not a number\n", text);
+        return -1;
+    }
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    struct options o = {.events = 100000000,
+                        .shape = {.threads = 4, .working_set = 64u << 20, .routines = 60,
+                                  .seed = 1}};
+    analysis_options_default(&o.analysis);
+    if (argc < 2) {
+        fprintf(stderr, "usage: trms-bench input-size|reuse|all|naive|record DIR [--events N] "
+                        "[--threads T] [--working-set BYTES] [--cell-size N] [--line-size N]\n");
+        return 2;
+    }
+    o.mode = argv[1];
+    int i = 2;
+    if (strcmp(o.mode, "record") == 0) {
+        if (argc < 3)
+            return 2;
+        o.dir = argv[i++];
+    }
+    for (; i + 1 < argc; i += 2) {
+        uint64_t v;
+        if (number(argv[i + 1], &v) != 0)
+            return 2;
+        if (strcmp(argv[i], "--events") == 0)
+            o.events = v;
+        else if (strcmp(argv[i], "--threads") == 0)
+            o.shape.threads = (unsigned)v;
+        else if (strcmp(argv[i], "--working-set") == 0)
+            o.shape.working_set = v;
+        else if (strcmp(argv[i], "--cell-size") == 0)
+            o.analysis.cell_size = v;
+        else if (strcmp(argv[i], "--line-size") == 0)
+            o.analysis.line_size = v;
+        else {
+            fprintf(stderr, "trms-bench: unknown option %s\n", argv[i]);
+            return 2;
+        }
+    }
+    if (strcmp(o.mode, "input-size") == 0)
+        o.analysis.passes = PASS_INPUT_SIZE;
+    else if (strcmp(o.mode, "reuse") == 0)
+        o.analysis.passes = PASS_REUSE;
+    else if (strcmp(o.mode, "all") == 0)
+        o.analysis.passes = PASS_ALL;
+    else if (strcmp(o.mode, "naive") == 0)
+        return run_naive(&o);
+    else if (strcmp(o.mode, "record") == 0)
+        return run_record(&o);
+    else {
+        fprintf(stderr, "trms-bench: unknown mode %s\n", o.mode);
+        return 2;
+    }
+    return run_analysis(&o);
+}
