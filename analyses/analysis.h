@@ -30,8 +30,12 @@ struct analysis_options {
     unsigned passes;      /* enum analysis_pass bits; benchmarks run one alone */
     uint64_t time_limit;  /* 0, or a small timestamp range to make tests
                              exercise the renumbering of input_size.c */
+    unsigned shards;      /* input-size shards, a power of two (1 .. 8) */
+    int threads;          /* run the passes on worker threads */
 };
 
+/* Default sizes, every pass, and 2 shards on worker threads when the
+ * machine has more than one core. */
 void analysis_options_default(struct analysis_options *opt);
 
 struct analysis;
@@ -51,10 +55,9 @@ int analysis_event(struct analysis *a, const struct event *ev, struct trms_error
  * routines from ROUTINES (copied). A finished analysis takes no events. */
 struct analysis_result *analysis_finish(struct analysis *a, const struct routine_table *routines);
 
-/* Heap bytes held by the analyses' data structures. */
+/* After analysis_finish(): heap bytes held by the analyses' data
+ * structures, and how often the input-size pass renumbered its timestamps. */
 size_t analysis_bytes(const struct analysis *a);
-
-/* Times the input-size pass renumbered its timestamps. */
 uint64_t analysis_renumberings(const struct analysis *a);
 
 #endif

@@ -72,8 +72,19 @@ struct thread {
     uint64_t cost;
 };
 
+/* Sharding: with 2^shard_shift shards, each instance owns the cells of
+ * every 2^shard_shift-th group of SHARD_GRAIN consecutive cells and sees
+ * all other events. RMS, TRMS and induced input are sums of per-cell
+ * contributions, so the activations of the shards add up to the exact
+ * whole; each shard can run on its own core. Groups of 16 cells keep a
+ * thread's stack frame and an array's neighbours split evenly. */
+#define SHARD_GRAIN_BITS 4
+#define SHARD_GRAIN_MASK ((UINT64_C(1) << SHARD_GRAIN_BITS) - 1)
+
 struct input_size {
     unsigned cell_shift;
+    unsigned shard;
+    unsigned shard_shift;
     activation_sink sink;
     void *sink_ctx;
     uint64_t count;
@@ -86,10 +97,13 @@ struct input_size {
     struct thread *current;
 };
 
-struct input_size *input_size_new(unsigned cell_shift, activation_sink sink, void *ctx)
+struct input_size *input_size_new(unsigned cell_shift, unsigned shard, unsigned shard_shift,
+                                  activation_sink sink, void *ctx)
 {
     struct input_size *is = xcalloc(1, sizeof *is);
     is->cell_shift = cell_shift;
+    is->shard = shard;
+    is->shard_shift = shard_shift;
     is->sink = sink;
     is->sink_ctx = ctx;
     is->time_limit = DEFAULT_TIME_LIMIT;
@@ -244,12 +258,12 @@ static uint64_t take_over(struct input_size *is, struct thread *t, uint64_t cell
     return shadow_map_peek(&t->evicted, cell);
 }
 
-static inline void read_cell(struct input_size *is, struct thread *t, uint64_t cell)
+/* One read of a cell (RECORD) by T, whose innermost activation is TOP. */
+static inline void read_record(struct input_size *is, struct thread *t, struct frame *top,
+                               uint64_t *record, uint64_t cell)
 {
-    uint64_t *record = shadow_map_slot(&is->cells, cell);
     uint64_t r = *record;
     uint64_t last = OWNER_OF(r) == t->index + 1 ? OWNER_TIME(r) : take_over(is, t, cell, r);
-    struct frame *top = &t->stack[t->top];
     /* Written by another thread or the kernel since this thread's latest
      * access: new input for every pending activation (Figure 11, line 1). */
     int induced = last < WRITE_TIME(r);
@@ -275,51 +289,76 @@ static inline void read_cell(struct input_size *is, struct thread *t, uint64_t c
     *record = WRITE_PART(r) | OWNER_PART(is->count, t->index);
 }
 
-static inline void write_cell(struct input_size *is, struct thread *t, uint64_t cell)
+static inline void write_record(struct input_size *is, struct thread *t, uint64_t *record,
+                                uint64_t cell)
 {
-    uint64_t *record = shadow_map_slot(&is->cells, cell);
     uint64_t r = *record;
     if (OWNER_OF(r) != t->index + 1 && OWNER_OF(r))
         take_over(is, t, cell, r);
     *record = WRITE_BY(is->count, 0) | OWNER_PART(is->count, t->index);
 }
 
+/* Walks the cells of an access that belong to this shard, as runs of
+ * consecutive shard-local indices inside one shard group (and so inside one
+ * shadow chunk, whose size the group size divides). */
+struct cell_runs {
+    uint64_t next;
+    uint64_t last;
+    int done;
+};
+
+static inline int next_run(const struct input_size *is, struct cell_runs *it, uint64_t *local,
+                           unsigned *n)
+{
+    while (!it->done) {
+        uint64_t c = it->next, end = c | SHARD_GRAIN_MASK;
+        if (end >= it->last) {
+            end = it->last;
+            it->done = 1;
+        } else {
+            it->next = end + 1;
+        }
+        if (((c >> SHARD_GRAIN_BITS) & ((UINT64_C(1) << is->shard_shift) - 1)) == is->shard) {
+            *local = ((c >> (SHARD_GRAIN_BITS + is->shard_shift)) << SHARD_GRAIN_BITS) |
+                     (c & SHARD_GRAIN_MASK);
+            *n = (unsigned)(end - c + 1);
+            return 1;
+        }
+    }
+    return 0;
+}
+
 void input_size_access(struct input_size *is, enum event_type type, uint64_t addr,
                        uint64_t size)
 {
     struct thread *t = is->current;
-    uint64_t first = addr >> is->cell_shift;
-    uint64_t last = (addr + size - 1) >> is->cell_shift;
-    switch (type) {
-    case EVENT_READ:
-    case EVENT_KREAD: /* kernelRead(l, t) = read(l, t) (Figure 12) */
-        for (uint64_t c = first;; c++) {
-            read_cell(is, t, c);
-            if (c == last)
-                break;
+    struct frame *top = &t->stack[t->top];
+    struct cell_runs it = {addr >> is->cell_shift, (addr + size - 1) >> is->cell_shift, 0};
+    uint64_t local;
+    unsigned n;
+    /* A write time newer than any thread's latest access makes the next
+     * read of each cell an induced one (Figure 12). Every shard ticks, so
+     * that all keep the same clock. */
+    uint64_t kernel_stamp = type == EVENT_KWRITE ? WRITE_BY(tick(is), 1) : 0;
+    while (next_run(is, &it, &local, &n)) {
+        uint64_t *records = shadow_map_slot(&is->cells, local);
+        switch (type) {
+        case EVENT_READ:
+        case EVENT_KREAD: /* kernelRead(l, t) = read(l, t) (Figure 12) */
+            for (unsigned k = 0; k < n; k++)
+                read_record(is, t, top, records + k, local + k);
+            break;
+        case EVENT_WRITE:
+            for (unsigned k = 0; k < n; k++)
+                write_record(is, t, records + k, local + k);
+            break;
+        case EVENT_KWRITE:
+            for (unsigned k = 0; k < n; k++)
+                records[k] = (records[k] & ~WRITE_PART(~UINT64_C(0))) | kernel_stamp;
+            break;
+        default:
+            return;
         }
-        break;
-    case EVENT_WRITE:
-        for (uint64_t c = first;; c++) {
-            write_cell(is, t, c);
-            if (c == last)
-                break;
-        }
-        break;
-    case EVENT_KWRITE: {
-        /* A write time newer than any thread's latest access makes the
-         * next read of each cell an induced one (Figure 12). */
-        uint64_t stamp = WRITE_BY(tick(is), 1);
-        for (uint64_t c = first;; c++) {
-            uint64_t *record = shadow_map_slot(&is->cells, c);
-            *record = (*record & ~WRITE_PART(~UINT64_C(0))) | stamp;
-            if (c == last)
-                break;
-        }
-        break;
-    }
-    default:
-        break;
     }
 }
 

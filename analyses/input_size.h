@@ -15,8 +15,12 @@
 
 struct input_size;
 
-/* CELL_SHIFT: log2 of the cell size in bytes. */
-struct input_size *input_size_new(unsigned cell_shift, activation_sink sink, void *ctx);
+/* CELL_SHIFT: log2 of the cell size in bytes. The instance computes shard
+ * SHARD of 2^SHARD_SHIFT: its activations carry the RMS, TRMS and induced
+ * input of its share of the cells, and the shards' sum is the whole (cost
+ * and the rest are complete in every shard). */
+struct input_size *input_size_new(unsigned cell_shift, unsigned shard, unsigned shard_shift,
+                                  activation_sink sink, void *ctx);
 void input_size_free(struct input_size *is);
 
 /* Makes the thread with dense index INDEX current; INDEX equal to the number

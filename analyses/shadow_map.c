@@ -1,8 +1,13 @@
 #include "analyses/shadow_map.h"
 
 #include <stdlib.h>
+#include <sys/mman.h>
 
 #include "common/oom.h"
+
+#define FIRST_BLOCK (64u << 10)
+#define LAST_BLOCK (64u << 20)
+#define HUGE_PAGE (2u << 20)
 
 void shadow_map_init(struct shadow_map *map, unsigned words)
 {
@@ -11,21 +16,57 @@ void shadow_map_init(struct shadow_map *map, unsigned words)
     map->word_shift = words == 2 ? 1 : 0;
     u64map_init(&map->directory);
     map->chunks = 0;
-}
-
-static int free_chunk(void *ctx, uint64_t key, uint64_t value)
-{
-    (void)ctx;
-    (void)key;
-    free((void *)(uintptr_t)value);
-    return 0;
+    map->blocks = NULL;
+    map->n_blocks = 0;
+    map->block_used = 0;
 }
 
 void shadow_map_free(struct shadow_map *map)
 {
-    u64map_each(&map->directory, free_chunk, NULL);
+    for (size_t i = 0; i < map->n_blocks; i++)
+        munmap(map->blocks[i].base, map->blocks[i].size);
+    free(map->blocks);
     u64map_free(&map->directory);
     shadow_map_init(map, 1u << map->word_shift);
+}
+
+/* A new block of zeroed memory, twice the previous one; from 2 MiB on,
+ * aligned and marked for huge pages. */
+static void new_block(struct shadow_map *map)
+{
+    size_t size = map->n_blocks ? map->blocks[map->n_blocks - 1].size * 2 : FIRST_BLOCK;
+    if (size > LAST_BLOCK)
+        size = LAST_BLOCK;
+    size_t slack = size >= HUGE_PAGE ? HUGE_PAGE : 0;
+    char *raw = mmap(NULL, size + slack, PROT_READ | PROT_WRITE,
+                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (raw == MAP_FAILED)
+        oom_exit("shadow memory");
+    char *base = raw;
+    if (slack) {
+        base = (char *)(((uintptr_t)raw + HUGE_PAGE - 1) & ~(uintptr_t)(HUGE_PAGE - 1));
+        if (base > raw)
+            munmap(raw, (size_t)(base - raw));
+        if (base + size < raw + size + slack)
+            munmap(base + size, (size_t)(raw + size + slack - (base + size)));
+#ifdef MADV_HUGEPAGE
+        madvise(base, size, MADV_HUGEPAGE);
+#endif
+    }
+    map->blocks = xrealloc(map->blocks, (map->n_blocks + 1) * sizeof *map->blocks);
+    map->blocks[map->n_blocks++] = (struct shadow_block){base, size};
+    map->block_used = 0;
+}
+
+static uint64_t *new_chunk(struct shadow_map *map)
+{
+    size_t bytes = (size_t)SHADOW_CHUNK_CELLS * sizeof(uint64_t) << map->word_shift;
+    if (!map->n_blocks || map->block_used + bytes > map->blocks[map->n_blocks - 1].size)
+        new_block(map);
+    uint64_t *chunk = (uint64_t *)((char *)map->blocks[map->n_blocks - 1].base + map->block_used);
+    map->block_used += bytes;
+    map->chunks++;
+    return chunk;
 }
 
 uint64_t *shadow_map_chunk(struct shadow_map *map, uint64_t number, int create)
@@ -36,11 +77,8 @@ uint64_t *shadow_map_chunk(struct shadow_map *map, uint64_t number, int create)
     }
     int inserted;
     uint64_t *entry = u64map_upsert(&map->directory, number, &inserted);
-    if (inserted) {
-        *entry = (uint64_t)(uintptr_t)xcalloc((size_t)SHADOW_CHUNK_CELLS << map->word_shift,
-                                              sizeof(uint64_t));
-        map->chunks++;
-    }
+    if (inserted)
+        *entry = (uint64_t)(uintptr_t)new_chunk(map);
     return (uint64_t *)(uintptr_t)*entry;
 }
 
@@ -66,6 +104,8 @@ void shadow_map_each_chunk(struct shadow_map *map,
 
 size_t shadow_map_bytes(const struct shadow_map *map)
 {
-    return (map->chunks * SHADOW_CHUNK_CELLS * sizeof(uint64_t) << map->word_shift) +
-           u64map_bytes(&map->directory);
+    size_t bytes = u64map_bytes(&map->directory);
+    for (size_t i = 0; i < map->n_blocks; i++)
+        bytes += map->blocks[i].size;
+    return bytes;
 }

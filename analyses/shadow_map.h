@@ -19,11 +19,20 @@
 
 #define SHADOW_CHUNK_BITS 9
 #define SHADOW_CHUNK_CELLS (1u << SHADOW_CHUNK_BITS)
-#define SHADOW_CACHE_WAYS 8
+#define SHADOW_CACHE_WAYS 64
 
 struct shadow_cache_entry {
     uint64_t number;           /* chunk number */
     uint64_t *chunk;           /* NULL while the entry is empty */
+};
+
+/* Chunks are carved from blocks obtained from the kernel (zeroed). Blocks
+ * double in size; large ones ask for transparent huge pages, because a
+ * shadow memory is accessed as randomly as the program's own memory and TLB
+ * misses would otherwise dominate. */
+struct shadow_block {
+    void *base;
+    size_t size;
 };
 
 struct shadow_map {
@@ -31,6 +40,9 @@ struct shadow_map {
     unsigned word_shift;       /* log2 of the words per record */
     struct u64map directory;   /* chunk number -> chunk address */
     size_t chunks;
+    struct shadow_block *blocks;
+    size_t n_blocks;
+    size_t block_used;         /* bytes handed out from the last block */
 };
 
 /* WORDS per record: 1 or 2. */

@@ -2,14 +2,15 @@
  * trace (see bench/README.md for the command and the figures).
  *
  *   trms-bench MODE [--events N] [--threads T] [--working-set BYTES]
- *                   [--cell-size N] [--line-size N]
+ *                   [--cell-size N] [--line-size N] [--shards N] [--workers 0|1]
  *
  * MODE is input-size (RMS + TRMS + profiles), reuse (global and per-thread
  * reuse distance), all (both, as `trms analyze` runs them), naive (the fast
  * analyses and the naive reference side by side on the same prefix, checked
  * equal), or record DIR (write the trace as a recording, to time
- * `trms analyze` end to end). Only the analysis is timed: events are
- * generated in chunks between timed sections. */
+ * `trms analyze` end to end). Only the analysis is timed: the events are
+ * generated in memory first. --threads is the traced program's; --shards
+ * and --workers choose how the analysis uses this machine's cores. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,7 +26,7 @@
 #include "trace/recording.h"
 #include "trace/trace_writer.h"
 
-#define CHUNK (1u << 20)
+#define CHUNK (1u << 20)   /* events generated at a time when recording */
 
 struct options {
     const char *mode;
@@ -90,58 +91,50 @@ static uint64_t census_count(const struct cell_census *c)
 
 static int run_analysis(const struct options *o)
 {
+    /* Generate everything first: the analysis runs on worker threads, so
+     * only a loop that does nothing else can be timed fairly. */
+    struct synthetic_trace *trace = synthetic_new(&o->shape);
+    struct cell_census census = {.cell_shift = (unsigned)__builtin_ctzll(o->analysis.cell_size)};
+    synthetic_regions(trace, add_region, &census);
+    struct event *events = xmalloc(o->events * sizeof *events);
+    uint64_t accesses = synthetic_fill(trace, events, (size_t)o->events), cell_accesses = 0;
+    for (uint64_t i = 0; i < o->events; i++)
+        if (event_is_access(events[i].type)) {
+            census_access(&census, &events[i]);
+            cell_accesses += ((events[i].addr + events[i].size - 1) >> census.cell_shift) -
+                             (events[i].addr >> census.cell_shift) + 1;
+        }
+    long baseline = peak_rss_kib();
+
     struct trms_error err;
+    double start = now();
     struct analysis *a = analysis_new(&o->analysis, &err);
     if (!a) {
         fprintf(stderr, "trms-bench: %s\n", err.message);
         return 1;
     }
-    struct synthetic_trace *trace = synthetic_new(&o->shape);
-    struct cell_census census = {.cell_shift = (unsigned)__builtin_ctzll(o->analysis.cell_size)};
-    synthetic_regions(trace, add_region, &census);
-    struct event *chunk = xmalloc(CHUNK * sizeof *chunk);
-    synthetic_fill(trace, chunk, CHUNK); /* touch the buffer before the baseline */
-    long baseline = peak_rss_kib();
-    synthetic_free(trace);
-    trace = synthetic_new(&o->shape);
-    uint64_t accesses = 0, cell_accesses = 0;
-    double seconds = 0;
-    for (uint64_t done = 0; done < o->events;) {
-        size_t n = o->events - done < CHUNK ? (size_t)(o->events - done) : CHUNK;
-        accesses += synthetic_fill(trace, chunk, n);
-        for (size_t i = 0; i < n; i++)
-            if (event_is_access(chunk[i].type)) {
-                census_access(&census, &chunk[i]);
-                cell_accesses += ((chunk[i].addr + chunk[i].size - 1) >> census.cell_shift) -
-                                 (chunk[i].addr >> census.cell_shift) + 1;
-            }
-        double start = now();
-        for (size_t i = 0; i < n; i++)
-            if (analysis_event(a, &chunk[i], &err) != 0) {
-                fprintf(stderr, "trms-bench: %s\n", err.message);
-                return 1;
-            }
-        seconds += now() - start;
-        done += n;
-    }
-    double start = now();
-    size_t bytes = analysis_bytes(a);
+    for (uint64_t i = 0; i < o->events; i++)
+        if (analysis_event(a, &events[i], &err) != 0) {
+            fprintf(stderr, "trms-bench: %s\n", err.message);
+            return 1;
+        }
     struct analysis_result *r = analysis_finish(a, NULL);
-    seconds += now() - start;
+    double seconds = now() - start;
+    size_t bytes = analysis_bytes(a);
     uint64_t cells = census_count(&census);
     uint64_t lines = r->reuse_global.cold;
     printf("mode=%s events=%" PRIu64 " accesses=%" PRIu64 " cell_accesses=%" PRIu64
-           " threads=%u seconds=%.3f accesses_per_s=%.1fM heap_mib=%.1f rss_growth_mib=%.1f"
-           " distinct_cells=%" PRIu64 " distinct_lines=%" PRIu64 " heap_bytes_per_cell=%.1f"
-           " heap_bytes_per_line=%.1f\n",
-           o->mode, o->events, accesses, cell_accesses, o->shape.threads, seconds,
-           (double)accesses / seconds / 1e6, (double)bytes / (1 << 20),
-           (double)(peak_rss_kib() - baseline) / 1024, cells, lines,
+           " threads=%u shards=%u workers=%s seconds=%.3f accesses_per_s=%.1fM heap_mib=%.1f"
+           " rss_growth_mib=%.1f distinct_cells=%" PRIu64 " distinct_lines=%" PRIu64
+           " heap_bytes_per_cell=%.1f heap_bytes_per_line=%.1f\n",
+           o->mode, o->events, accesses, cell_accesses, o->shape.threads, o->analysis.shards,
+           o->analysis.threads ? "yes" : "no", seconds, (double)accesses / seconds / 1e6,
+           (double)bytes / (1 << 20), (double)(peak_rss_kib() - baseline) / 1024, cells, lines,
            (double)bytes / (double)(cells ? cells : 1), (double)bytes / (double)(lines ? lines : 1));
     analysis_result_free(r);
     analysis_free(a);
     synthetic_free(trace);
-    free(chunk);
+    free(events);
     for (unsigned i = 0; i < census.regions; i++)
         free(census.bits[i]);
     return 0;
@@ -239,7 +232,7 @@ static int number(const char *text, uint64_t *out)
 
 int main(int argc, char **argv)
 {
-    struct options o = {.events = 100000000,
+    struct options o = {.events = 20000000,
                         .shape = {.threads = 4, .working_set = 64u << 20, .routines = 60,
                                   .seed = 1}};
     analysis_options_default(&o.analysis);
@@ -269,6 +262,10 @@ int main(int argc, char **argv)
             o.analysis.cell_size = v;
         else if (strcmp(argv[i], "--line-size") == 0)
             o.analysis.line_size = v;
+        else if (strcmp(argv[i], "--shards") == 0)
+            o.analysis.shards = (unsigned)v;
+        else if (strcmp(argv[i], "--workers") == 0)
+            o.analysis.threads = v != 0;
         else {
             fprintf(stderr, "trms-bench: unknown option %s\n", argv[i]);
             return 2;

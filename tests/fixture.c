@@ -49,17 +49,12 @@ static void keep_activation(void *ctx, const struct activation *a)
     run->activations[run->n_activations++] = *a;
 }
 
-void fixture_run_events(const struct event *events, size_t n, const struct routine_table *routines,
-                        uint64_t cell_size, uint64_t line_size, uint64_t time_limit,
-                        struct run *out)
+void fixture_run_with(const struct event *events, size_t n, const struct routine_table *routines,
+                      const struct analysis_options *options, struct run *out)
 {
     memset(out, 0, sizeof *out);
     routine_table_copy(&out->routines, routines);
-    struct analysis_options opt;
-    analysis_options_default(&opt);
-    opt.cell_size = cell_size;
-    opt.line_size = line_size;
-    opt.time_limit = time_limit;
+    struct analysis_options opt = *options;
     struct trms_error err;
     struct analysis *a = analysis_new(&opt, &err);
     if (!a) {
@@ -72,9 +67,21 @@ void fixture_run_events(const struct event *events, size_t n, const struct routi
             fprintf(stderr, "event %zu rejected: %s\n", i, err.message);
             exit(2);
         }
-    out->renumberings = analysis_renumberings(a);
     out->result = analysis_finish(a, routines);
+    out->renumberings = analysis_renumberings(a);
     analysis_free(a);
+}
+
+void fixture_run_events(const struct event *events, size_t n, const struct routine_table *routines,
+                        uint64_t cell_size, uint64_t line_size, uint64_t time_limit,
+                        struct run *out)
+{
+    struct analysis_options opt;
+    analysis_options_default(&opt);
+    opt.cell_size = cell_size;
+    opt.line_size = line_size;
+    opt.time_limit = time_limit;
+    fixture_run_with(events, n, routines, &opt, out);
 }
 
 void fixture_run_text(const char *text, uint64_t cell_size, uint64_t line_size, struct run *out)

@@ -36,6 +36,11 @@ void fixture_run_events(const struct event *events, size_t n, const struct routi
                         uint64_t cell_size, uint64_t line_size, uint64_t time_limit,
                         struct run *out);
 
+/* The same with every analysis option given. */
+struct analysis_options;
+void fixture_run_with(const struct event *events, size_t n, const struct routine_table *routines,
+                      const struct analysis_options *options, struct run *out);
+
 /* Parses and runs TEXT. */
 void fixture_run_text(const char *text, uint64_t cell_size, uint64_t line_size, struct run *out);
 

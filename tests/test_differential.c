@@ -8,6 +8,7 @@
  * lines push the reuse stacks through many renumberings. */
 #include <stdlib.h>
 
+#include "analyses/analysis.h"
 #include "common/oom.h"
 #include "tests/check.h"
 #include "tests/fixture.h"
@@ -116,11 +117,11 @@ static void check_profiles(uint64_t seed, uint64_t cell, uint64_t line, const st
 static uint64_t renumberings;
 
 static void compare(uint64_t seed, const struct event_list *events,
-                    const struct routine_table *routines, uint64_t cell, uint64_t line,
-                    uint64_t time_limit)
+                    const struct routine_table *routines, const struct analysis_options *opt)
 {
+    uint64_t cell = opt->cell_size, line = opt->line_size;
     struct run run;
-    fixture_run_events(events->items, events->count, routines, cell, line, time_limit, &run);
+    fixture_run_with(events->items, events->count, routines, opt, &run);
     renumberings += run.renumberings;
     struct naive_result naive;
     if (naive_analyze(events->items, events->count, cell, line, &naive) != 0) {
@@ -163,9 +164,11 @@ static void compare(uint64_t seed, const struct event_list *events,
     run_free(&run);
 }
 
-/* Each trace runs twice: with the full timestamp range, and with a range so
- * small that the timestamps are renumbered (Figure 13) every few dozen
- * calls; both must equal the reference. */
+/* Each trace runs in several configurations, all of which must equal the
+ * reference: one shard on the calling thread with the full timestamp range;
+ * two shards on worker threads with a range so small that the timestamps
+ * are renumbered (Figure 13) every few dozen calls; and, for some, four
+ * shards without threads. */
 static void random_case(uint64_t seed, const struct random_trace_shape *shape, uint64_t cell,
                         uint64_t line)
 {
@@ -173,18 +176,35 @@ static void random_case(uint64_t seed, const struct random_trace_shape *shape, u
     struct routine_table routines;
     routine_table_init(&routines);
     random_trace(seed, shape, &events, &routines);
-    compare(seed, &events, &routines, cell, line, 0);
+    struct analysis_options opt;
+    analysis_options_default(&opt);
+    opt.cell_size = cell;
+    opt.line_size = line;
+    opt.shards = 1;
+    opt.threads = 0;
+    compare(seed, &events, &routines, &opt);
     /* Renumbering needs room for 3 slots per pending activation. */
     uint64_t most_pending = (uint64_t)shape->threads * (shape->max_depth + 1);
-    compare(seed, &events, &routines, cell, line, 3 * most_pending + 8 + seed % 16);
+    opt.time_limit = 3 * most_pending + 8 + seed % 16;
+    opt.shards = 2;
+    opt.threads = 1;
+    compare(seed, &events, &routines, &opt);
+    if (seed % 4 == 0) {
+        opt.shards = 4;
+        opt.threads = 0;
+        opt.time_limit = 0;
+        compare(seed, &events, &routines, &opt);
+    }
     event_list_free(&events);
     routine_table_free(&routines);
 }
 
 int main(int argc, char **argv)
 {
-    /* Optional argument: how many short traces (default 4000). */
-    unsigned traces = argc > 1 ? (unsigned)atoi(argv[1]) : 4000;
+    /* How many short traces: the argument, else TRMS_DIFFERENTIAL_TRACES,
+     * else 4000. */
+    const char *env = getenv("TRMS_DIFFERENTIAL_TRACES");
+    unsigned traces = argc > 1 ? (unsigned)atoi(argv[1]) : env ? (unsigned)atoi(env) : 4000;
     for (uint64_t seed = 1; seed <= traces; seed++) {
         uint64_t rng = seed;
         struct random_trace_shape shape = {
