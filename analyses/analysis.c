@@ -31,11 +31,13 @@
 #define RING 4
 #define MAX_SHARDS 8
 
+/* 16 bytes, because batches travel between cores. */
 struct batch_event {
+    uint64_t value;  /* memory events: address; EVENT_CALL: routine;
+                        EVENT_COST: instructions; EVENT_THREAD: tid */
+    uint32_t size;   /* memory events: bytes (at most 2^32, checked);
+                        EVENT_THREAD: dense thread index */
     uint8_t type;
-    uint32_t arg;   /* EVENT_THREAD: dense thread index; EVENT_CALL: routine */
-    uint64_t addr;  /* memory events; EVENT_THREAD: the tid */
-    uint64_t size;  /* memory events: bytes; EVENT_COST: instructions */
 };
 
 struct activation_list {
@@ -148,19 +150,19 @@ static void run_input_size(struct job *job, const struct batch *b)
         const struct batch_event *e = &b->events[i];
         switch (e->type) {
         case EVENT_THREAD:
-            input_size_switch(is, e->arg, (uint32_t)e->addr);
+            input_size_switch(is, e->size, (uint32_t)e->value);
             break;
         case EVENT_CALL:
-            input_size_call(is, e->arg);
+            input_size_call(is, (uint32_t)e->value);
             break;
         case EVENT_RETURN:
             input_size_return(is); /* validated by the caller */
             break;
         case EVENT_COST:
-            input_size_cost(is, e->size);
+            input_size_cost(is, e->value);
             break;
         default:
-            input_size_access(is, (enum event_type)e->type, e->addr, e->size);
+            input_size_access(is, (enum event_type)e->type, e->value, e->size);
             break;
         }
     }
@@ -174,16 +176,16 @@ static void run_reuse(struct job *job, const struct batch *b, int per_thread)
     for (size_t i = 0; i < b->count; i++) {
         const struct batch_event *e = &b->events[i];
         if (e->type == EVENT_THREAD && per_thread) {
-            if (e->arg == job->n_per_thread) {
+            if (e->size == job->n_per_thread) {
                 job->per_thread = xrealloc(job->per_thread,
                                            (job->n_per_thread + 1) * sizeof *job->per_thread);
                 job->per_thread[job->n_per_thread++] = reuse_distance_new();
             }
-            job->current = job->per_thread[e->arg];
+            job->current = job->per_thread[e->size];
         }
         if (e->type != EVENT_READ && e->type != EVENT_WRITE)
             continue; /* the kernel's accesses are no reuse */
-        uint64_t first = e->addr >> shift, last = (e->addr + e->size - 1) >> shift;
+        uint64_t first = e->value >> shift, last = (e->value + e->size - 1) >> shift;
         for (uint64_t line = first;; line++) {
             reuse_distance_access(job->current, line);
             if (line == last)
@@ -454,7 +456,8 @@ int analysis_event(struct analysis *a, const struct event *ev, struct trms_error
 {
     if ((unsigned)ev->type >= EVENT_TYPE_COUNT)
         return error_set(err, "unknown event type %d", (int)ev->type);
-    struct batch_event be = {.type = (uint8_t)ev->type, .addr = ev->addr, .size = ev->size};
+    struct batch_event be = {.type = (uint8_t)ev->type, .value = ev->addr,
+                             .size = (uint32_t)ev->size};
     uint32_t t = a->current_index;
     switch (ev->type) {
     case EVENT_THREAD:
@@ -462,14 +465,14 @@ int analysis_event(struct analysis *a, const struct event *ev, struct trms_error
         if (a->has_thread && ev->tid == a->tids[t])
             return 0; /* not a switch */
         a->has_thread = 1;
-        a->current_index = be.arg = thread_index_of(a, ev->tid);
-        be.addr = ev->tid;
+        a->current_index = be.size = thread_index_of(a, ev->tid);
+        be.value = ev->tid;
         break;
     case EVENT_CALL:
         if (!a->has_thread)
             break;
         a->depth[t]++;
-        be.arg = ev->routine;
+        be.value = ev->routine;
         break;
     case EVENT_RETURN:
         if (a->has_thread && a->depth[t]-- == 0) {
@@ -483,6 +486,7 @@ int analysis_event(struct analysis *a, const struct event *ev, struct trms_error
                              a->tids[t]);
         if (a->has_thread)
             a->cost[t] += ev->size;
+        be.value = ev->size;
         break;
     default:
         if (ev->size == 0 || ev->size > EVENT_MAX_ACCESS_SIZE || ev->addr + (ev->size - 1) < ev->addr)

@@ -119,9 +119,14 @@ static void activation(struct synthetic_trace *s, unsigned t, unsigned depth)
     case 3: { /* read(2) into a buffer and parse it, or format and write(2) */
         uint64_t buf = IO_BASE + t * IO_SPAN, len = 512 + below(s, 3584);
         if (below(s, 2)) {
+            /* Parsed a byte at a time, or a word at a time. */
+            uint64_t step = below(s, 2) ? 1 : 8;
             push(s, EVENT_KWRITE, buf, len);
-            for (uint64_t i = 0; i < len; i += 8)
-                push(s, EVENT_READ, buf + i, 8);
+            for (uint64_t i = 0; i < len; i += step) {
+                push(s, EVENT_READ, buf + i, step);
+                if (step == 1 && i % 16 == 15)
+                    push(s, EVENT_WRITE, sp + 56, 8); /* a token found */
+            }
         } else {
             for (uint64_t i = 0; i < len; i += 8)
                 push(s, EVENT_WRITE, buf + i, 8);

@@ -235,7 +235,7 @@ static void malformed_text(void)
         {"kread 0x10000000000000000 1\n",
          "t.txt:1: address 0x10000000000000000 does not fit in 64 bits"},
         {"kwrite 5 0\n", "t.txt:1: kwrite of 0 bytes"},
-        {"read 5 0x100000001\n", "t.txt:1: read of more than 4 GiB"},
+        {"read 5 0x100000000\n", "t.txt:1: read of 4 GiB or more"},
         {"read 0xffffffffffffffff 2\n", "t.txt:1: read runs past the end of the address space"},
         {"thread 4294967296\n", "t.txt:1: thread id 4294967296 does not fit in 32 bits"},
         {"thread\n", "t.txt:1: thread needs a number"},

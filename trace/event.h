@@ -36,7 +36,7 @@ static inline int event_is_access(enum event_type type)
 /* The text format's keyword of each event type ("read", "kwrite", ...). */
 const char *event_type_name(enum event_type type);
 
-/* Largest access the trace formats accept: a `rep movs` of 4 GiB. */
-#define EVENT_MAX_ACCESS_SIZE (UINT64_C(1) << 32)
+/* Largest access the trace formats accept: a `rep movs` of 4 GiB - 1. */
+#define EVENT_MAX_ACCESS_SIZE UINT64_C(0xffffffff)
 
 #endif

@@ -150,7 +150,7 @@ static int parse_operands(struct parser *p, size_t k, const char *cursor, struct
         if (ev->size == 0)
             return fail(p, err, "%s of 0 bytes", keywords[k].keyword);
         if (ev->size > EVENT_MAX_ACCESS_SIZE)
-            return fail(p, err, "%s of more than 4 GiB", keywords[k].keyword);
+            return fail(p, err, "%s of 4 GiB or more", keywords[k].keyword);
         if (ev->addr + (ev->size - 1) < ev->addr)
             return fail(p, err, "%s runs past the end of the address space",
                         keywords[k].keyword);

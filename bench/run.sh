@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# Runs the analysis benchmarks and prints the tables of bench/README.md.
+#
+#   bash bench/run.sh [EVENTS]      (default 20000000 events per run)
+#
+# Every configuration runs REPEAT times (default 5); the table gives the
+# median and the best accesses/s, since this machine's timings vary from run
+# to run. Builds first (build/), like the README's commands.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+events=${1:-20000000}
+repeat=${REPEAT:-5}
+bash tools/build.sh build
+bench=build/bench/trms-bench
+trms=build/bin/trms
+out=$(mktemp -d /tmp/trms-bench.XXXXXX)
+trap 'rm -rf "$out"' EXIT
+
+field() { grep -o "$1=[^ ]*" | head -1 | cut -d= -f2; }
+
+# summary MODE ARGS...: one table row from REPEAT runs of trms-bench.
+summary() {
+    local mode=$1 ws=$2
+    shift 2
+    local rates=() line=""
+    for _ in $(seq "$repeat"); do
+        line=$("$bench" "$mode" --events "$events" --working-set "$ws" "$@")
+        rates+=("$(echo "$line" | field accesses_per_s | tr -d M)")
+    done
+    python3 - "$mode" "$ws" "$line" "$*" "${rates[@]}" <<'PY'
+import statistics, sys
+mode, ws, line, extra, rates = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4], [float(r) for r in sys.argv[5:]]
+f = dict(kv.split("=", 1) for kv in line.split())
+per = f["heap_bytes_per_cell"] if mode == "input-size" else f["heap_bytes_per_line"]
+unit = "cell" if mode == "input-size" else "line"
+print(f"| {mode} {extra} | {ws >> 20 or ws / 1048576:g} MiB | {f['accesses']} | "
+      f"{statistics.median(rates):.1f} | {max(rates):.1f} | {f['heap_mib']} | {per} B/{unit} |")
+PY
+}
+
+echo "Machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs); $(date -u +%Y-%m-%d)"
+echo
+echo "### Analyses alone ($events events per run, $repeat runs, 4 program threads, cell 4 B, line 64 B)"
+echo
+echo "| passes | working set | accesses | median M accesses/s | best M accesses/s | heap MiB | heap per distinct |"
+echo "|---|---|---|---|---|---|---|"
+for ws in 1048576 8388608 67108864; do
+    summary input-size "$ws"
+    summary input-size "$ws" --workers 0 --shards 1
+    summary reuse "$ws"
+    summary reuse "$ws" --workers 0
+    summary all "$ws"
+done
+
+echo
+echo "### Against the naive reference (same prefix, checked equal)"
+echo
+echo "| events | accesses | trms s | naive s | ratio |"
+echo "|---|---|---|---|---|"
+for n in 50000 200000; do
+    line=$("$bench" naive --events "$n" --working-set 1048576)
+    echo "| $n | $(echo "$line" | field accesses) | $(echo "$line" | field fast_seconds) |" \
+         "$(echo "$line" | field naive_seconds) | $(echo "$line" | field speedup) |"
+done
+
+echo
+echo "### End to end: trms analyze of a recording (decode, every pass, store)"
+echo
+echo "| events | accesses | file MiB | wall s | M accesses/s | peak RSS MiB |"
+echo "|---|---|---|---|---|---|"
+"$bench" record "$out/rec" --events "$events" --working-set 8388608
+python3 - "$trms" "$out/rec" <<'PY'
+import re, resource, subprocess, sys, time, os
+start = time.time()
+done = subprocess.run([sys.argv[1], "analyze", sys.argv[2]], capture_output=True, text=True, check=True)
+wall = time.time() - start
+rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+m = re.search(r"(\d+) events \((\d+) memory accesses\)", done.stdout)
+size = os.path.getsize(os.path.join(sys.argv[2], "events.trms")) / 2**20
+print(f"| {m.group(1)} | {m.group(2)} | {size:.0f} | {wall:.2f} | {int(m.group(2)) / wall / 1e6:.1f} | {rss:.0f} |")
+PY
