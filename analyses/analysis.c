@@ -2,12 +2,12 @@
 
 #include <inttypes.h>
 #include <pthread.h>
-#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "analyses/batch_event.h"
 #include "analyses/input_size.h"
 #include "analyses/profiles.h"
 #include "analyses/reuse_distance.h"
@@ -21,24 +21,16 @@
  * reuse stack, and the per-thread reuse stacks. Jobs only read the batch
  * and their own state, so they can run on separate cores; every job sees
  * every batch in order, so the results do not depend on the schedule. The
- * jobs are dealt into one group per core: the calling thread runs group 0
- * on each batch it publishes, a worker thread runs each other group, so
- * there are never more busy threads than cores. The shards' partial
- * activations are added up, in completion order, when a batch has been
- * processed by every group, and only then reach the profiles and the
- * caller's sink. */
+ * jobs are dealt into one group per core, each run by a worker thread; the
+ * calling thread only validates and batches, which is light, and waits when
+ * the workers are RING batches behind. Without workers (one core, or
+ * threads off) the calling thread runs the single group itself. The
+ * shards' partial activations are added up, in completion order, when a
+ * batch has been processed by every group, and only then reach the
+ * profiles and the caller's sink. */
 #define BATCH_EVENTS 16384
-#define RING 4
+#define RING 16
 #define MAX_SHARDS 8
-
-/* 16 bytes, because batches travel between cores. */
-struct batch_event {
-    uint64_t value;  /* memory events: address; EVENT_CALL: routine;
-                        EVENT_COST: instructions; EVENT_THREAD: tid */
-    uint32_t size;   /* memory events: bytes (at most 2^32, checked);
-                        EVENT_THREAD: dense thread index */
-    uint8_t type;
-};
 
 struct activation_list {
     struct activation *items;
@@ -99,9 +91,12 @@ struct analysis {
     uint64_t merged_seq;                       /* batches before it are merged */
     struct job *jobs;
     unsigned n_jobs;
-    unsigned n_groups;                         /* 1 + worker threads */
-    pthread_t workers[MAX_SHARDS + 2];
-    unsigned worker_groups[MAX_SHARDS + 2];    /* the group each runs */
+    unsigned n_groups;                         /* worker threads, or 1 */
+    struct worker {
+        struct analysis *a;
+        unsigned group;
+        pthread_t thread;
+    } workers[MAX_SHARDS + 2];
     int threaded;
     int finished;
     int discard;                               /* abandoned: merge nothing */
@@ -117,6 +112,7 @@ void analysis_options_default(struct analysis_options *opt)
     opt->line_size = ANALYSIS_DEFAULT_LINE_SIZE;
     opt->passes = PASS_ALL;
     opt->time_limit = 0;
+    opt->reuse_window = 0;
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     opt->shards = cores > 1 ? 2 : 1;
     opt->threads = cores > 1;
@@ -145,29 +141,9 @@ static void keep_partial(void *ctx, const struct activation *act)
 
 static void run_input_size(struct job *job, const struct batch *b)
 {
-    struct input_size *is = job->input_size;
-    for (size_t i = 0; i < b->count; i++) {
-        const struct batch_event *e = &b->events[i];
-        switch (e->type) {
-        case EVENT_THREAD:
-            input_size_switch(is, e->size, (uint32_t)e->value);
-            break;
-        case EVENT_CALL:
-            input_size_call(is, (uint32_t)e->value);
-            break;
-        case EVENT_RETURN:
-            input_size_return(is); /* validated by the caller */
-            break;
-        case EVENT_COST:
-            input_size_cost(is, e->value);
-            break;
-        default:
-            input_size_access(is, (enum event_type)e->type, e->value, e->size);
-            break;
-        }
-    }
+    input_size_run(job->input_size, b->events, b->count);
     if (b->final)
-        input_size_finish(is);
+        input_size_finish(job->input_size);
 }
 
 static void run_reuse(struct job *job, const struct batch *b, int per_thread)
@@ -179,18 +155,14 @@ static void run_reuse(struct job *job, const struct batch *b, int per_thread)
             if (e->size == job->n_per_thread) {
                 job->per_thread = xrealloc(job->per_thread,
                                            (job->n_per_thread + 1) * sizeof *job->per_thread);
-                job->per_thread[job->n_per_thread++] = reuse_distance_new();
+                job->per_thread[job->n_per_thread++] =
+                    reuse_distance_new(job->a->options.reuse_window);
             }
             job->current = job->per_thread[e->size];
         }
         if (e->type != EVENT_READ && e->type != EVENT_WRITE)
             continue; /* the kernel's accesses are no reuse */
-        uint64_t first = e->value >> shift, last = (e->value + e->size - 1) >> shift;
-        for (uint64_t line = first;; line++) {
-            reuse_distance_access(job->current, line);
-            if (line == last)
-                break;
-        }
+        reuse_distance_lines(job->current, e->value >> shift, (e->value + e->size - 1) >> shift);
     }
 }
 
@@ -217,18 +189,17 @@ static void run_group(struct analysis *a, unsigned group, struct batch *b)
             run_job(&a->jobs[j], b);
 }
 
-static void *worker(void *arg)
+static void *work(void *arg)
 {
-    unsigned *group = arg;
-    struct analysis *a = (struct analysis *)((char *)(group - *group) -
-                                             offsetof(struct analysis, worker_groups));
+    struct worker *w = arg;
+    struct analysis *a = w->a;
     for (uint64_t seq = 0;; seq++) {
         pthread_mutex_lock(&a->lock);
         while (a->published_seq <= seq)
             pthread_cond_wait(&a->published, &a->lock);
         struct batch *b = &a->ring[seq % RING];
         pthread_mutex_unlock(&a->lock);
-        run_group(a, *group, b);
+        run_group(a, w->group, b);
         int final = b->final;
         pthread_mutex_lock(&a->lock);
         if (--b->pending == 0)
@@ -295,14 +266,15 @@ static void publish(struct analysis *a, int final)
     struct batch *b = &a->ring[a->next_seq % RING];
     b->final = final;
     b->seq = a->next_seq;
-    b->pending = a->n_groups - 1;
+    b->pending = a->threaded ? a->n_groups : 0;
     if (a->threaded) {
         pthread_mutex_lock(&a->lock);
         a->published_seq = b->seq + 1;
         pthread_cond_broadcast(&a->published);
         pthread_mutex_unlock(&a->lock);
     }
-    run_group(a, 0, b);
+    if (!a->threaded)
+        run_group(a, 0, b);
     a->next_seq++;
     if (a->next_seq >= RING && a->merged_seq <= a->next_seq - RING)
         retire(a, a->next_seq - RING); /* the slot about to be refilled */
@@ -323,7 +295,7 @@ static void add_job(struct analysis *a, enum job_kind kind, unsigned shard)
         if (a->options.time_limit)
             input_size_set_time_limit(job->input_size, a->options.time_limit);
     } else if (kind == JOB_REUSE_GLOBAL) {
-        job->global = job->current = reuse_distance_new();
+        job->global = job->current = reuse_distance_new(a->options.reuse_window);
     }
 }
 
@@ -367,14 +339,14 @@ struct analysis *analysis_new(const struct analysis_options *opt, struct trms_er
         a->n_groups = 1;
     for (unsigned j = 0; j < a->n_jobs; j++)
         a->jobs[j].group = j % a->n_groups;
-    a->threaded = a->n_groups > 1;
+    a->threaded = opt->threads && cores > 1 && a->n_jobs > 0;
     if (a->threaded) {
         pthread_mutex_init(&a->lock, NULL);
         pthread_cond_init(&a->published, NULL);
         pthread_cond_init(&a->done, NULL);
-        for (unsigned g = 1; g < a->n_groups; g++) {
-            a->worker_groups[g] = g;
-            if (pthread_create(&a->workers[g], NULL, worker, &a->worker_groups[g]) != 0)
+        for (unsigned g = 0; g < a->n_groups; g++) {
+            a->workers[g] = (struct worker){.a = a, .group = g};
+            if (pthread_create(&a->workers[g].thread, NULL, work, &a->workers[g]) != 0)
                 oom_exit("worker thread");
         }
     }
@@ -389,8 +361,8 @@ static void stop_workers(struct analysis *a)
     a->discard = 1;
     a->ring[a->next_seq % RING].count = 0; /* an empty final batch */
     publish(a, 1);
-    for (unsigned g = 1; g < a->n_groups; g++)
-        pthread_join(a->workers[g], NULL);
+    for (unsigned g = 0; g < a->n_groups; g++)
+        pthread_join(a->workers[g].thread, NULL);
     a->finished = 1;
 }
 
@@ -527,8 +499,8 @@ struct analysis_result *analysis_finish(struct analysis *a, const struct routine
     publish(a, 1);
     for (uint64_t seq = a->merged_seq; seq < a->next_seq; seq++)
         retire(a, seq);
-    for (unsigned g = 1; g < a->n_groups; g++)
-        pthread_join(a->workers[g], NULL);
+    for (unsigned g = 0; a->threaded && g < a->n_groups; g++)
+        pthread_join(a->workers[g].thread, NULL);
     a->finished = 1;
 
     struct analysis_result *r = xcalloc(1, sizeof *r);

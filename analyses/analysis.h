@@ -30,6 +30,8 @@ struct analysis_options {
     unsigned passes;      /* enum analysis_pass bits; benchmarks run one alone */
     uint64_t time_limit;  /* 0, or a small timestamp range to make tests
                              exercise the renumbering of input_size.c */
+    uint64_t reuse_window; /* 0, or a small first time window to make tests
+                              exercise the renumbering of reuse_distance.c */
     unsigned shards;      /* input-size shards, a power of two (1 .. 8) */
     int threads;          /* run the passes on worker threads */
 };

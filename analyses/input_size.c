@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include "analyses/shadow_map.h"
+#include "common/compiler.h"
 #include "common/oom.h"
 #include "common/u64map.h"
 
@@ -259,7 +260,7 @@ static uint64_t take_over(struct input_size *is, struct thread *t, uint64_t cell
 }
 
 /* One read of a cell (RECORD) by T, whose innermost activation is TOP. */
-static inline void read_record(struct input_size *is, struct thread *t, struct frame *top,
+static ALWAYS_INLINE void read_record(struct input_size *is, struct thread *t, struct frame *top,
                                uint64_t *record, uint64_t cell)
 {
     uint64_t r = *record;
@@ -289,7 +290,7 @@ static inline void read_record(struct input_size *is, struct thread *t, struct f
     *record = WRITE_PART(r) | OWNER_PART(is->count, t->index);
 }
 
-static inline void write_record(struct input_size *is, struct thread *t, uint64_t *record,
+static ALWAYS_INLINE void write_record(struct input_size *is, struct thread *t, uint64_t *record,
                                 uint64_t cell)
 {
     uint64_t r = *record;
@@ -307,7 +308,7 @@ struct cell_runs {
     int done;
 };
 
-static inline int next_run(const struct input_size *is, struct cell_runs *it, uint64_t *local,
+static ALWAYS_INLINE int next_run(const struct input_size *is, struct cell_runs *it, uint64_t *local,
                            unsigned *n)
 {
     while (!it->done) {
@@ -328,36 +329,85 @@ static inline int next_run(const struct input_size *is, struct cell_runs *it, ui
     return 0;
 }
 
-void input_size_access(struct input_size *is, enum event_type type, uint64_t addr,
-                       uint64_t size)
+/* The cells FIRST..LAST, all in one shard group, from the record of the
+ * first (shard-local index LOCAL). */
+static ALWAYS_INLINE void access_run(struct input_size *is, struct thread *t, struct frame *top,
+                              enum event_type type, uint64_t local, unsigned n,
+                              uint64_t kernel_stamp)
+{
+    uint64_t *records = shadow_map_slot(&is->cells, local);
+    switch (type) {
+    case EVENT_READ:
+    case EVENT_KREAD: /* kernelRead(l, t) = read(l, t) (Figure 12) */
+        for (unsigned k = 0; k < n; k++)
+            read_record(is, t, top, records + k, local + k);
+        break;
+    case EVENT_WRITE:
+        for (unsigned k = 0; k < n; k++)
+            write_record(is, t, records + k, local + k);
+        break;
+    case EVENT_KWRITE:
+        for (unsigned k = 0; k < n; k++)
+            records[k] = (records[k] & ~WRITE_PART(~UINT64_C(0))) | kernel_stamp;
+        break;
+    default:
+        break;
+    }
+}
+
+static ALWAYS_INLINE void access(struct input_size *is, enum event_type type, uint64_t addr,
+                          uint64_t size)
 {
     struct thread *t = is->current;
     struct frame *top = &t->stack[t->top];
-    struct cell_runs it = {addr >> is->cell_shift, (addr + size - 1) >> is->cell_shift, 0};
-    uint64_t local;
-    unsigned n;
+    uint64_t first = addr >> is->cell_shift, last = (addr + size - 1) >> is->cell_shift;
     /* A write time newer than any thread's latest access makes the next
      * read of each cell an induced one (Figure 12). Every shard ticks, so
      * that all keep the same clock. */
     uint64_t kernel_stamp = type == EVENT_KWRITE ? WRITE_BY(tick(is), 1) : 0;
-    while (next_run(is, &it, &local, &n)) {
-        uint64_t *records = shadow_map_slot(&is->cells, local);
-        switch (type) {
-        case EVENT_READ:
-        case EVENT_KREAD: /* kernelRead(l, t) = read(l, t) (Figure 12) */
-            for (unsigned k = 0; k < n; k++)
-                read_record(is, t, top, records + k, local + k);
+    uint64_t shard_mask = (UINT64_C(1) << is->shard_shift) - 1;
+    if ((first >> SHARD_GRAIN_BITS) == (last >> SHARD_GRAIN_BITS)) {
+        /* The common case: one group of cells. */
+        if (((first >> SHARD_GRAIN_BITS) & shard_mask) == is->shard)
+            access_run(is, t, top, type,
+                       ((first >> (SHARD_GRAIN_BITS + is->shard_shift)) << SHARD_GRAIN_BITS) |
+                           (first & SHARD_GRAIN_MASK),
+                       (unsigned)(last - first + 1), kernel_stamp);
+        return;
+    }
+    struct cell_runs it = {first, last, 0};
+    uint64_t local;
+    unsigned n;
+    while (next_run(is, &it, &local, &n))
+        access_run(is, t, top, type, local, n, kernel_stamp);
+}
+
+void input_size_access(struct input_size *is, enum event_type type, uint64_t addr,
+                       uint64_t size)
+{
+    access(is, type, addr, size);
+}
+
+void input_size_run(struct input_size *is, const struct batch_event *events, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        const struct batch_event *e = &events[i];
+        switch (e->type) {
+        case EVENT_THREAD:
+            input_size_switch(is, e->size, (uint32_t)e->value);
             break;
-        case EVENT_WRITE:
-            for (unsigned k = 0; k < n; k++)
-                write_record(is, t, records + k, local + k);
+        case EVENT_CALL:
+            input_size_call(is, (uint32_t)e->value);
             break;
-        case EVENT_KWRITE:
-            for (unsigned k = 0; k < n; k++)
-                records[k] = (records[k] & ~WRITE_PART(~UINT64_C(0))) | kernel_stamp;
+        case EVENT_RETURN:
+            input_size_return(is); /* validated by the driver */
+            break;
+        case EVENT_COST:
+            is->current->cost += e->value; /* overflow checked by the driver */
             break;
         default:
-            return;
+            access(is, (enum event_type)e->type, e->value, e->size);
+            break;
         }
     }
 }

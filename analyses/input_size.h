@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "analyses/activation.h"
+#include "analyses/batch_event.h"
 #include "trace/event.h"
 
 struct input_size;
@@ -38,6 +39,10 @@ void input_size_access(struct input_size *is, enum event_type type, uint64_t add
 
 /* Returns -1 when the thread's instruction count would pass 2^64. */
 int input_size_cost(struct input_size *is, uint64_t instructions);
+
+/* The events of a batch, in order (the same as the calls above, with the
+ * access path inlined). */
+void input_size_run(struct input_size *is, const struct batch_event *events, size_t n);
 
 /* Completes every pending activation: threads in order of first
  * appearance, innermost first, each thread's root last. */

@@ -3,10 +3,14 @@
 #include <stdlib.h>
 
 #include "analyses/shadow_map.h"
+#include "common/compiler.h"
 #include "common/oom.h"
 
-/* Smallest time window; also the first one. A multiple of 64. */
-#define MIN_CAPACITY 4096u
+/* Smallest time window by default; also the first one. */
+#define DEFAULT_MIN_WINDOW 65536u
+/* After a renumbering the window holds this many times the live marks, so
+ * renumberings (each O(M log M)) come at most every 7 M accesses. */
+#define WINDOW_FACTOR 8
 /* Distances up to this many time steps are counted by scanning the bitmap
  * directly, which beats the tree for the many short reuses of real code. */
 #define SCAN_LIMIT 512u
@@ -17,6 +21,7 @@ struct reuse_distance {
     uint32_t *tree;          /* Fenwick tree of popcount(marks[w]), 1-based */
     uint64_t words;          /* capacity / 64 */
     uint64_t capacity;       /* times 0 .. capacity-1; time 0 is never used */
+    uint64_t min_capacity;   /* a multiple of 64 */
     uint64_t now;            /* the next time to hand out */
     uint64_t live;           /* distinct lines seen = marks set */
     uint64_t accesses;
@@ -72,11 +77,12 @@ static void allocate_window(struct reuse_distance *rd, uint64_t capacity)
     rd->tree = xcalloc(rd->words + 1, sizeof *rd->tree);
 }
 
-struct reuse_distance *reuse_distance_new(void)
+struct reuse_distance *reuse_distance_new(uint64_t min_window)
 {
     struct reuse_distance *rd = xcalloc(1, sizeof *rd);
     shadow_map_init(&rd->last, 1);
-    allocate_window(rd, MIN_CAPACITY);
+    rd->min_capacity = min_window ? (min_window + 63) / 64 * 64 : DEFAULT_MIN_WINDOW;
+    allocate_window(rd, rd->min_capacity);
     rd->now = 1;
     return rd;
 }
@@ -102,12 +108,12 @@ static void renumber_chunk(void *ctx, uint64_t number, uint64_t *chunk)
 }
 
 /* Time has reached the end of the window: give the live marks the times
- * 1..live, in order, in a window at least twice that size. */
+ * 1..live, in order, in a window WINDOW_FACTOR times that size. */
 static void compact(struct reuse_distance *rd)
 {
     shadow_map_each_chunk(&rd->last, renumber_chunk, rd);
-    uint64_t capacity = MIN_CAPACITY;
-    while (capacity < 2 * (rd->live + 1))
+    uint64_t capacity = rd->min_capacity;
+    while (capacity < WINDOW_FACTOR * (rd->live + 1))
         capacity *= 2;
     allocate_window(rd, capacity);
     for (uint64_t t = 1; t <= rd->live; t++)
@@ -121,23 +127,27 @@ static void compact(struct reuse_distance *rd)
     rd->now = rd->live + 1;
 }
 
-static void count_distance(struct reuse_distance *rd, uint64_t distance)
+static void grow_histogram(struct reuse_distance *rd, uint64_t distance)
 {
-    if (distance >= rd->histogram_capacity) {
-        uint64_t capacity = rd->histogram_capacity ? rd->histogram_capacity : 64;
-        while (capacity <= distance)
-            capacity *= 2;
-        rd->histogram = xrealloc(rd->histogram, capacity * sizeof *rd->histogram);
-        for (uint64_t i = rd->histogram_capacity; i < capacity; i++)
-            rd->histogram[i] = 0;
-        rd->histogram_capacity = capacity;
-    }
+    uint64_t capacity = rd->histogram_capacity ? rd->histogram_capacity : 64;
+    while (capacity <= distance)
+        capacity *= 2;
+    rd->histogram = xrealloc(rd->histogram, capacity * sizeof *rd->histogram);
+    for (uint64_t i = rd->histogram_capacity; i < capacity; i++)
+        rd->histogram[i] = 0;
+    rd->histogram_capacity = capacity;
+}
+
+static ALWAYS_INLINE void count_distance(struct reuse_distance *rd, uint64_t distance)
+{
+    if (distance >= rd->histogram_capacity)
+        grow_histogram(rd, distance);
     rd->histogram[distance]++;
     if (distance >= rd->span)
         rd->span = distance + 1;
 }
 
-void reuse_distance_access(struct reuse_distance *rd, uint64_t line)
+static ALWAYS_INLINE void access_line(struct reuse_distance *rd, uint64_t line)
 {
     rd->accesses++;
     if (rd->now == rd->capacity)
@@ -165,6 +175,20 @@ void reuse_distance_access(struct reuse_distance *rd, uint64_t line)
     rd->marks[now >> 6] |= 1ull << (now & 63);
     *slot = now;
     rd->now = now + 1;
+}
+
+void reuse_distance_access(struct reuse_distance *rd, uint64_t line)
+{
+    access_line(rd, line);
+}
+
+void reuse_distance_lines(struct reuse_distance *rd, uint64_t first, uint64_t last)
+{
+    for (uint64_t line = first;; line++) {
+        access_line(rd, line);
+        if (line == last)
+            break;
+    }
 }
 
 uint64_t reuse_distance_accesses(const struct reuse_distance *rd)

@@ -15,10 +15,15 @@
 
 struct reuse_distance;
 
-struct reuse_distance *reuse_distance_new(void);
+/* MIN_WINDOW: 0 for the default first window, or a small one (rounded up
+ * to 64 times) so that tests renumber often. */
+struct reuse_distance *reuse_distance_new(uint64_t min_window);
 void reuse_distance_free(struct reuse_distance *rd);
 
 void reuse_distance_access(struct reuse_distance *rd, uint64_t line);
+
+/* One access to each of the lines FIRST..LAST, in order. */
+void reuse_distance_lines(struct reuse_distance *rd, uint64_t first, uint64_t last);
 
 uint64_t reuse_distance_accesses(const struct reuse_distance *rd);
 uint64_t reuse_distance_cold(const struct reuse_distance *rd);

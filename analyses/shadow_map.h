@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/compiler.h"
 #include "common/u64map.h"
 
 #define SHADOW_CHUNK_BITS 9
@@ -53,7 +54,7 @@ void shadow_map_free(struct shadow_map *map);
 uint64_t *shadow_map_chunk(struct shadow_map *map, uint64_t number, int create);
 
 /* The record of cell INDEX, created (zero) on first use. */
-static inline uint64_t *shadow_map_slot(struct shadow_map *map, uint64_t index)
+static ALWAYS_INLINE uint64_t *shadow_map_slot(struct shadow_map *map, uint64_t index)
 {
     uint64_t number = index >> SHADOW_CHUNK_BITS;
     struct shadow_cache_entry *e = &map->cache[number % SHADOW_CACHE_WAYS];

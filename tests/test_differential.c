@@ -165,10 +165,11 @@ static void compare(uint64_t seed, const struct event_list *events,
 }
 
 /* Each trace runs in several configurations, all of which must equal the
- * reference: one shard on the calling thread with the full timestamp range;
- * two shards on worker threads with a range so small that the timestamps
- * are renumbered (Figure 13) every few dozen calls; and, for some, four
- * shards without threads. */
+ * reference: one shard on the calling thread with the full timestamp range
+ * and reuse window; two shards on worker threads with a timestamp range so
+ * small that the timestamps are renumbered (Figure 13) every few dozen
+ * calls, and reuse windows so small that the reuse stacks renumber every
+ * few hundred accesses; and, for some, four shards without threads. */
 static void random_case(uint64_t seed, const struct random_trace_shape *shape, uint64_t cell,
                         uint64_t line)
 {
@@ -186,6 +187,7 @@ static void random_case(uint64_t seed, const struct random_trace_shape *shape, u
     /* Renumbering needs room for 3 slots per pending activation. */
     uint64_t most_pending = (uint64_t)shape->threads * (shape->max_depth + 1);
     opt.time_limit = 3 * most_pending + 8 + seed % 16;
+    opt.reuse_window = 64 * (1 + seed % 4);
     opt.shards = 2;
     opt.threads = 1;
     compare(seed, &events, &routines, &opt);
@@ -193,6 +195,7 @@ static void random_case(uint64_t seed, const struct random_trace_shape *shape, u
         opt.shards = 4;
         opt.threads = 0;
         opt.time_limit = 0;
+        opt.reuse_window = 0;
         compare(seed, &events, &routines, &opt);
     }
     event_list_free(&events);

@@ -153,7 +153,7 @@ static void buffered_external_read(unsigned n)
  * -1 stands for a cold access. */
 static void check_distances(const char *lines, const int *expected, size_t n)
 {
-    struct reuse_distance *rd = reuse_distance_new();
+    struct reuse_distance *rd = reuse_distance_new(0);
     for (size_t i = 0; i < n; i++) {
         uint64_t cold = reuse_distance_cold(rd);
         uint64_t before[8];

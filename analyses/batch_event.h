@@ -1,0 +1,17 @@
+/* batch_event: an event as the analysis driver hands it to the passes, in
+ * batches. Validated already, threads numbered densely, 16 bytes because
+ * batches travel between cores. */
+#ifndef TRMS_BATCH_EVENT_H
+#define TRMS_BATCH_EVENT_H
+
+#include <stdint.h>
+
+struct batch_event {
+    uint64_t value;  /* memory events: address; EVENT_CALL: routine;
+                        EVENT_COST: instructions; EVENT_THREAD: tid */
+    uint32_t size;   /* memory events: bytes (at most EVENT_MAX_ACCESS_SIZE);
+                        EVENT_THREAD: dense thread index */
+    uint8_t type;    /* enum event_type */
+};
+
+#endif
