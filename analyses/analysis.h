@@ -57,9 +57,17 @@ int analysis_event(struct analysis *a, const struct event *ev, struct trms_error
  * routines from ROUTINES (copied). A finished analysis takes no events. */
 struct analysis_result *analysis_finish(struct analysis *a, const struct routine_table *routines);
 
-/* After analysis_finish(): heap bytes held by the analyses' data
- * structures, and how often the input-size pass renumbered its timestamps. */
-size_t analysis_bytes(const struct analysis *a);
+/* Heap bytes the analyses hold, by part (after analysis_finish()). */
+struct analysis_memory {
+    size_t input_size;   /* shadow memory and stacks of the RMS/TRMS pass */
+    size_t reuse;        /* reuse stacks, global and per thread */
+    size_t profiles;     /* the profiles being built */
+    size_t engine;       /* batches and bookkeeping */
+};
+void analysis_memory(const struct analysis *a, struct analysis_memory *m);
+
+/* After analysis_finish(): how often the input-size pass renumbered its
+ * timestamps. */
 uint64_t analysis_renumberings(const struct analysis *a);
 
 #endif

@@ -104,8 +104,7 @@ void shadow_map_each_chunk(struct shadow_map *map,
 
 size_t shadow_map_bytes(const struct shadow_map *map)
 {
-    size_t bytes = u64map_bytes(&map->directory);
-    for (size_t i = 0; i < map->n_blocks; i++)
-        bytes += map->blocks[i].size;
-    return bytes;
+    /* Chunks handed out; the rest of the last block is address space. */
+    return (map->chunks * SHADOW_CHUNK_CELLS * sizeof(uint64_t) << map->word_shift) +
+           u64map_bytes(&map->directory) + map->n_blocks * sizeof *map->blocks;
 }

@@ -31,10 +31,14 @@ summary() {
 import statistics, sys
 mode, ws, line, extra, rates = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4], [float(r) for r in sys.argv[5:]]
 f = dict(kv.split("=", 1) for kv in line.split())
-per = f["heap_bytes_per_cell"] if mode == "input-size" else f["heap_bytes_per_line"]
-unit = "cell" if mode == "input-size" else "line"
-print(f"| {mode} {extra} | {ws >> 20 or ws / 1048576:g} MiB | {f['accesses']} | "
-      f"{statistics.median(rates):.1f} | {max(rates):.1f} | {f['heap_mib']} | {per} B/{unit} |")
+shadow = []
+if mode in ("input-size", "all"):
+    shadow.append(f"{f['input_size_mib']} MiB, {f['bytes_per_cell']} B/cell")
+if mode in ("reuse", "all"):
+    shadow.append(f"{f['reuse_mib']} MiB, {f['bytes_per_line']} B/line")
+config = extra.replace("--workers 0", "no workers").replace("--shards 1", "1 shard") or "default"
+print(f"| {mode} | {config} | {ws / 1048576:g} MiB | {f['distinct_cells']} | {f['distinct_lines']} | "
+      f"{statistics.median(rates):.1f} | {max(rates):.1f} | {'; '.join(shadow)} | {f['profiles_mib']} |")
 PY
 }
 
@@ -42,8 +46,8 @@ echo "Machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -
 echo
 echo "### Analyses alone ($events events per run, $repeat runs, 4 program threads, cell 4 B, line 64 B)"
 echo
-echo "| passes | working set | accesses | median M accesses/s | best M accesses/s | heap MiB | heap per distinct |"
-echo "|---|---|---|---|---|---|---|"
+echo "| passes | engine | heap working set | distinct cells | distinct lines | median M accesses/s | best M accesses/s | analysis memory | profiles MiB |"
+echo "|---|---|---|---|---|---|---|---|---|"
 for ws in 1048576 8388608 67108864; do
     summary input-size "$ws"
     summary input-size "$ws" --workers 0 --shards 1

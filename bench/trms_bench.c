@@ -120,17 +120,22 @@ static int run_analysis(const struct options *o)
         }
     struct analysis_result *r = analysis_finish(a, NULL);
     double seconds = now() - start;
-    size_t bytes = analysis_bytes(a);
+    struct analysis_memory mem;
+    analysis_memory(a, &mem);
     uint64_t cells = census_count(&census);
     uint64_t lines = r->reuse_global.cold;
     printf("mode=%s events=%" PRIu64 " accesses=%" PRIu64 " cell_accesses=%" PRIu64
-           " threads=%u shards=%u workers=%s seconds=%.3f accesses_per_s=%.1fM heap_mib=%.1f"
-           " rss_growth_mib=%.1f distinct_cells=%" PRIu64 " distinct_lines=%" PRIu64
-           " heap_bytes_per_cell=%.1f heap_bytes_per_line=%.1f\n",
+           " threads=%u shards=%u workers=%s seconds=%.3f accesses_per_s=%.1fM"
+           " rss_growth_mib=%.1f input_size_mib=%.1f reuse_mib=%.1f profiles_mib=%.1f"
+           " engine_mib=%.1f distinct_cells=%" PRIu64 " distinct_lines=%" PRIu64
+           " bytes_per_cell=%.1f bytes_per_line=%.1f\n",
            o->mode, o->events, accesses, cell_accesses, o->shape.threads, o->analysis.shards,
            o->analysis.threads ? "yes" : "no", seconds, (double)accesses / seconds / 1e6,
-           (double)bytes / (1 << 20), (double)(peak_rss_kib() - baseline) / 1024, cells, lines,
-           (double)bytes / (double)(cells ? cells : 1), (double)bytes / (double)(lines ? lines : 1));
+           (double)(peak_rss_kib() - baseline) / 1024, (double)mem.input_size / (1 << 20),
+           (double)mem.reuse / (1 << 20), (double)mem.profiles / (1 << 20),
+           (double)mem.engine / (1 << 20), cells, lines,
+           (double)mem.input_size / (double)(cells ? cells : 1),
+           (double)mem.reuse / (double)(lines ? lines : 1));
     analysis_result_free(r);
     analysis_free(a);
     synthetic_free(trace);

@@ -1,0 +1,387 @@
+#include "analyses/engine.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "analyses/input_size.h"
+#include "analyses/reuse_distance.h"
+#include "common/oom.h"
+
+#define BATCH_EVENTS 16384
+#define RING 16
+#define MAX_SHARDS ENGINE_MAX_SHARDS
+
+struct activation_list {
+    struct activation *items;
+    size_t count;
+    size_t capacity;
+};
+
+struct batch {
+    struct batch_event *events;
+    size_t count;
+    int final;                                 /* jobs finish after it */
+    struct activation_list out[MAX_SHARDS];    /* per input-size shard */
+    unsigned pending;                          /* worker groups still at it */
+    uint64_t seq;
+};
+
+enum job_kind { JOB_INPUT_SIZE, JOB_REUSE_GLOBAL, JOB_REUSE_THREADS };
+
+struct job {
+    enum job_kind kind;
+    struct engine *e;
+    unsigned group;
+    /* JOB_INPUT_SIZE */
+    unsigned shard;
+    struct input_size *input_size;
+    struct activation_list *out;               /* of the batch being processed */
+    /* JOB_REUSE_* */
+    struct reuse_distance *global;
+    struct reuse_distance **per_thread;        /* by dense thread index */
+    size_t n_per_thread;
+    struct reuse_distance *current;
+};
+
+struct worker {
+    struct engine *e;
+    unsigned group;
+    pthread_t thread;
+};
+
+struct engine {
+    struct engine_config config;
+    activation_sink collect;
+    void *collect_ctx;
+    struct batch ring[RING];
+    uint64_t next_seq;                         /* of the batch being filled */
+    uint64_t merged_seq;                       /* batches before it are merged */
+    struct job jobs[MAX_SHARDS + 2];
+    unsigned n_jobs;
+    unsigned n_groups;                         /* worker threads, or 1 */
+    struct worker workers[MAX_SHARDS + 2];
+    int threaded;
+    int finished;
+    int discard;                               /* abandoned: merge nothing */
+    pthread_mutex_t lock;
+    pthread_cond_t published;
+    pthread_cond_t done;
+    uint64_t published_seq;                    /* batches before it are out */
+};
+
+/* ---- jobs ---- */
+
+static void keep_partial(void *ctx, const struct activation *act)
+{
+    struct job *job = ctx;
+    struct activation_list *l = job->out;
+    if (l->count == l->capacity) {
+        l->capacity = l->capacity ? l->capacity * 2 : 256;
+        l->items = xrealloc(l->items, l->capacity * sizeof *l->items);
+    }
+    l->items[l->count++] = *act;
+}
+
+static void run_input_size(struct job *job, const struct batch *b)
+{
+    input_size_run(job->input_size, b->events, b->count);
+    if (b->final)
+        input_size_finish(job->input_size);
+}
+
+static void run_reuse(struct job *job, const struct batch *b, int per_thread)
+{
+    unsigned shift = job->e->config.line_shift;
+    for (size_t i = 0; i < b->count; i++) {
+        const struct batch_event *ev = &b->events[i];
+        if (ev->type == EVENT_THREAD && per_thread) {
+            if (ev->size == job->n_per_thread) {
+                job->per_thread = xrealloc(job->per_thread,
+                                           (job->n_per_thread + 1) * sizeof *job->per_thread);
+                job->per_thread[job->n_per_thread++] =
+                    reuse_distance_new(job->e->config.reuse_window);
+            }
+            job->current = job->per_thread[ev->size];
+        }
+        if (ev->type != EVENT_READ && ev->type != EVENT_WRITE)
+            continue; /* the kernel's accesses are no reuse */
+        reuse_distance_lines(job->current, ev->value >> shift, (ev->value + ev->size - 1) >> shift);
+    }
+}
+
+static void run_job(struct job *job, struct batch *b)
+{
+    switch (job->kind) {
+    case JOB_INPUT_SIZE:
+        job->out = &b->out[job->shard];
+        run_input_size(job, b);
+        break;
+    case JOB_REUSE_GLOBAL:
+        run_reuse(job, b, 0);
+        break;
+    case JOB_REUSE_THREADS:
+        run_reuse(job, b, 1);
+        break;
+    }
+}
+
+static void run_group(struct engine *e, unsigned group, struct batch *b)
+{
+    for (unsigned j = 0; j < e->n_jobs; j++)
+        if (e->jobs[j].group == group)
+            run_job(&e->jobs[j], b);
+}
+
+static void *work(void *arg)
+{
+    struct worker *w = arg;
+    struct engine *e = w->e;
+    for (uint64_t seq = 0;; seq++) {
+        pthread_mutex_lock(&e->lock);
+        while (e->published_seq <= seq)
+            pthread_cond_wait(&e->published, &e->lock);
+        struct batch *b = &e->ring[seq % RING];
+        pthread_mutex_unlock(&e->lock);
+        run_group(e, w->group, b);
+        int final = b->final;
+        pthread_mutex_lock(&e->lock);
+        if (--b->pending == 0)
+            pthread_cond_broadcast(&e->done);
+        pthread_mutex_unlock(&e->lock);
+        if (final)
+            return NULL;
+    }
+}
+
+/* ---- merging the shards' activations ---- */
+
+static void merge(struct engine *e, struct batch *b)
+{
+    unsigned shards = 1u << e->config.shard_shift;
+    if (!e->config.input_size || e->discard)
+        return;
+    for (unsigned s = 1; s < shards; s++)
+        if (b->out[s].count != b->out[0].count) {
+            fprintf(stderr, "trms: internal error: shards completed %zu and %zu activations\n",
+                    b->out[0].count, b->out[s].count);
+            abort();
+        }
+    for (size_t i = 0; i < b->out[0].count; i++) {
+        struct activation act = b->out[0].items[i];
+        for (unsigned s = 1; s < shards; s++) {
+            const struct activation *part = &b->out[s].items[i];
+            act.rms += part->rms;
+            act.trms += part->trms;
+            act.induced_thread += part->induced_thread;
+            act.induced_external += part->induced_external;
+        }
+        e->collect(e->collect_ctx, &act);
+    }
+    for (unsigned s = 0; s < shards; s++)
+        b->out[s].count = 0;
+}
+
+/* Waits until batch SEQ has been processed by every job, then merges it. */
+static void retire(struct engine *e, uint64_t seq)
+{
+    struct batch *b = &e->ring[seq % RING];
+    if (e->threaded) {
+        pthread_mutex_lock(&e->lock);
+        while (b->pending)
+            pthread_cond_wait(&e->done, &e->lock);
+        pthread_mutex_unlock(&e->lock);
+    }
+    merge(e, b);
+    e->merged_seq = seq + 1;
+}
+
+/* Hands the batch being filled to the jobs and readies the next slot. */
+static void publish(struct engine *e, int final)
+{
+    struct batch *b = &e->ring[e->next_seq % RING];
+    b->final = final;
+    b->seq = e->next_seq;
+    b->pending = e->threaded ? e->n_groups : 0;
+    if (e->threaded) {
+        pthread_mutex_lock(&e->lock);
+        e->published_seq = b->seq + 1;
+        pthread_cond_broadcast(&e->published);
+        pthread_mutex_unlock(&e->lock);
+    }
+    if (!e->threaded)
+        run_group(e, 0, b);
+    e->next_seq++;
+    if (e->next_seq >= RING && e->merged_seq <= e->next_seq - RING)
+        retire(e, e->next_seq - RING); /* the slot about to be refilled */
+    e->ring[e->next_seq % RING].count = 0;
+}
+
+/* ---- the interface ---- */
+
+static void add_job(struct engine *e, enum job_kind kind, unsigned shard)
+{
+    struct job *job = &e->jobs[e->n_jobs++];
+    memset(job, 0, sizeof *job);
+    job->kind = kind;
+    job->e = e;
+    job->shard = shard;
+    if (kind == JOB_INPUT_SIZE) {
+        job->input_size = input_size_new(e->config.cell_shift, shard, e->config.shard_shift,
+                                         keep_partial, job);
+        if (e->config.time_limit)
+            input_size_set_time_limit(job->input_size, e->config.time_limit);
+    } else if (kind == JOB_REUSE_GLOBAL) {
+        job->global = job->current = reuse_distance_new(e->config.reuse_window);
+    }
+}
+
+struct engine *engine_new(const struct engine_config *config, activation_sink collect,
+                          void *ctx)
+{
+    struct engine *e = xcalloc(1, sizeof *e);
+    e->config = *config;
+    e->collect = collect;
+    e->collect_ctx = ctx;
+    for (unsigned i = 0; i < RING; i++)
+        e->ring[i].events = xmalloc(BATCH_EVENTS * sizeof *e->ring[i].events);
+    if (config->input_size)
+        for (unsigned s = 0; s < 1u << config->shard_shift; s++)
+            add_job(e, JOB_INPUT_SIZE, s);
+    if (config->reuse) {
+        add_job(e, JOB_REUSE_GLOBAL, 0);
+        add_job(e, JOB_REUSE_THREADS, 0);
+    }
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    e->n_groups = 1;
+    if (config->threads && cores > 1 && e->n_jobs > 1)
+        e->n_groups = (unsigned)(cores < (long)e->n_jobs ? cores : (long)e->n_jobs);
+    for (unsigned j = 0; j < e->n_jobs; j++)
+        e->jobs[j].group = j % e->n_groups;
+    e->threaded = config->threads && cores > 1 && e->n_jobs > 0;
+    if (e->threaded) {
+        pthread_mutex_init(&e->lock, NULL);
+        pthread_cond_init(&e->published, NULL);
+        pthread_cond_init(&e->done, NULL);
+        for (unsigned g = 0; g < e->n_groups; g++) {
+            e->workers[g] = (struct worker){.e = e, .group = g};
+            if (pthread_create(&e->workers[g].thread, NULL, work, &e->workers[g]) != 0)
+                oom_exit("worker thread");
+        }
+    }
+    return e;
+}
+
+struct batch_event *engine_next(struct engine *e)
+{
+    struct batch *b = &e->ring[e->next_seq % RING];
+    if (b->count == BATCH_EVENTS) {
+        publish(e, 0);
+        b = &e->ring[e->next_seq % RING];
+    }
+    return &b->events[b->count++];
+}
+
+void engine_finish(struct engine *e)
+{
+    publish(e, 1);
+    for (uint64_t seq = e->merged_seq; seq < e->next_seq; seq++)
+        retire(e, seq);
+    for (unsigned g = 0; e->threaded && g < e->n_groups; g++)
+        pthread_join(e->workers[g].thread, NULL);
+    e->finished = 1;
+}
+
+/* Stops the workers of an engine that will not be finished. */
+static void stop_workers(struct engine *e)
+{
+    if (!e->threaded || e->finished)
+        return;
+    e->discard = 1;
+    e->ring[e->next_seq % RING].count = 0; /* an empty final batch */
+    publish(e, 1);
+    for (unsigned g = 0; g < e->n_groups; g++)
+        pthread_join(e->workers[g].thread, NULL);
+    e->finished = 1;
+}
+
+void engine_free(struct engine *e)
+{
+    if (!e)
+        return;
+    stop_workers(e);
+    for (unsigned j = 0; j < e->n_jobs; j++) {
+        struct job *job = &e->jobs[j];
+        input_size_free(job->input_size);
+        reuse_distance_free(job->global);
+        for (size_t i = 0; i < job->n_per_thread; i++)
+            reuse_distance_free(job->per_thread[i]);
+        free(job->per_thread);
+    }
+    for (unsigned i = 0; i < RING; i++) {
+        free(e->ring[i].events);
+        for (unsigned s = 0; s < MAX_SHARDS; s++)
+            free(e->ring[i].out[s].items);
+    }
+    if (e->threaded) {
+        pthread_mutex_destroy(&e->lock);
+        pthread_cond_destroy(&e->published);
+        pthread_cond_destroy(&e->done);
+    }
+    free(e);
+}
+
+static void export_histogram(const struct reuse_distance *rd, struct reuse_histogram *h)
+{
+    h->accesses = reuse_distance_accesses(rd);
+    h->cold = reuse_distance_cold(rd);
+    uint64_t span = reuse_distance_span(rd);
+    size_t n = 0;
+    for (uint64_t d = 0; d < span; d++)
+        n += reuse_distance_count(rd, d) != 0;
+    h->bins = xcalloc(n, sizeof *h->bins);
+    h->n_bins = 0;
+    for (uint64_t d = 0; d < span; d++) {
+        uint64_t c = reuse_distance_count(rd, d);
+        if (c)
+            h->bins[h->n_bins++] = (struct reuse_bin){.distance = d, .count = c};
+    }
+}
+
+void engine_export_reuse(const struct engine *e, struct reuse_histogram *global,
+                         struct thread_reuse *threads, size_t n)
+{
+    for (unsigned j = 0; j < e->n_jobs; j++) {
+        const struct job *job = &e->jobs[j];
+        if (job->kind == JOB_REUSE_GLOBAL)
+            export_histogram(job->global, global);
+        if (job->kind == JOB_REUSE_THREADS)
+            for (size_t i = 0; i < job->n_per_thread && i < n; i++)
+                export_histogram(job->per_thread[i], &threads[i].histogram);
+    }
+}
+
+uint64_t engine_renumberings(const struct engine *e)
+{
+    for (unsigned j = 0; j < e->n_jobs; j++)
+        if (e->jobs[j].kind == JOB_INPUT_SIZE)
+            return input_size_renumberings(e->jobs[j].input_size);
+    return 0;
+}
+
+void engine_memory(const struct engine *e, size_t *input_size, size_t *reuse, size_t *engine)
+{
+    *input_size = *reuse = 0;
+    *engine = sizeof *e + RING * BATCH_EVENTS * sizeof(struct batch_event);
+    for (unsigned j = 0; j < e->n_jobs; j++) {
+        const struct job *job = &e->jobs[j];
+        if (job->input_size)
+            *input_size += input_size_bytes(job->input_size);
+        if (job->global)
+            *reuse += reuse_distance_bytes(job->global);
+        for (size_t i = 0; i < job->n_per_thread; i++)
+            *reuse += reuse_distance_bytes(job->per_thread[i]);
+    }
+}
