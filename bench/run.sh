@@ -37,8 +37,9 @@ if mode in ("input-size", "all"):
 if mode in ("reuse", "all"):
     shadow.append(f"{f['reuse_mib']} MiB, {f['bytes_per_line']} B/line")
 config = extra.replace("--workers 0", "no workers").replace("--shards 1", "1 shard") or "default"
-print(f"| {mode} | {config} | {ws / 1048576:g} MiB | {f['distinct_cells']} | {f['distinct_lines']} | "
-      f"{statistics.median(rates):.1f} | {max(rates):.1f} | {'; '.join(shadow)} | {f['profiles_mib']} |")
+lines = f["distinct_lines"] if mode != "input-size" else "-"
+print(f"| {mode} | {config} | {ws / 1048576:g} MiB | {f['distinct_cells']} | {lines} | "
+      f"{statistics.median(rates):.1f} | {max(rates):.1f} | {'; '.join(shadow)} |")
 PY
 }
 
@@ -46,8 +47,8 @@ echo "Machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -
 echo
 echo "### Analyses alone ($events events per run, $repeat runs, 4 program threads, cell 4 B, line 64 B)"
 echo
-echo "| passes | engine | heap working set | distinct cells | distinct lines | median M accesses/s | best M accesses/s | analysis memory | profiles MiB |"
-echo "|---|---|---|---|---|---|---|---|---|"
+echo "| passes | engine | heap working set | distinct cells | distinct lines | median M accesses/s | best M accesses/s | analysis memory |"
+echo "|---|---|---|---|---|---|---|---|"
 for ws in 1048576 8388608 67108864; do
     summary input-size "$ws"
     summary input-size "$ws" --workers 0 --shards 1
