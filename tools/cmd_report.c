@@ -12,7 +12,7 @@
 
 static const struct {
     const char *name;
-    void (*print)(FILE *, const struct analysis_result *, const struct report_options *);
+    int (*print)(FILE *, const struct analysis_result *, const struct report_options *);
 } formats[] = {{"text", report_text}, {"json", report_json}, {"csv", report_csv}};
 
 static int run(int argc, char **argv)
@@ -21,11 +21,12 @@ static int run(int argc, char **argv)
                                             {"cell-size", required_argument, NULL, 'c'},
                                             {"line-size", required_argument, NULL, 'l'},
                                             {"top", required_argument, NULL, 't'},
+                                            {"routine", required_argument, NULL, 'r'},
                                             {"output", required_argument, NULL, 'o'},
                                             {NULL, 0, NULL, 0}};
     size_t format = 0;
     uint64_t cell = 0, line = 0, top = 25;
-    const char *output = NULL;
+    const char *output = NULL, *routine = NULL;
     int c;
     while ((c = getopt_long(argc, argv, "o:", options, NULL)) != -1) {
         switch (c) {
@@ -51,6 +52,9 @@ static int run(int argc, char **argv)
             break;
         case 'o':
             output = optarg;
+            break;
+        case 'r':
+            routine = optarg;
             break;
         default:
             return cli_usage_error(&cmd_report, "unknown option");
@@ -81,12 +85,18 @@ static int run(int argc, char **argv)
         error_set(&err, "%s: cannot create: %s", output, strerror(errno));
         return cli_fail(&err);
     }
-    struct report_options ro = {.recording = rec_path, .top = (size_t)top};
-    formats[format].print(out, result, &ro);
+    struct report_options ro = {.recording = rec_path, .top = (size_t)top, .routine = routine};
+    int missing = formats[format].print(out, result, &ro);
     analysis_result_free(result);
     rc = fflush(out) != 0 || ferror(out);
     if (out != stdout)
         rc |= fclose(out) != 0;
+    if (missing) {
+        if (output)
+            remove(output);
+        error_set(&err, "%s: no routine named '%s'", rec_path, routine);
+        return cli_fail(&err);
+    }
     if (rc) {
         error_set(&err, "%s: cannot write the report: %s", output ? output : "<stdout>",
                   strerror(errno));
@@ -99,8 +109,8 @@ const struct command cmd_report = {
     .name = "report",
     .summary = "print the stored analysis of a recording (text, json or csv)",
     .usage =
-        "usage: trms report REC [--format text|json|csv] [--top N] [-o FILE]\n"
-        "                       [--cell-size N --line-size N]\n\n"
+        "usage: trms report REC [--format text|json|csv] [--top N] [--routine NAME]\n"
+        "                       [-o FILE] [--cell-size N --line-size N]\n\n"
         "Prints the latest analysis stored in REC, or the one computed with the\n"
         "given cell and line sizes.\n\n"
         "formats:\n"
@@ -113,6 +123,8 @@ const struct command cmd_report = {
         "  csv    one row per performance tuple\n\n"
         "options:\n"
         "  --top N          text: show the N costliest routines (default 25, 0 = all)\n"
+        "  --routine NAME   text: also print NAME's performance tuples (cost by RMS\n"
+        "                   and by TRMS input size), per thread\n"
         "  -o, --output F   write to F instead of stdout\n",
     .run = run,
 };

@@ -19,7 +19,7 @@ static void rows(FILE *out, const struct analysis_result *r, const struct routin
     }
 }
 
-void report_csv(FILE *out, const struct analysis_result *r, const struct report_options *o)
+int report_csv(FILE *out, const struct analysis_result *r, const struct report_options *o)
 {
     (void)o;
     fputs("routine,thread,metric,n,calls,min,max,sum,sumsq,self_min,self_max,self_sum,"
@@ -29,4 +29,5 @@ void report_csv(FILE *out, const struct analysis_result *r, const struct report_
         rows(out, r, p, "rms", p->rms_points, p->n_rms_points);
         rows(out, r, p, "trms", p->trms_points, p->n_trms_points);
     }
+    return 0;
 }

@@ -45,7 +45,7 @@ static void json_histogram(FILE *out, const struct reuse_histogram *h)
     fputs("]}", out);
 }
 
-void report_json(FILE *out, const struct analysis_result *r, const struct report_options *o)
+int report_json(FILE *out, const struct analysis_result *r, const struct report_options *o)
 {
     fputs("{\n  \"recording\": ", out);
     json_string(out, o->recording);
@@ -82,4 +82,5 @@ void report_json(FILE *out, const struct analysis_result *r, const struct report
         json_histogram(out, &r->reuse_threads[i].histogram);
     }
     fputs("\n    }\n  }\n}\n", out);
+    return 0;
 }

@@ -87,8 +87,45 @@ static void reuse_line(FILE *out, const char *label, const struct reuse_histogra
     fputc('\n', out);
 }
 
-void report_text(FILE *out, const struct analysis_result *r, const struct report_options *o)
+static void points_table(FILE *out, const char *metric, const struct profile_point *pts, size_t n)
 {
+    fprintf(out, "    %-5s %10s %8s %12s %12s %14s\n", metric, "n", "calls", "min cost", "max cost",
+            "mean cost");
+    for (size_t i = 0; i < n; i++)
+        fprintf(out, "          %10" PRIu64 " %8" PRIu64 " %12" PRIu64 " %12" PRIu64 " %14.1f\n",
+                pts[i].n, pts[i].calls, pts[i].min, pts[i].max,
+                (double)pts[i].sum / (double)pts[i].calls);
+}
+
+/* The performance tuples of one routine, per thread: cost against input
+ * size, the raw material of a cost plot. */
+static int has_routine(const struct analysis_result *r, const char *name)
+{
+    char buf[19];
+    for (size_t i = 0; i < r->n_profiles; i++)
+        if (strcmp(analysis_result_routine_label(r, r->profiles[i].routine, buf), name) == 0)
+            return 1;
+    return 0;
+}
+
+static void routine_tuples(FILE *out, const struct analysis_result *r, const char *name)
+{
+    for (size_t i = 0; i < r->n_profiles; i++) {
+        const struct routine_profile *p = &r->profiles[i];
+        char buf[19];
+        if (strcmp(analysis_result_routine_label(r, p->routine, buf), name) != 0)
+            continue;
+        fprintf(out, "\n%s in thread %" PRIu32 ": %" PRIu64 " calls; cost by input size (cells)\n",
+                name, p->tid, p->calls);
+        points_table(out, "RMS", p->rms_points, p->n_rms_points);
+        points_table(out, "TRMS", p->trms_points, p->n_trms_points);
+    }
+}
+
+int report_text(FILE *out, const struct analysis_result *r, const struct report_options *o)
+{
+    if (o->routine && !has_routine(r, o->routine))
+        return -1;
     uint64_t accesses = 0;
     for (int t = EVENT_READ; t <= EVENT_KWRITE; t++)
         accesses += r->events[t];
@@ -109,4 +146,7 @@ void report_text(FILE *out, const struct analysis_result *r, const struct report
         snprintf(label, sizeof label, "thread %" PRIu32, r->reuse_threads[i].tid);
         reuse_line(out, label, &r->reuse_threads[i].histogram, r->line_size);
     }
+    if (o->routine)
+        routine_tuples(out, r, o->routine);
+    return 0;
 }

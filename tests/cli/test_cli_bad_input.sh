@@ -89,6 +89,12 @@ run "$TRMS" analyze filestore.rec
 expect_status 1
 expect_error_line "filestore.rec/results"
 
+# A routine the result does not have: nothing printed, no file left.
+run "$TRMS" report good.rec --routine nosuch -o r.txt
+expect_status 1
+expect_error_line "good.rec: no routine named 'nosuch'"
+[ ! -e r.txt ] || fail "a failed report left its output file"
+
 # Never analyzed.
 run "$TRMS" import slides.txt -o fresh.rec
 run "$TRMS" report fresh.rec

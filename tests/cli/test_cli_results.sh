@@ -45,6 +45,10 @@ expect_out_contains "g,1,rms,3,1,10,10,10,100"
 run "$TRMS" report s.rec
 expect_status 0
 grep -q "^  g " "$T/out" || fail "text report lacks g"
+run "$TRMS" report s.rec --routine g
+expect_status 0
+expect_out_contains "g in thread 1: 1 calls; cost by input size (cells)"
+grep -qE "^ +3 +1 +10 +10 +10.0$" "$T/out" || fail "g's tuple (n 3, 1 call, cost 10) is missing"
 
 # A second analysis with other options is kept beside the first; report
 # shows the latest unless asked for the first.
