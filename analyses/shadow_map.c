@@ -13,16 +13,28 @@ void shadow_map_init(struct shadow_map *map, unsigned words)
 {
     for (unsigned i = 0; i < SHADOW_CACHE_WAYS; i++)
         map->cache[i] = (struct shadow_cache_entry){0, NULL};
+    for (unsigned i = 0; i < SHADOW_PAGE_CACHE; i++)
+        map->page_cache[i] = (struct shadow_page_entry){0, NULL};
     map->word_shift = words == 2 ? 1 : 0;
     u64map_init(&map->directory);
+    map->pages = 0;
     map->chunks = 0;
     map->blocks = NULL;
     map->n_blocks = 0;
     map->block_used = 0;
 }
 
+static int free_page(void *ctx, uint64_t key, uint64_t value)
+{
+    (void)ctx;
+    (void)key;
+    free((void *)(uintptr_t)value);
+    return 0;
+}
+
 void shadow_map_free(struct shadow_map *map)
 {
+    u64map_each(&map->directory, free_page, NULL);
     for (size_t i = 0; i < map->n_blocks; i++)
         munmap(map->blocks[i].base, map->blocks[i].size);
     free(map->blocks);
@@ -69,17 +81,35 @@ static uint64_t *new_chunk(struct shadow_map *map)
     return chunk;
 }
 
+/* The page of chunk NUMBER, created when CREATE; NULL when absent. */
+static uint64_t **page_of(struct shadow_map *map, uint64_t number, int create)
+{
+    uint64_t page = number >> SHADOW_PAGE_BITS;
+    struct shadow_page_entry *p = &map->page_cache[page % SHADOW_PAGE_CACHE];
+    if (p->page && p->number == page)
+        return p->page;
+    uint64_t *entry = create ? u64map_upsert(&map->directory, page, NULL)
+                             : u64map_find(&map->directory, page);
+    if (!entry)
+        return NULL;
+    if (!*entry) {
+        *entry = (uint64_t)(uintptr_t)xcalloc(SHADOW_PAGE_CHUNKS, sizeof(uint64_t *));
+        map->pages++;
+    }
+    p->number = page;
+    p->page = (uint64_t **)(uintptr_t)*entry;
+    return p->page;
+}
+
 uint64_t *shadow_map_chunk(struct shadow_map *map, uint64_t number, int create)
 {
-    if (!create) {
-        uint64_t *entry = u64map_find(&map->directory, number);
-        return entry ? (uint64_t *)(uintptr_t)*entry : NULL;
-    }
-    int inserted;
-    uint64_t *entry = u64map_upsert(&map->directory, number, &inserted);
-    if (inserted)
-        *entry = (uint64_t)(uintptr_t)new_chunk(map);
-    return (uint64_t *)(uintptr_t)*entry;
+    uint64_t **page = page_of(map, number, create);
+    if (!page)
+        return NULL;
+    uint64_t **slot = &page[number & (SHADOW_PAGE_CHUNKS - 1)];
+    if (!*slot && create)
+        *slot = new_chunk(map);
+    return *slot;
 }
 
 struct chunk_visit {
@@ -87,10 +117,13 @@ struct chunk_visit {
     void *ctx;
 };
 
-static int visit_chunk(void *ctx, uint64_t key, uint64_t value)
+static int visit_page(void *ctx, uint64_t key, uint64_t value)
 {
     struct chunk_visit *v = ctx;
-    v->visit(v->ctx, key, (uint64_t *)(uintptr_t)value);
+    uint64_t **page = (uint64_t **)(uintptr_t)value;
+    for (uint64_t i = 0; i < SHADOW_PAGE_CHUNKS; i++)
+        if (page[i])
+            v->visit(v->ctx, key << SHADOW_PAGE_BITS | i, page[i]);
     return 0;
 }
 
@@ -99,12 +132,13 @@ void shadow_map_each_chunk(struct shadow_map *map,
                            void *ctx)
 {
     struct chunk_visit v = {visit, ctx};
-    u64map_each(&map->directory, visit_chunk, &v);
+    u64map_each(&map->directory, visit_page, &v);
 }
 
 size_t shadow_map_bytes(const struct shadow_map *map)
 {
     /* Chunks handed out; the rest of the last block is address space. */
     return (map->chunks * SHADOW_CHUNK_CELLS * sizeof(uint64_t) << map->word_shift) +
-           u64map_bytes(&map->directory) + map->n_blocks * sizeof *map->blocks;
+           map->pages * SHADOW_PAGE_CHUNKS * sizeof(uint64_t *) + u64map_bytes(&map->directory) +
+           map->n_blocks * sizeof *map->blocks;
 }

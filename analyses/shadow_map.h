@@ -2,10 +2,13 @@
  * on first touch, zero until written.
  *
  * Records are one or two 64-bit words. Cells are grouped in chunks of
- * SHADOW_CHUNK_CELLS consecutive indices; only touched chunks exist, found
- * through a hash directory. A few recently used chunks are remembered in a
- * direct-mapped cache, since a program's accesses keep returning to a
- * handful of places (its stack, the array it scans, an I/O buffer). Memory
+ * SHADOW_CHUNK_CELLS consecutive indices; only touched chunks exist. A
+ * chunk is found through a page of SHADOW_PAGE_CHUNKS chunk pointers, and
+ * pages through a hash directory, with a small cache of recent pages in
+ * front of it. Recently used chunks are remembered in a direct-mapped
+ * cache, since a program's accesses keep returning to a handful of places
+ * (its stack, the array it scans, an I/O buffer); scattered lookups in a
+ * large region still find their chunk in two loads. Memory
  * is proportional to the touched chunks: one record per cell when accesses
  * are dense, at most one chunk per cell when they are scattered. Chunks
  * never move, so a record pointer stays valid for the map's lifetime. */
@@ -21,6 +24,9 @@
 #define SHADOW_CHUNK_BITS 9
 #define SHADOW_CHUNK_CELLS (1u << SHADOW_CHUNK_BITS)
 #define SHADOW_CACHE_WAYS 64
+#define SHADOW_PAGE_BITS 10
+#define SHADOW_PAGE_CHUNKS (1u << SHADOW_PAGE_BITS)
+#define SHADOW_PAGE_CACHE 16
 
 struct shadow_cache_entry {
     uint64_t number;           /* chunk number */
@@ -36,10 +42,17 @@ struct shadow_block {
     size_t size;
 };
 
+struct shadow_page_entry {
+    uint64_t number;           /* page number: chunk number >> SHADOW_PAGE_BITS */
+    uint64_t **page;           /* NULL while the entry is empty */
+};
+
 struct shadow_map {
     struct shadow_cache_entry cache[SHADOW_CACHE_WAYS];
+    struct shadow_page_entry page_cache[SHADOW_PAGE_CACHE];
     unsigned word_shift;       /* log2 of the words per record */
-    struct u64map directory;   /* chunk number -> chunk address */
+    struct u64map directory;   /* page number -> page of chunk addresses */
+    size_t pages;
     size_t chunks;
     struct shadow_block *blocks;
     size_t n_blocks;
@@ -63,6 +76,19 @@ static ALWAYS_INLINE uint64_t *shadow_map_slot(struct shadow_map *map, uint64_t 
         e->number = number;
     }
     return &e->chunk[(index & (SHADOW_CHUNK_CELLS - 1)) << map->word_shift];
+}
+
+/* Asks the caches for cell INDEX's record ahead of its use, when its page is
+ * a recent one and its chunk exists (a hint: creates nothing). */
+static ALWAYS_INLINE void shadow_map_prefetch(const struct shadow_map *map, uint64_t index)
+{
+    uint64_t number = index >> SHADOW_CHUNK_BITS, page = number >> SHADOW_PAGE_BITS;
+    const struct shadow_page_entry *p = &map->page_cache[page % SHADOW_PAGE_CACHE];
+    if (!p->page || p->number != page)
+        return;
+    const uint64_t *chunk = p->page[number & (SHADOW_PAGE_CHUNKS - 1)];
+    if (chunk)
+        __builtin_prefetch(&chunk[(index & (SHADOW_CHUNK_CELLS - 1)) << map->word_shift], 1);
 }
 
 /* The first word of cell INDEX's record, 0 when it was never created;
