@@ -2,6 +2,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 _Noreturn void oom_exit(const char *what)
 {
@@ -30,5 +31,13 @@ void *xrealloc(void *ptr, size_t size)
     void *p = realloc(ptr, size ? size : 1);
     if (!p)
         oom_exit("realloc");
+    return p;
+}
+
+char *xstrdup(const char *s)
+{
+    char *p = strdup(s);
+    if (!p)
+        oom_exit("strdup");
     return p;
 }

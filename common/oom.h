@@ -15,5 +15,6 @@ _Noreturn void oom_exit(const char *what);
 void *xmalloc(size_t size);
 void *xcalloc(size_t count, size_t size);
 void *xrealloc(void *ptr, size_t size);
+char *xstrdup(const char *s);
 
 #endif

@@ -18,7 +18,7 @@ struct command {
     int (*run)(int argc, char **argv);
 };
 
-extern const struct command cmd_import, cmd_analyze, cmd_report, cmd_export;
+extern const struct command cmd_record, cmd_import, cmd_analyze, cmd_report, cmd_export;
 
 /* Prints "trms: MESSAGE" and returns EXIT_FAILED. */
 int cli_fail(const struct trms_error *err);

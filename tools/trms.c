@@ -4,7 +4,7 @@
 
 #include "tools/cli.h"
 
-static const struct command *const commands[] = {&cmd_import, &cmd_analyze, &cmd_report,
+static const struct command *const commands[] = {&cmd_record, &cmd_import, &cmd_analyze, &cmd_report,
                                                  &cmd_export};
 #define N_COMMANDS (sizeof commands / sizeof *commands)
 

@@ -33,6 +33,12 @@ static inline int event_is_access(enum event_type type)
     return type >= EVENT_READ && type <= EVENT_KWRITE;
 }
 
+struct trms_error;
+
+/* Where producers of events (readers, engines) deliver them; returns
+ * non-zero, with ERR filled, to stop the producer. */
+typedef int (*event_sink)(void *ctx, const struct event *ev, struct trms_error *err);
+
 /* The text format's keyword of each event type ("read", "kwrite", ...). */
 const char *event_type_name(enum event_type type);
 

@@ -14,9 +14,6 @@
 #include "trace/event.h"
 #include "trace/routine_table.h"
 
-/* Returns non-zero (with ERR filled) to stop the read. */
-typedef int (*event_sink)(void *ctx, const struct event *ev, struct trms_error *err);
-
 struct trace_stats {
     uint64_t events;
     uint64_t blocks;

@@ -1,0 +1,197 @@
+/* call_tracker: shadow stacks from control flow (see call_tracker.h). */
+#include "recorder/call_tracker.h"
+
+#include <stdlib.h>
+
+#include "common/oom.h"
+
+enum frame_kind {
+    FRAME_CALL,     /* an activation that has begun */
+    FRAME_PENDING,  /* a call into a PLT stub: no activation until it leaves */
+    FRAME_SIGNAL,   /* a signal handler's activation */
+};
+
+struct frame {
+    uint64_t sp;        /* where the return address is (signal: sp at delivery) */
+    uint64_t target;    /* entry address of the activation's routine */
+    enum frame_kind kind;
+};
+
+void call_tracker_init(struct call_tracker *t, struct routine_table *routines,
+                       code_classifier classify, void *classify_ctx, event_sink sink,
+                       void *sink_ctx)
+{
+    *t = (struct call_tracker){.classify = classify, .classify_ctx = classify_ctx,
+                               .sink = sink, .sink_ctx = sink_ctx, .routines = routines};
+    u64map_init(&t->stacks);
+}
+
+void call_tracker_free(struct call_tracker *t)
+{
+    for (size_t i = 0; i < t->n_threads; i++)
+        free(t->threads[i].frames);
+    free(t->threads);
+    u64map_free(&t->stacks);
+}
+
+static struct thread_stack *stack_of(struct call_tracker *t, uint32_t tid)
+{
+    int inserted;
+    uint64_t *index = u64map_upsert(&t->stacks, tid, &inserted);
+    if (inserted) {
+        t->threads = xrealloc(t->threads, (t->n_threads + 1) * sizeof *t->threads);
+        t->threads[t->n_threads] = (struct thread_stack){0};
+        *index = t->n_threads++;
+    }
+    return &t->threads[*index];
+}
+
+static struct code_class classify(struct call_tracker *t, uint64_t addr)
+{
+    struct code_class c = {0};
+    if (t->classify)
+        t->classify(t->classify_ctx, addr, &c);
+    return c;
+}
+
+static int emit_call(struct call_tracker *t, uint64_t target, struct trms_error *err)
+{
+    struct event ev = {.type = EVENT_CALL};
+    if (routine_table_intern_addr(t->routines, target, &ev.routine) != 0)
+        return error_set(err, "too many routines");
+    return t->sink(t->sink_ctx, &ev, err);
+}
+
+static int emit_return(struct call_tracker *t, struct trms_error *err)
+{
+    struct event ev = {.type = EVENT_RETURN};
+    return t->sink(t->sink_ctx, &ev, err);
+}
+
+static int pop(struct call_tracker *t, struct thread_stack *s, struct trms_error *err)
+{
+    struct frame *f = &s->frames[--s->depth];
+    return f->kind == FRAME_PENDING ? 0 : emit_return(t, err);
+}
+
+/* Pops the frames the stack pointer has moved above; returns how many
+ * through *POPPED. */
+static int pop_passed(struct call_tracker *t, struct thread_stack *s, uint64_t sp,
+                      size_t *popped, struct trms_error *err)
+{
+    *popped = 0;
+    while (s->depth > 0 && s->frames[s->depth - 1].sp < sp) {
+        if (pop(t, s, err) != 0)
+            return -1;
+        ++*popped;
+    }
+    return 0;
+}
+
+static int unwind(struct call_tracker *t, struct thread_stack *s, uint64_t sp,
+                  struct trms_error *err)
+{
+    size_t popped;
+    if (pop_passed(t, s, sp, &popped, err) != 0)
+        return -1;
+    t->unwound += popped;
+    return 0;
+}
+
+static void push(struct thread_stack *s, uint64_t sp, uint64_t target, enum frame_kind kind)
+{
+    if (s->depth == s->capacity) {
+        s->capacity = s->capacity ? 2 * s->capacity : 64;
+        s->frames = xrealloc(s->frames, s->capacity * sizeof *s->frames);
+    }
+    s->frames[s->depth++] = (struct frame){.sp = sp, .target = target, .kind = kind};
+}
+
+int call_tracker_call(struct call_tracker *t, uint32_t tid, uint64_t target, uint64_t sp,
+                      struct trms_error *err)
+{
+    struct thread_stack *s = stack_of(t, tid);
+    if (unwind(t, s, sp, err) != 0)
+        return -1;
+    if (classify(t, target).is_plt) {
+        push(s, sp, target, FRAME_PENDING);
+        return 0;
+    }
+    push(s, sp, target, FRAME_CALL);
+    return emit_call(t, target, err);
+}
+
+int call_tracker_return(struct call_tracker *t, uint32_t tid, uint64_t sp,
+                        struct trms_error *err)
+{
+    struct thread_stack *s = stack_of(t, tid);
+    size_t popped;
+    if (pop_passed(t, s, sp, &popped, err) != 0)
+        return -1;
+    if (popped > 1)  /* one is the return itself */
+        t->unwound += popped - 1;
+    return 0;
+}
+
+int call_tracker_jump(struct call_tracker *t, uint32_t tid, uint64_t target, uint64_t sp,
+                      struct trms_error *err)
+{
+    struct thread_stack *s = stack_of(t, tid);
+    if (unwind(t, s, sp, err) != 0)
+        return -1;
+    if (s->depth == 0)
+        return 0;
+    struct frame *top = &s->frames[s->depth - 1];
+    struct code_class c = classify(t, target);
+    if (top->kind == FRAME_PENDING) {
+        if (c.is_plt)
+            return 0;  /* still in the stubs (PLT0, lazy binding) */
+        top->kind = FRAME_CALL;
+        top->target = target;
+        return emit_call(t, target, err);
+    }
+    if (top->kind != FRAME_CALL || top->sp != sp || !(c.is_function_entry || c.is_plt))
+        return 0;  /* a jump inside the function */
+    t->tail_calls++;
+    if (emit_return(t, err) != 0)
+        return -1;
+    top->target = target;
+    if (c.is_plt) {
+        top->kind = FRAME_PENDING;
+        return 0;
+    }
+    return emit_call(t, target, err);
+}
+
+int call_tracker_signal(struct call_tracker *t, uint32_t tid, uint64_t handler, uint64_t sp,
+                        struct trms_error *err)
+{
+    struct thread_stack *s = stack_of(t, tid);
+    if (unwind(t, s, sp, err) != 0)
+        return -1;
+    push(s, sp, handler, FRAME_SIGNAL);
+    return emit_call(t, handler, err);
+}
+
+int call_tracker_sigreturn(struct call_tracker *t, uint32_t tid, struct trms_error *err)
+{
+    struct thread_stack *s = stack_of(t, tid);
+    size_t signal_depth = s->depth;
+    while (signal_depth > 0 && s->frames[signal_depth - 1].kind != FRAME_SIGNAL)
+        signal_depth--;
+    if (signal_depth == 0)
+        return 0;  /* the handler was left by a longjmp and already popped */
+    while (s->depth >= signal_depth)
+        if (pop(t, s, err) != 0)
+            return -1;
+    return 0;
+}
+
+int call_tracker_thread_exit(struct call_tracker *t, uint32_t tid, struct trms_error *err)
+{
+    struct thread_stack *s = stack_of(t, tid);
+    while (s->depth > 0)
+        if (pop(t, s, err) != 0)
+            return -1;
+    return 0;
+}

@@ -1,0 +1,217 @@
+/* raw_decoder: raw words to events (see raw_decoder.h). */
+#include "recorder/raw_decoder.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/oom.h"
+#include "recorder/raw_stream.h"
+
+#define CHUNK_WORDS (1 << 17)
+
+struct decoder {
+    const struct raw_decoder_callbacks *cb;
+    struct raw_summary *summary;
+    struct call_tracker tracker;
+    struct u64map threads;
+    uint32_t tid;
+    int have_thread;
+};
+
+static int emit(void *ctx, const struct event *ev, struct trms_error *err)
+{
+    struct decoder *d = ctx;
+    d->summary->events[ev->type]++;
+    return d->cb->sink(d->cb->ctx, ev, err);
+}
+
+static int emit_access(struct decoder *d, enum event_type type, uint64_t addr, uint64_t size,
+                       struct trms_error *err)
+{
+    if (!d->have_thread)
+        return error_set(err, "raw stream: a memory access before any thread");
+    if (size == 0)
+        return 0;
+    struct event ev = {.type = type, .addr = addr, .size = size};
+    return emit(d, &ev, err);
+}
+
+static int switch_thread(struct decoder *d, uint64_t tid, struct trms_error *err)
+{
+    if (tid > UINT32_MAX)
+        return error_set(err, "raw stream: thread id %" PRIu64 " out of range", tid);
+    if (d->have_thread && d->tid == tid)
+        return 0;
+    int inserted;
+    u64map_upsert(&d->threads, tid, &inserted);
+    d->summary->threads += inserted;
+    d->tid = (uint32_t)tid;
+    d->have_thread = 1;
+    struct event ev = {.type = EVENT_THREAD, .tid = d->tid};
+    return emit(d, &ev, err);
+}
+
+static int need_thread(const struct decoder *d, struct trms_error *err)
+{
+    return d->have_thread ? 0 : error_set(err, "raw stream: control flow before any thread");
+}
+
+/* Words the record starting at W[0] takes, given at least its operand
+ * words (path length is in the fourth word of a MAP). */
+static size_t record_words(const uint64_t *w, size_t available)
+{
+    uint64_t op = w[0] >> RAW_OP_SHIFT;
+    if (op != RAW_CONTROL)
+        return 1;
+    enum raw_control what = (enum raw_control)(w[0] >> RAW_SUB_SHIFT & RAW_SUB_MASK);
+    size_t n = 1 + raw_control_operands(what);
+    if (what == RAW_MAP) {
+        if (available < 4)
+            return 4;
+        n += (size_t)((w[3] >> 8) + 8) / 8;
+    }
+    return n;
+}
+
+static int map(struct decoder *d, const uint64_t *w, struct trms_error *err)
+{
+    size_t length = (size_t)(w[3] >> 8);
+    const char *path = (const char *)&w[4];
+    if (memchr(path, '\0', length + 1) != path + length)
+        return error_set(err, "raw stream: malformed mapping path");
+    struct raw_mapping m = {.start = w[0] & RAW_LOW_MASK, .length = w[1], .offset = w[2],
+                            .prot = (unsigned)(w[3] & 7), .path = path};
+    return d->cb->map ? d->cb->map(d->cb->ctx, &m, err) : 0;
+}
+
+static int control(struct decoder *d, const uint64_t *w, struct trms_error *err)
+{
+    enum raw_control what = (enum raw_control)(w[0] >> RAW_SUB_SHIFT & RAW_SUB_MASK);
+    uint64_t low = w[0] & RAW_LOW_MASK;
+    struct call_tracker *t = &d->tracker;
+    switch (what) {
+    case RAW_THREAD:
+        return switch_thread(d, low, err);
+    case RAW_COST: {
+        if (need_thread(d, err) != 0)
+            return -1;
+        struct event ev = {.type = EVENT_COST, .size = low};
+        return emit(d, &ev, err);
+    }
+    case RAW_CALL:
+        return need_thread(d, err) ? -1 : call_tracker_call(t, d->tid, low, w[1], err);
+    case RAW_RET:
+        return need_thread(d, err) ? -1 : call_tracker_return(t, d->tid, w[1], err);
+    case RAW_JUMP:
+        return need_thread(d, err) ? -1 : call_tracker_jump(t, d->tid, low, w[1], err);
+    case RAW_KREAD:
+        return emit_access(d, EVENT_KREAD, low, w[1], err);
+    case RAW_KWRITE:
+        return emit_access(d, EVENT_KWRITE, low, w[1], err);
+    case RAW_SIGNAL:
+        return need_thread(d, err) ? -1 : call_tracker_signal(t, d->tid, low, w[2], err);
+    case RAW_SIGRETURN:
+        return need_thread(d, err) ? -1 : call_tracker_sigreturn(t, d->tid, err);
+    case RAW_THREAD_EXIT:
+        return need_thread(d, err) ? -1 : call_tracker_thread_exit(t, d->tid, err);
+    case RAW_MAP:
+        return map(d, w, err);
+    case RAW_UNMAP:
+        if (d->cb->unmap)
+            d->cb->unmap(d->cb->ctx, low, w[1]);
+        return 0;
+    case RAW_UNMODELED_SYSCALL:
+        ++*u64map_upsert(&d->summary->unmodeled_syscalls, low, NULL);
+        return 0;
+    case RAW_END:
+        d->summary->ended = 1;
+        d->summary->exit_code = low;
+        return 0;
+    default:
+        return error_set(err, "raw stream: unknown control word 0x%016" PRIx64, w[0]);
+    }
+}
+
+static int record(struct decoder *d, const uint64_t *w, struct trms_error *err)
+{
+    switch (w[0] >> RAW_OP_SHIFT) {
+    case RAW_READ:
+        return emit_access(d, EVENT_READ, w[0] & RAW_LOW_MASK,
+                           w[0] >> RAW_SUB_SHIFT & RAW_SUB_MASK, err);
+    case RAW_WRITE:
+        return emit_access(d, EVENT_WRITE, w[0] & RAW_LOW_MASK,
+                           w[0] >> RAW_SUB_SHIFT & RAW_SUB_MASK, err);
+    case RAW_CONTROL:
+        return control(d, w, err);
+    default:
+        return error_set(err, "raw stream: unknown word 0x%016" PRIx64, w[0]);
+    }
+}
+
+void raw_summary_free(struct raw_summary *s)
+{
+    u64map_free(&s->unmodeled_syscalls);
+}
+
+int raw_decode_fd(int fd, struct routine_table *routines, const struct raw_decoder_callbacks *cb,
+                  struct raw_summary *summary, struct trms_error *err)
+{
+    *summary = (struct raw_summary){0};
+    u64map_init(&summary->unmodeled_syscalls);
+    struct decoder d = {.cb = cb, .summary = summary};
+    u64map_init(&d.threads);
+    call_tracker_init(&d.tracker, routines, cb->classify, cb->ctx, emit, &d);
+
+    uint64_t *words = xmalloc(CHUNK_WORDS * sizeof *words);
+    size_t bytes = 0;   /* in words[], from its start */
+    size_t pos = 0;     /* next record, in words */
+    int started = 0, rc = 0, eof = 0;
+    while (rc == 0) {
+        size_t have = bytes / 8 - pos;
+        size_t need = have ? record_words(&words[pos], have) : 1;
+        if (need > CHUNK_WORDS / 2) {
+            rc = error_set(err, "raw stream: a record of %zu words", need);
+            break;
+        }
+        if (have < need) {
+            if (eof)
+                break;  /* the program died mid-record: keep what came before */
+            memmove(words, &words[pos], bytes - pos * 8);
+            bytes -= pos * 8;
+            pos = 0;
+            ssize_t n = read(fd, (char *)words + bytes, CHUNK_WORDS * 8 - bytes);
+            if (n < 0 && errno == EINTR)
+                continue;
+            if (n < 0) {
+                rc = error_set(err, "reading the recorder's stream: %s", strerror(errno));
+                break;
+            }
+            eof = n == 0;
+            bytes += (size_t)n;
+            continue;
+        }
+        if (!started) {
+            if (words[pos] != RAW_MAGIC) {
+                rc = error_set(err, "the recorder's stream does not start like one");
+                break;
+            }
+            started = 1;
+            pos++;
+            continue;
+        }
+        rc = record(&d, &words[pos], err);
+        pos += need;
+        summary->words += need;
+    }
+    if (rc == 0 && !started)
+        rc = error_set(err, "the recorder produced no stream");
+    summary->tail_calls = d.tracker.tail_calls;
+    summary->unwound_frames = d.tracker.unwound;
+    free(words);
+    call_tracker_free(&d.tracker);
+    u64map_free(&d.threads);
+    return rc;
+}

@@ -1,0 +1,84 @@
+/* raw_stream: what the Valgrind tool sends to `trms record` through a pipe.
+ *
+ * The tool runs inside Valgrind, without libc, and must stay cheap: it
+ * writes raw observations as little-endian 64-bit words and leaves all
+ * interpretation (calls and returns from control flow, routine identity,
+ * the binary trace) to the recorder process on the other core.
+ *
+ * A word's top 4 bits are its opcode. Loads and stores take one word each,
+ * appended inline by the instrumented code:
+ *
+ *   RAW_READ / RAW_WRITE   bits 59..48 size in bytes (1..4095), 47..0 address
+ *
+ * Everything else is a control word (RAW_CONTROL): bits 59..48 say which,
+ * bits 47..0 carry its first operand, and a fixed number of operand words
+ * follow (RAW_PATH: the path's bytes, NUL-padded to whole words).
+ *
+ * Header only, freestanding: the tool includes it too. */
+#ifndef TRMS_RAW_STREAM_H
+#define TRMS_RAW_STREAM_H
+
+#include <stdint.h>
+
+#define RAW_MAGIC UINT64_C(0x314d41525453524d)  /* "MRSTRAM1", the first word */
+
+#define RAW_OP_SHIFT 60
+#define RAW_SUB_SHIFT 48
+#define RAW_LOW_MASK ((UINT64_C(1) << 48) - 1)
+#define RAW_SUB_MASK UINT64_C(0xfff)
+#define RAW_MAX_ACCESS 4095u
+
+enum raw_op {
+    RAW_READ = 1,
+    RAW_WRITE = 2,
+    RAW_CONTROL = 15,
+};
+
+/* Control words. The comment gives operand words after the first word. */
+enum raw_control {
+    RAW_THREAD = 1,         /* low = tid; following events are that thread's */
+    RAW_COST = 2,           /* low = instructions the current thread executed */
+    RAW_CALL = 3,           /* low = target; + sp after the return address was pushed */
+    RAW_RET = 4,            /* low = target; + sp after the return */
+    RAW_JUMP = 5,           /* low = target; + sp: an indirect jump, a jump to a
+                               function entry, or a jump out of a PLT stub */
+    RAW_KREAD = 6,          /* low = addr; + size */
+    RAW_KWRITE = 7,         /* low = addr; + size */
+    RAW_SIGNAL = 8,         /* low = handler; + signal number, + sp at delivery */
+    RAW_SIGRETURN = 9,      /* low = signal number; the current thread's handler ended */
+    RAW_THREAD_EXIT = 10,   /* low = tid */
+    RAW_MAP = 11,           /* low = start; + length, + file offset,
+                               + prot (bits 0..2: r w x) | path length << 8,
+                               then the path (RAW_PATH words) */
+    RAW_UNMAP = 12,         /* low = start; + length */
+    RAW_UNMODELED_SYSCALL = 13, /* low = syscall number: not in the syscall table;
+                               Valgrind's own knowledge of its buffers follows
+                               as KREAD/KWRITE words */
+    RAW_END = 14,           /* low = the program's exit code: the tool finished */
+    RAW_DROPPED = 15,       /* low = count of accesses the tool could not encode */
+};
+
+static inline uint64_t raw_access_word(enum raw_op op, uint64_t size, uint64_t addr)
+{
+    return (uint64_t)op << RAW_OP_SHIFT | size << RAW_SUB_SHIFT | (addr & RAW_LOW_MASK);
+}
+
+static inline uint64_t raw_control_word(enum raw_control what, uint64_t low)
+{
+    return (uint64_t)RAW_CONTROL << RAW_OP_SHIFT | (uint64_t)what << RAW_SUB_SHIFT |
+           (low & RAW_LOW_MASK);
+}
+
+/* Operand words that follow a control word (RAW_MAP: plus its path words). */
+static inline unsigned raw_control_operands(enum raw_control what)
+{
+    static const unsigned char operands[] = {
+        [RAW_THREAD] = 0, [RAW_COST] = 0, [RAW_CALL] = 1, [RAW_RET] = 1,
+        [RAW_JUMP] = 1, [RAW_KREAD] = 1, [RAW_KWRITE] = 1, [RAW_SIGNAL] = 2,
+        [RAW_SIGRETURN] = 0, [RAW_THREAD_EXIT] = 0, [RAW_MAP] = 3, [RAW_UNMAP] = 1,
+        [RAW_UNMODELED_SYSCALL] = 0, [RAW_END] = 0, [RAW_DROPPED] = 0,
+    };
+    return (unsigned)what < sizeof operands ? operands[what] : 0;
+}
+
+#endif

@@ -1,0 +1,749 @@
+/* The trms Valgrind tool: records what a program does as raw observations
+ * (recorder/raw_stream.h) and sends them down a pipe to `trms record`.
+ *
+ * Kept deliberately dumb and cheap, like lackey without the printing:
+ *  - every load and store appends one word to a buffer, inline in the
+ *    instrumented code (no helper call per access); each superblock first
+ *    makes sure its accesses fit, so the only call on the hot path is a
+ *    guarded flush that almost never fires;
+ *  - instructions are counted inline and reported as a cost before every
+ *    call, return, jump, thread switch and signal;
+ *  - calls, returns and the jumps that may be tail calls or PLT exits go to
+ *    small helpers that report target and stack pointer; deciding what is
+ *    an activation is the recorder's job, shared with the other engines;
+ *  - system calls are described by the shared syscall table, falling back
+ *    to what Valgrind's own wrappers say for calls the table lacks.
+ *
+ * Threads are serialized by Valgrind; the stream says when they switch. */
+#include "pub_tool_basics.h"
+#include "pub_tool_aspacemgr.h"
+#include "pub_tool_debuginfo.h"
+#include "pub_tool_libcassert.h"
+#include "pub_tool_libcbase.h"
+#include "pub_tool_libcfile.h"
+#include "pub_tool_libcprint.h"
+#include "pub_tool_libcproc.h"
+#include "pub_tool_machine.h"
+#include "pub_tool_options.h"
+#include "pub_tool_threadstate.h"
+#include "pub_tool_tooliface.h"
+#include "pub_tool_vki.h"
+
+#include "recorder/raw_stream.h"
+#include "recorder/syscall_effects.h"
+
+/* Not in the tool headers, but exported by coregrind: moves a descriptor
+ * out of the client's reach (a program that closes every fd it does not
+ * know must not close our pipe) and marks it close-on-exec. */
+extern Int VG_(safe_fd)(Int oldfd);
+
+#define BUFFER_WORDS (1 << 17)
+#define NR_RT_SIGACTION 13
+#define MAX_SIGNAL 65
+#define MAX_PENDING_EFFECTS 32
+/* Valgrind's thread limit is an option (--max-threads, default 500). */
+#define MAX_THREADS 1024
+
+static ULong buffer[BUFFER_WORDS];
+static ULong *buffer_next = buffer;   /* written by the instrumented code too */
+static ULong instructions;            /* executed, all threads, incremented inline */
+static ULong instructions_reported;
+
+static Int out_fd = -1;
+static Bool recording = True;         /* off in forked children */
+static ThreadId current_tid = VG_INVALID_THREADID;
+static Int lwp_of_tid[MAX_THREADS];
+static Addr signal_handler[MAX_SIGNAL + 1];
+
+/* What Valgrind's syscall wrappers say the current syscall of a thread
+ * reads and writes; used only when the shared table does not know it. */
+struct pending_effect {
+    enum raw_control kind;
+    Addr addr;
+    SizeT size;
+};
+static struct pending_effect pending_effects[MAX_THREADS][MAX_PENDING_EFFECTS];
+static UInt n_pending_effects[MAX_THREADS];
+static ULong unrecorded_effects;      /* overflowed the array above */
+
+/* ---- the buffer ---- */
+
+static void write_all(const void *data, SizeT size)
+{
+    const char *p = data;
+    while (size > 0) {
+        Int n = VG_(write)(out_fd, p, size > (1 << 30) ? (1 << 30) : (Int)size);
+        if (n <= 0) {
+            /* `trms record` is gone; keep running the program, stop recording. */
+            VG_(umsg)("trms: the recorder stopped reading; recording ends here\n");
+            recording = False;
+            return;
+        }
+        p += n;
+        size -= (SizeT)n;
+    }
+}
+
+static void flush(void)
+{
+    if (recording && out_fd >= 0)
+        write_all(buffer, (SizeT)((char *)buffer_next - (char *)buffer));
+    buffer_next = buffer;
+}
+
+/* Called from instrumented code when a superblock's accesses may not fit. */
+static VG_REGPARM(0) void flush_from_code(void)
+{
+    flush();
+}
+
+static void reserve(UInt words)
+{
+    if (buffer_next + words > buffer + BUFFER_WORDS)
+        flush();
+}
+
+static inline void put(ULong word)
+{
+    *buffer_next++ = word;
+}
+
+static void put_control(enum raw_control what, ULong low)
+{
+    put(raw_control_word(what, low));
+}
+
+/* The instructions executed since the last report belong to the current
+ * thread's current activation: report them before anything changes that. */
+static void report_cost(void)
+{
+    if (instructions != instructions_reported) {
+        reserve(1);
+        put_control(RAW_COST, instructions - instructions_reported);
+        instructions_reported = instructions;
+    }
+}
+
+static void switch_to(ThreadId tid)
+{
+    if (tid == current_tid)
+        return;
+    report_cost();
+    if (lwp_of_tid[tid] == 0)
+        lwp_of_tid[tid] = VG_(gettid)();
+    reserve(1);
+    put_control(RAW_THREAD, (ULong)lwp_of_tid[tid]);
+    current_tid = tid;
+}
+
+/* An access of any size, from a helper (guarded or dirty-helper accesses). */
+static void put_access(enum raw_op op, Addr addr, SizeT size)
+{
+    while (size > 0) {
+        SizeT part = size > RAW_MAX_ACCESS ? RAW_MAX_ACCESS : size;
+        reserve(1);
+        put(raw_access_word(op, part, addr));
+        addr += part;
+        size -= part;
+    }
+}
+
+static void put_kernel_access(enum raw_control kind, Addr addr, SizeT size)
+{
+    if (size == 0)
+        return;
+    reserve(2);
+    put_control(kind, addr);
+    put(size);
+}
+
+/* ---- helpers called from instrumented code ---- */
+
+/* The return address the call pushed is reported here, after the call:
+ * the callee's own state, so that its `ret` reading it back is not input. */
+static VG_REGPARM(2) void on_call(Addr target, Addr sp)
+{
+    report_cost();
+    reserve(3);
+    put_control(RAW_CALL, target);
+    put(sp);
+    put(raw_access_word(RAW_WRITE, sizeof(Addr), sp));
+}
+
+static VG_REGPARM(2) void on_return(Addr target, Addr sp)
+{
+    report_cost();
+    reserve(2);
+    put_control(RAW_RET, target);
+    put(sp);
+}
+
+static VG_REGPARM(2) void on_jump(Addr target, Addr sp)
+{
+    report_cost();
+    reserve(2);
+    put_control(RAW_JUMP, target);
+    put(sp);
+}
+
+static VG_REGPARM(3) void on_access(ULong op, Addr addr, ULong size)
+{
+    put_access((enum raw_op)op, addr, size);
+}
+
+/* ---- instrumentation ---- */
+
+/* Words the inline code of IN may append, so that one check at the start
+ * of the superblock covers them all. */
+static UInt inline_words(const IRSB *in)
+{
+    UInt words = 0;
+    for (Int i = 0; i < in->stmts_used; i++) {
+        const IRStmt *st = in->stmts[i];
+        switch (st->tag) {
+        case Ist_WrTmp:
+            words += st->Ist.WrTmp.data->tag == Iex_Load;
+            break;
+        case Ist_Store:
+        case Ist_LLSC:
+            words += 1;
+            break;
+        case Ist_CAS:
+            words += 2;
+            break;
+        default:
+            break;
+        }
+    }
+    return words;
+}
+
+/* Builds the instrumented superblock. The buffer pointer is loaded into a
+ * temporary once and accesses are stored at fixed offsets from it; the
+ * pointer in memory is updated ("committed") at each instruction boundary,
+ * so that a faulting instruction loses nothing before it, and before every
+ * exit and helper call. */
+struct builder {
+    IRSB *out;
+    IRTemp base;        /* buffer pointer at the last reload */
+    UInt words;         /* appended since the reload */
+    UInt committed;     /* of which committed */
+    UInt instructions;  /* instructions not yet added to the counter */
+    Int sp_offset;
+};
+
+static IRTemp assign(struct builder *b, IRType type, IRExpr *e)
+{
+    IRTemp t = newIRTemp(b->out->tyenv, type);
+    addStmtToIRSB(b->out, IRStmt_WrTmp(t, e));
+    return t;
+}
+
+static IRExpr *word_address(void *p)
+{
+    return mkIRExpr_HWord((HWord)p);
+}
+
+static void reload_base(struct builder *b)
+{
+    b->base = assign(b, Ity_I64, IRExpr_Load(Iend_LE, Ity_I64, word_address(&buffer_next)));
+    b->words = b->committed = 0;
+}
+
+static IRExpr *base_plus(struct builder *b, UInt words)
+{
+    if (words == 0)
+        return IRExpr_RdTmp(b->base);
+    return IRExpr_RdTmp(assign(b, Ity_I64, IRExpr_Binop(Iop_Add64, IRExpr_RdTmp(b->base),
+                                                        mkIRExpr_HWord(8 * (HWord)words))));
+}
+
+static void commit(struct builder *b)
+{
+    if (b->words == b->committed)
+        return;
+    addStmtToIRSB(b->out, IRStmt_Store(Iend_LE, word_address(&buffer_next),
+                                       base_plus(b, b->words)));
+    b->committed = b->words;
+}
+
+static void count_instructions(struct builder *b)
+{
+    if (b->instructions == 0)
+        return;
+    IRTemp old = assign(b, Ity_I64, IRExpr_Load(Iend_LE, Ity_I64, word_address(&instructions)));
+    IRTemp sum = assign(b, Ity_I64, IRExpr_Binop(Iop_Add64, IRExpr_RdTmp(old),
+                                                 mkIRExpr_HWord(b->instructions)));
+    addStmtToIRSB(b->out, IRStmt_Store(Iend_LE, word_address(&instructions), IRExpr_RdTmp(sum)));
+    b->instructions = 0;
+}
+
+static IRExpr *as_atom(struct builder *b, IRExpr *e)
+{
+    return isIRAtom(e) ? e : IRExpr_RdTmp(assign(b, Ity_I64, e));
+}
+
+/* Appends an access of at most RAW_MAX_ACCESS bytes, inline. */
+static void add_access(struct builder *b, enum raw_op op, IRExpr *addr, Int size)
+{
+    IRTemp low = assign(b, Ity_I64, IRExpr_Binop(Iop_And64, as_atom(b, addr),
+                                                 mkIRExpr_HWord(RAW_LOW_MASK)));
+    IRTemp word = assign(b, Ity_I64, IRExpr_Binop(Iop_Or64, IRExpr_RdTmp(low),
+                                                  mkIRExpr_HWord(raw_access_word(op, (ULong)size, 0))));
+    addStmtToIRSB(b->out, IRStmt_Store(Iend_LE, base_plus(b, b->words), IRExpr_RdTmp(word)));
+    b->words++;
+}
+
+/* Calls a helper (under GUARD unless NULL); helpers move the buffer, so the
+ * pointer is committed before and reloaded after. */
+static void add_call(struct builder *b, const HChar *name, void *fn, Int regparms,
+                     IRExpr **args, IRExpr *guard)
+{
+    commit(b);
+    IRDirty *d = unsafeIRDirty_0_N(regparms, name, VG_(fnptr_to_fnentry)(fn), args);
+    if (guard)
+        d->guard = guard;
+    addStmtToIRSB(b->out, IRStmt_Dirty(d));
+    reload_base(b);
+}
+
+static void add_helper_access(struct builder *b, enum raw_op op, IRExpr *addr, Int size,
+                              IRExpr *guard)
+{
+    add_call(b, "on_access", on_access, 3,
+             mkIRExprVec_3(mkIRExpr_HWord(op), as_atom(b, addr), mkIRExpr_HWord((HWord)size)),
+             guard);
+}
+
+static IRExpr *stack_pointer(struct builder *b)
+{
+    return IRExpr_RdTmp(assign(b, Ity_I64, IRExpr_Get(b->sp_offset, Ity_I64)));
+}
+
+/* A direct jump to TARGET may be a tail call when TARGET is the entry of
+ * another function; one from a PLT stub leaves the stub. */
+static Bool jump_is_interesting(Addr from, Addr target, Bool from_plt)
+{
+    DiEpoch ep = VG_(current_DiEpoch)();
+    const HChar *to_name, *from_name;
+    if (from_plt)
+        return True;
+    if (!VG_(get_fnname_if_entry)(ep, target, &to_name))
+        return False;
+    if (VG_(get_fnname)(ep, from, &from_name) && VG_(strcmp)(from_name, to_name) == 0)
+        return False;  /* a loop back to its own entry */
+    return True;
+}
+
+/* The index of the store that pushes a call's return address (to where
+ * the stack pointer ends up), or -1. */
+static Int return_address_store(const IRSB *in, Int sp_offset)
+{
+    if (in->jumpkind != Ijk_Call)
+        return -1;
+    IRTemp new_sp = IRTemp_INVALID;
+    for (Int i = in->stmts_used - 1; i >= 0 && new_sp == IRTemp_INVALID; i--) {
+        const IRStmt *st = in->stmts[i];
+        if (st->tag == Ist_Put && st->Ist.Put.offset == sp_offset &&
+            st->Ist.Put.data->tag == Iex_RdTmp)
+            new_sp = st->Ist.Put.data->Iex.RdTmp.tmp;
+    }
+    for (Int i = in->stmts_used - 1; i >= 0 && new_sp != IRTemp_INVALID; i--) {
+        const IRStmt *st = in->stmts[i];
+        if (st->tag == Ist_Store && st->Ist.Store.addr->tag == Iex_RdTmp &&
+            st->Ist.Store.addr->Iex.RdTmp.tmp == new_sp)
+            return i;
+    }
+    return -1;
+}
+
+static void instrument_statement(struct builder *b, IRSB *in, IRStmt *st, Addr sb_addr,
+                                 Bool in_plt)
+{
+    IRTypeEnv *tyenv = in->tyenv;
+    switch (st->tag) {
+    case Ist_IMark:
+        commit(b);
+        b->instructions++;
+        break;
+    case Ist_WrTmp:
+        if (st->Ist.WrTmp.data->tag == Iex_Load) {
+            IRExpr *load = st->Ist.WrTmp.data;
+            add_access(b, RAW_READ, load->Iex.Load.addr, sizeofIRType(load->Iex.Load.ty));
+        }
+        break;
+    case Ist_Store:
+        add_access(b, RAW_WRITE, st->Ist.Store.addr,
+                   sizeofIRType(typeOfIRExpr(tyenv, st->Ist.Store.data)));
+        break;
+    case Ist_StoreG: {
+        IRStoreG *sg = st->Ist.StoreG.details;
+        add_helper_access(b, RAW_WRITE, sg->addr, sizeofIRType(typeOfIRExpr(tyenv, sg->data)),
+                          sg->guard);
+        break;
+    }
+    case Ist_LoadG: {
+        IRLoadG *lg = st->Ist.LoadG.details;
+        IRType wide, narrow;
+        typeOfIRLoadGOp(lg->cvt, &wide, &narrow);
+        add_helper_access(b, RAW_READ, lg->addr, sizeofIRType(narrow), lg->guard);
+        break;
+    }
+    case Ist_CAS: {
+        IRCAS *cas = st->Ist.CAS.details;
+        Int size = sizeofIRType(typeOfIRExpr(tyenv, cas->dataLo)) * (cas->dataHi ? 2 : 1);
+        add_access(b, RAW_READ, cas->addr, size);
+        add_access(b, RAW_WRITE, cas->addr, size);
+        break;
+    }
+    case Ist_LLSC:
+        if (st->Ist.LLSC.storedata)
+            add_access(b, RAW_WRITE, st->Ist.LLSC.addr,
+                       sizeofIRType(typeOfIRExpr(tyenv, st->Ist.LLSC.storedata)));
+        else
+            add_access(b, RAW_READ, st->Ist.LLSC.addr,
+                       sizeofIRType(typeOfIRTemp(tyenv, st->Ist.LLSC.result)));
+        break;
+    case Ist_Dirty: {
+        IRDirty *d = st->Ist.Dirty.details;
+        if (d->mFx == Ifx_Read || d->mFx == Ifx_Modify)
+            add_helper_access(b, RAW_READ, d->mAddr, d->mSize, d->guard);
+        if (d->mFx == Ifx_Write || d->mFx == Ifx_Modify)
+            add_helper_access(b, RAW_WRITE, d->mAddr, d->mSize, d->guard);
+        break;
+    }
+    case Ist_Exit:
+        commit(b);
+        count_instructions(b);
+        if (st->Ist.Exit.jk == Ijk_Boring && st->Ist.Exit.dst->tag == Ico_U64 &&
+            jump_is_interesting(sb_addr, (Addr)st->Ist.Exit.dst->Ico.U64, in_plt))
+            add_call(b, "on_jump", on_jump, 2,
+                     mkIRExprVec_2(mkIRExpr_HWord((HWord)st->Ist.Exit.dst->Ico.U64),
+                                   stack_pointer(b)),
+                     st->Ist.Exit.guard);
+        break;
+    default:
+        break;
+    }
+    addStmtToIRSB(b->out, st);
+}
+
+static void instrument_end(struct builder *b, IRSB *in, Addr sb_addr, Bool in_plt)
+{
+    commit(b);
+    count_instructions(b);
+    IRExpr *next = in->next;
+    switch (in->jumpkind) {
+    case Ijk_Call:
+        add_call(b, "on_call", on_call, 2, mkIRExprVec_2(next, stack_pointer(b)), NULL);
+        break;
+    case Ijk_Ret:
+        add_call(b, "on_return", on_return, 2, mkIRExprVec_2(next, stack_pointer(b)), NULL);
+        break;
+    case Ijk_Boring:
+        if (next->tag != Iex_Const ||
+            jump_is_interesting(sb_addr, (Addr)next->Iex.Const.con->Ico.U64, in_plt))
+            add_call(b, "on_jump", on_jump, 2, mkIRExprVec_2(next, stack_pointer(b)), NULL);
+        break;
+    default:
+        break;
+    }
+}
+
+static IRSB *instrument(VgCallbackClosure *closure, IRSB *in, const VexGuestLayout *layout,
+                        const VexGuestExtents *vge, const VexArchInfo *archinfo_host,
+                        IRType gWordTy, IRType hWordTy)
+{
+    (void)vge;
+    (void)archinfo_host;
+    tl_assert(gWordTy == Ity_I64 && hWordTy == Ity_I64);
+    struct builder b = {.out = deepCopyIRSBExceptStmts(in), .sp_offset = layout->offset_SP};
+    Addr sb_addr = closure->readdr;
+    Bool in_plt = VG_(DebugInfo_sect_kind)(NULL, sb_addr) == Vg_SectPLT;
+
+    Int i = 0;
+    for (; i < in->stmts_used && in->stmts[i]->tag != Ist_IMark; i++)
+        addStmtToIRSB(b.out, in->stmts[i]);
+
+    UInt words = inline_words(in);
+    if (words > 0) {
+        /* Flush first when buffer_next > end - words. */
+        IRTemp next = assign(&b, Ity_I64,
+                             IRExpr_Load(Iend_LE, Ity_I64, word_address(&buffer_next)));
+        IRTemp full = assign(&b, Ity_I1, IRExpr_Binop(Iop_CmpLT64U,
+                                                      word_address(buffer + BUFFER_WORDS - words),
+                                                      IRExpr_RdTmp(next)));
+        IRDirty *d = unsafeIRDirty_0_N(0, "flush", VG_(fnptr_to_fnentry)(flush_from_code),
+                                       mkIRExprVec_0());
+        d->guard = IRExpr_RdTmp(full);
+        addStmtToIRSB(b.out, IRStmt_Dirty(d));
+    }
+    reload_base(&b);
+
+    Int pushed_return = return_address_store(in, b.sp_offset);
+    for (; i < in->stmts_used; i++) {
+        if (i == pushed_return)
+            addStmtToIRSB(b.out, in->stmts[i]);  /* on_call reports it */
+        else if (in->stmts[i]->tag != Ist_NoOp)
+            instrument_statement(&b, in, in->stmts[i], sb_addr, in_plt);
+    }
+    instrument_end(&b, in, sb_addr, in_plt);
+    return b.out;
+}
+
+/* ---- events from the core ---- */
+
+static void start_client_code(ThreadId tid, ULong blocks)
+{
+    (void)blocks;
+    switch_to(tid);
+}
+
+static void put_path(const HChar *path)
+{
+    SizeT len = VG_(strlen)(path);
+    SizeT words = (len + 8) / 8;
+    reserve((UInt)words);
+    ULong word = 0;
+    for (SizeT i = 0; i < words * 8; i++) {
+        ULong c = i < len ? (UChar)path[i] : 0;
+        word |= c << (8 * (i % 8));
+        if (i % 8 == 7) {
+            put(word);
+            word = 0;
+        }
+    }
+}
+
+static void new_mapping(Addr a, SizeT len, Bool rr, Bool ww, Bool xx, ULong di_handle)
+{
+    (void)di_handle;
+    NSegment const *seg = VG_(am_find_nsegment)(a);
+    if (!seg || seg->kind != SkFileC)
+        return;
+    const HChar *path = VG_(am_get_filename)(seg);
+    if (!path)
+        return;
+    ULong prot = (rr ? 1 : 0) | (ww ? 2 : 0) | (xx ? 4 : 0);
+    reserve(4);
+    put_control(RAW_MAP, a);
+    put(len);
+    put((ULong)seg->offset + (a - seg->start));
+    put(prot | (ULong)VG_(strlen)(path) << 8);
+    put_path(path);
+}
+
+static void removed_mapping(Addr a, SizeT len)
+{
+    reserve(2);
+    put_control(RAW_UNMAP, a);
+    put(len);
+}
+
+static void pre_syscall(ThreadId tid, UInt nr, UWord *args, UInt n_args)
+{
+    (void)nr;
+    (void)args;
+    (void)n_args;
+    n_pending_effects[tid] = 0;
+}
+
+static void note_effect(ThreadId tid, enum raw_control kind, Addr a, SizeT size)
+{
+    if (n_pending_effects[tid] == MAX_PENDING_EFFECTS) {
+        unrecorded_effects++;
+        return;
+    }
+    pending_effects[tid][n_pending_effects[tid]++] = (struct pending_effect){kind, a, size};
+}
+
+static void core_reads(CorePart part, ThreadId tid, const HChar *what, Addr a, SizeT size)
+{
+    (void)what;
+    if (part == Vg_CoreSysCall)
+        note_effect(tid, RAW_KREAD, a, size);
+}
+
+/* The string may be a bad pointer before the call; its length is taken
+ * after a successful call (size 0 marks it until then). */
+static void core_reads_string(CorePart part, ThreadId tid, const HChar *what, Addr a)
+{
+    (void)what;
+    if (part == Vg_CoreSysCall)
+        note_effect(tid, RAW_KREAD, a, 0);
+}
+
+static void core_writes(CorePart part, ThreadId tid, Addr a, SizeT size)
+{
+    if (part == Vg_CoreSysCall) {
+        note_effect(tid, RAW_KWRITE, a, size);
+    } else if (part == Vg_CoreSignal) {
+        /* The kernel builds the signal frame on the thread's stack. */
+        switch_to(tid);
+        put_kernel_access(RAW_KWRITE, a, size);
+    }
+}
+
+static int read_guest(void *ctx, uint64_t addr, void *buf, uint64_t size)
+{
+    (void)ctx;
+    if (!VG_(am_is_valid_for_client)((Addr)addr, (SizeT)size, VKI_PROT_READ))
+        return -1;
+    VG_(memcpy)(buf, (const void *)(Addr)addr, (SizeT)size);
+    return 0;
+}
+
+static void emit_effect(void *ctx, enum syscall_access kind, uint64_t addr, uint64_t size)
+{
+    (void)ctx;
+    put_kernel_access(kind == SYSCALL_KREAD ? RAW_KREAD : RAW_KWRITE, addr, size);
+}
+
+static void post_syscall(ThreadId tid, UInt nr, UWord *args, UInt n_args, SysRes res)
+{
+    uint64_t a[6] = {0};
+    for (UInt i = 0; i < n_args && i < 6; i++)
+        a[i] = args[i];
+    Bool failed = sr_isError(res);
+    int64_t result = failed ? -(int64_t)sr_Err(res) : (int64_t)sr_Res(res);
+
+    switch_to(tid);
+    if (syscall_effects(nr, a, result, read_guest, emit_effect, NULL) == SYSCALL_UNKNOWN) {
+        reserve(1);
+        put_control(RAW_UNMODELED_SYSCALL, nr);
+        for (UInt i = 0; !failed && i < n_pending_effects[tid]; i++) {
+            struct pending_effect *e = &pending_effects[tid][i];
+            SizeT size = e->size ? e->size : VG_(strlen)((const HChar *)e->addr) + 1;
+            put_kernel_access(e->kind, e->addr, size);
+        }
+    }
+    n_pending_effects[tid] = 0;
+
+    /* Signal handlers are entered without a call; remember them so that a
+     * delivery can be reported as an activation of its handler. */
+    if (nr == NR_RT_SIGACTION && !failed && a[1] != 0 && a[0] <= MAX_SIGNAL)
+        signal_handler[a[0]] = *(const Addr *)(Addr)a[1];
+}
+
+static void pre_deliver_signal(ThreadId tid, Int sig, Bool alt_stack)
+{
+    (void)alt_stack;
+    switch_to(tid);
+    report_cost();
+    Addr handler = sig >= 0 && sig <= MAX_SIGNAL ? signal_handler[sig] : 0;
+    reserve(3);
+    put_control(RAW_SIGNAL, handler);
+    put((ULong)sig);
+    put(VG_(get_SP)(tid));
+}
+
+static void post_deliver_signal(ThreadId tid, Int sig)
+{
+    switch_to(tid);
+    report_cost();
+    reserve(1);
+    put_control(RAW_SIGRETURN, (ULong)sig);
+}
+
+static void thread_exit(ThreadId tid)
+{
+    switch_to(tid);
+    report_cost();
+    reserve(1);
+    put_control(RAW_THREAD_EXIT, (ULong)lwp_of_tid[tid]);
+    lwp_of_tid[tid] = 0;
+}
+
+/* A forked child runs on, unrecorded: its words would interleave with the
+ * parent's on the same pipe. */
+static void forked_child(ThreadId tid)
+{
+    (void)tid;
+    buffer_next = buffer;
+    recording = False;
+    VG_(close)(out_fd);
+    out_fd = -1;
+}
+
+/* ---- set-up ---- */
+
+static Int fd_option = -1;
+
+static Bool process_option(const HChar *arg)
+{
+    if VG_INT_CLO (arg, "--trms-fd", fd_option) {
+    } else
+        return False;
+    return True;
+}
+
+static void print_usage(void)
+{
+    VG_(printf)("    --trms-fd=N    write the raw stream to descriptor N (trms record sets it)\n");
+}
+
+static void print_debug_usage(void)
+{
+}
+
+static void post_clo_init(void)
+{
+    if (VG_N_THREADS > MAX_THREADS) {
+        VG_(fmsg)("trms: at most %d threads (--max-threads)\n", MAX_THREADS);
+        VG_(exit)(1);
+    }
+    if (fd_option < 0) {
+        VG_(fmsg)("trms: this tool is run by `trms record`, which passes --trms-fd\n");
+        VG_(exit)(1);
+    }
+    out_fd = VG_(safe_fd)(fd_option);
+    if (out_fd < 0) {
+        VG_(fmsg)("trms: descriptor %d is not usable\n", fd_option);
+        VG_(exit)(1);
+    }
+    put(RAW_MAGIC);
+}
+
+static void fini(Int exitcode)
+{
+    report_cost();
+    if (unrecorded_effects)
+        VG_(umsg)("trms: %llu syscall effects beyond %d per call were not recorded\n",
+                  unrecorded_effects, MAX_PENDING_EFFECTS);
+    reserve(1);
+    put_control(RAW_END, (ULong)(UInt)exitcode);
+    flush();
+    if (out_fd >= 0)
+        VG_(close)(out_fd);
+}
+
+static void pre_clo_init(void)
+{
+    VG_(details_name)("trms");
+    VG_(details_version)(NULL);
+    VG_(details_description)("the trms recorder");
+    VG_(details_copyright_author)("the trms developers");
+    VG_(details_bug_reports_to)("the trms issue tracker");
+    VG_(details_avg_translation_sizeB)(400);
+
+    VG_(basic_tool_funcs)(post_clo_init, instrument, fini);
+    /* Calls and returns must end superblocks to be seen: no chasing into
+     * callees. */
+    VG_(clo_vex_control).guest_chase = False;
+    VG_(needs_command_line_options)(process_option, print_usage, print_debug_usage);
+    VG_(needs_syscall_wrapper)(pre_syscall, post_syscall);
+
+    VG_(track_start_client_code)(start_client_code);
+    VG_(track_new_mem_startup)(new_mapping);
+    VG_(track_new_mem_mmap)(new_mapping);
+    VG_(track_die_mem_munmap)(removed_mapping);
+    VG_(track_pre_mem_read)(core_reads);
+    VG_(track_pre_mem_read_asciiz)(core_reads_string);
+    VG_(track_post_mem_write)(core_writes);
+    VG_(track_pre_deliver_signal)(pre_deliver_signal);
+    VG_(track_post_deliver_signal)(post_deliver_signal);
+    VG_(track_pre_thread_ll_exit)(thread_exit);
+    VG_(atfork)(NULL, NULL, forked_child);
+}
+
+VG_DETERMINE_INTERFACE_VERSION(pre_clo_init)

@@ -1,0 +1,34 @@
+/* valgrind_engine: runs a program under the trms Valgrind tool and decodes
+ * its raw stream as it comes (the tool on one core, decoding on another). */
+#ifndef TRMS_VALGRIND_ENGINE_H
+#define TRMS_VALGRIND_ENGINE_H
+
+#include "common/error.h"
+#include "recorder/raw_decoder.h"
+
+struct program_outcome {
+    int signal;             /* the signal that killed it, 0 when it exited */
+    int exit_code;          /* when it exited */
+};
+
+struct valgrind_run {
+    const char *tool_dir;   /* holds trms-amd64-linux and the core's files */
+    const char *log_path;   /* Valgrind's own messages go there */
+    char *const *argv;      /* the program and its arguments */
+};
+
+/* The directory of the tool beside the trms binary, or NULL (with ERR
+ * saying what is missing). Free the result. */
+char *valgrind_tool_dir(struct trms_error *err);
+
+/* The version Valgrind prints ("valgrind-3.19.0"), or NULL. Free it. */
+char *valgrind_version(void);
+
+/* Runs RUN->argv under the tool, decoding into CB. The program's stdin,
+ * stdout and stderr are this process's. Interrupts (^C) go to the program
+ * alone, so that the recording is kept however it ends. */
+int valgrind_record(const struct valgrind_run *run, struct routine_table *routines,
+                    const struct raw_decoder_callbacks *cb, struct raw_summary *summary,
+                    struct program_outcome *outcome, struct trms_error *err);
+
+#endif

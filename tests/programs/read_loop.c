@@ -1,0 +1,27 @@
+/* read_file() reads a file through a 64-byte buffer: the kernel refills
+ * the same cells, so its TRMS grows with the file while its RMS does not. */
+#include <fcntl.h>
+#include <stdio.h>
+#include <unistd.h>
+
+__attribute__((noinline)) long read_file(const char *path)
+{
+    char buf[64];
+    long sum = 0;
+    int fd = open(path, O_RDONLY);
+    if (fd < 0)
+        return -1;
+    ssize_t n;
+    while ((n = read(fd, buf, sizeof buf)) > 0)
+        for (ssize_t i = 0; i < n; i++)
+            sum += (unsigned char)buf[i];
+    close(fd);
+    return sum;
+}
+
+int main(int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++)
+        printf("%s %ld\n", argv[i], read_file(argv[i]));
+    return 0;
+}
