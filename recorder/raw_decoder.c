@@ -11,6 +11,7 @@
 #include "recorder/raw_stream.h"
 
 #define CHUNK_WORDS (1 << 17)
+#define BATCH_EVENTS 4096
 
 struct decoder {
     const struct raw_decoder_callbacks *cb;
@@ -19,15 +20,27 @@ struct decoder {
     struct u64map threads;
     uint32_t tid;
     int have_thread;
+    size_t n_batch;
+    struct event batch[BATCH_EVENTS];   /* a call per batch, not per event */
 };
+
+static int flush_batch(struct decoder *d, struct trms_error *err)
+{
+    size_t n = d->n_batch;
+    d->n_batch = 0;
+    return n ? d->cb->sink(d->cb->ctx, d->batch, n, err) : 0;
+}
 
 static int emit(void *ctx, const struct event *ev, struct trms_error *err)
 {
     struct decoder *d = ctx;
     d->summary->events[ev->type]++;
-    return d->cb->sink(d->cb->ctx, ev, err);
+    d->batch[d->n_batch++] = *ev;
+    return d->n_batch == BATCH_EVENTS ? flush_batch(d, err) : 0;
 }
 
+/* Fills the batch slot in place: building the event on the stack and
+ * copying it made every access stall on store forwarding. */
 static int emit_access(struct decoder *d, enum event_type type, uint64_t addr, uint64_t size,
                        struct trms_error *err)
 {
@@ -35,8 +48,12 @@ static int emit_access(struct decoder *d, enum event_type type, uint64_t addr, u
         return error_set(err, "raw stream: a memory access before any thread");
     if (size == 0)
         return 0;
-    struct event ev = {.type = type, .addr = addr, .size = size};
-    return emit(d, &ev, err);
+    d->summary->events[type]++;
+    struct event *ev = &d->batch[d->n_batch++];
+    ev->type = type;
+    ev->addr = addr;
+    ev->size = size;
+    return d->n_batch == BATCH_EVENTS ? flush_batch(d, err) : 0;
 }
 
 static int switch_thread(struct decoder *d, uint64_t tid, struct trms_error *err)
@@ -161,9 +178,11 @@ int raw_decode_fd(int fd, struct routine_table *routines, const struct raw_decod
 {
     *summary = (struct raw_summary){0};
     u64map_init(&summary->unmodeled_syscalls);
-    struct decoder d = {.cb = cb, .summary = summary};
-    u64map_init(&d.threads);
-    call_tracker_init(&d.tracker, routines, cb->classify, cb->ctx, emit, &d);
+    struct decoder *d = xcalloc(1, sizeof *d);
+    d->cb = cb;
+    d->summary = summary;
+    u64map_init(&d->threads);
+    call_tracker_init(&d->tracker, routines, cb->classify, cb->ctx, emit, d);
 
     uint64_t *words = xmalloc(CHUNK_WORDS * sizeof *words);
     size_t bytes = 0;   /* in words[], from its start */
@@ -202,16 +221,19 @@ int raw_decode_fd(int fd, struct routine_table *routines, const struct raw_decod
             pos++;
             continue;
         }
-        rc = record(&d, &words[pos], err);
+        rc = record(d, &words[pos], err);
         pos += need;
         summary->words += need;
     }
     if (rc == 0 && !started)
         rc = error_set(err, "the recorder produced no stream");
-    summary->tail_calls = d.tracker.tail_calls;
-    summary->unwound_frames = d.tracker.unwound;
+    if (rc == 0)
+        rc = flush_batch(d, err);
+    summary->tail_calls = d->tracker.tail_calls;
+    summary->unwound_frames = d->tracker.unwound;
     free(words);
-    call_tracker_free(&d.tracker);
-    u64map_free(&d.threads);
+    call_tracker_free(&d->tracker);
+    u64map_free(&d->threads);
+    free(d);
     return rc;
 }

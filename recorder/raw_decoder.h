@@ -5,6 +5,7 @@
 #ifndef TRMS_RAW_DECODER_H
 #define TRMS_RAW_DECODER_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "common/error.h"
@@ -19,8 +20,12 @@ struct raw_mapping {
     const char *path;
 };
 
+/* Receives events in batches, in order; non-zero (ERR filled) stops. */
+typedef int (*event_batch_sink)(void *ctx, const struct event *evs, size_t n,
+                                struct trms_error *err);
+
 struct raw_decoder_callbacks {
-    event_sink sink;
+    event_batch_sink sink;
     code_classifier classify;
     /* A file mapping appeared or went (UNMAP: path NULL, prot 0). */
     int (*map)(void *ctx, const struct raw_mapping *m, struct trms_error *err);

@@ -18,20 +18,22 @@ uint32_t get_le32(const uint8_t *src)
            (uint32_t)src[3] << 24;
 }
 
+/* 0..6 for the powers of two 1..64, 7 for any other size. */
 static unsigned size_class(uint64_t size)
 {
-    for (unsigned c = 0; c < 7; c++)
-        if (size == (1ull << c))
-            return c;
+    if (size != 0 && size <= 64 && (size & (size - 1)) == 0)
+        return (unsigned)__builtin_ctzll(size);
     return 7;
 }
 
+/* The opcode's kind field follows the event types' order. */
+_Static_assert(EVENT_WRITE == EVENT_READ + 1 && EVENT_KREAD == EVENT_READ + 2 &&
+                   EVENT_KWRITE == EVENT_READ + 3,
+               "access kinds are consecutive event types");
+
 static int access_kind(enum event_type type)
 {
-    for (int k = 0; k < 4; k++)
-        if (access_types[k] == type)
-            return k;
-    return -1;
+    return event_is_access(type) ? (int)(type - EVENT_READ) : -1;
 }
 
 size_t event_encode(struct event_encoder *enc, const struct event *ev, uint8_t *dst)

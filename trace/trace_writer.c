@@ -116,8 +116,8 @@ static void write_routines(struct trace_writer *w, const struct routine_table *r
     }
 }
 
-int trace_writer_event(struct trace_writer *w, const struct event *ev,
-                       const struct routine_table *routines, struct trms_error *err)
+static inline int write_event(struct trace_writer *w, const struct event *ev,
+                              const struct routine_table *routines, struct trms_error *err)
 {
     if (w->used >= TRACE_BLOCK_TARGET_PAYLOAD && flush_events(w, err) != 0)
         return -1;
@@ -139,6 +139,21 @@ int trace_writer_event(struct trace_writer *w, const struct event *ev,
     w->used += event_encode(&w->encoder, ev, w->payload + w->used);
     w->block_events++;
     w->total_events++;
+    return 0;
+}
+
+int trace_writer_event(struct trace_writer *w, const struct event *ev,
+                       const struct routine_table *routines, struct trms_error *err)
+{
+    return write_event(w, ev, routines, err);
+}
+
+int trace_writer_events(struct trace_writer *w, const struct event *evs, size_t n,
+                        const struct routine_table *routines, struct trms_error *err)
+{
+    for (size_t i = 0; i < n; i++)
+        if (write_event(w, &evs[i], routines, err) != 0)
+            return -1;
     return 0;
 }
 

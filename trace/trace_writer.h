@@ -7,6 +7,7 @@
 #ifndef TRMS_TRACE_WRITER_H
 #define TRMS_TRACE_WRITER_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "common/error.h"
@@ -21,6 +22,10 @@ struct trace_writer *trace_writer_create(const char *path, struct trms_error *er
  * the definitions of every routine up to it. */
 int trace_writer_event(struct trace_writer *w, const struct event *ev,
                        const struct routine_table *routines, struct trms_error *err);
+
+/* Writes EVS[0..N), as many calls of trace_writer_event would. */
+int trace_writer_events(struct trace_writer *w, const struct event *evs, size_t n,
+                        const struct routine_table *routines, struct trms_error *err);
 
 /* Writes the end block and closes; the writer is freed either way. */
 int trace_writer_close(struct trace_writer *w, const struct routine_table *routines,

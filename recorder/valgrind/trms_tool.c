@@ -540,12 +540,17 @@ static void removed_mapping(Addr a, SizeT len)
     put(len);
 }
 
+/* The stream is flushed before every system call: a program that hangs
+ * in one and is killed (Valgrind with it, no chance to finish) still
+ * leaves everything up to that call. */
 static void pre_syscall(ThreadId tid, UInt nr, UWord *args, UInt n_args)
 {
     (void)nr;
     (void)args;
     (void)n_args;
     n_pending_effects[tid] = 0;
+    report_cost();
+    flush();
 }
 
 static void note_effect(ThreadId tid, enum raw_control kind, Addr a, SizeT size)

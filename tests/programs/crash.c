@@ -1,5 +1,5 @@
 /* Ends as its argument says: segv, abort, term (SIGTERM to itself), kill
- * (SIGKILL), or exit N. */
+ * (SIGKILL to itself), hang (until someone kills it), or exit N. */
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,5 +27,7 @@ int main(int argc, char **argv)
         kill(getpid(), SIGTERM);
     if (strcmp(how, "kill") == 0)
         kill(getpid(), SIGKILL);
+    while (strcmp(how, "hang") == 0)
+        pause();
     return argc > 2 ? atoi(argv[2]) : 0;
 }
