@@ -1,20 +1,16 @@
 #include "store/result_store.h"
 
-#include <errno.h>
 #include <inttypes.h>
 #include <lmdb.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "common/byte_buffer.h"
 #include "common/oom.h"
 #include "store/result_codec.h"
-#include "trace/recording.h"
+#include "store/store_env.h"
 
-/* Address space reserved for the map; the file grows only as used. */
-#define MAP_SIZE (UINT64_C(16) << 30)
 #define LATEST_KEY "latest"
 
 struct result_store {
@@ -37,29 +33,14 @@ int result_store_open(const char *rec_path, int writable, struct result_store **
                       struct trms_error *err)
 {
     struct result_store *s = xcalloc(1, sizeof *s);
-    s->path = recording_file(rec_path, RECORDING_RESULTS);
-    struct stat st;
-    int rc;
-    if (stat(s->path, &st) != 0) {
-        if (!writable) {
-            error_set(err, "%s: no analysis stored yet; run `trms analyze %s` first", rec_path,
-                      rec_path);
-            goto fail;
-        }
-        if (mkdir(s->path, 0777) != 0) {
-            error_set(err, "%s: cannot create the result store: %s", s->path, strerror(errno));
-            goto fail;
-        }
-    }
-    if ((rc = mdb_env_create(&s->env)) != 0 || (rc = mdb_env_set_mapsize(s->env, MAP_SIZE)) != 0 ||
-        (rc = mdb_env_set_maxdbs(s->env, 4)) != 0) {
-        lmdb_error(s, err, "cannot set up the result store", rc);
+    int rc = store_env_open(rec_path, writable, &s->env, &s->path, err);
+    if (rc == STORE_ENV_ABSENT) {
+        error_set(err, "%s: no analysis stored yet; run `trms analyze %s` first", rec_path,
+                  rec_path);
         goto fail;
     }
-    if ((rc = mdb_env_open(s->env, s->path, writable ? 0 : MDB_RDONLY, 0666)) != 0) {
-        lmdb_error(s, err, "cannot open the result store", rc);
+    if (rc != 0)
         goto fail;
-    }
     MDB_txn *txn;
     if ((rc = mdb_txn_begin(s->env, NULL, writable ? 0 : MDB_RDONLY, &txn)) != 0) {
         lmdb_error(s, err, "cannot read the result store", rc);
@@ -72,9 +53,11 @@ int result_store_open(const char *rec_path, int writable, struct result_store **
                   rec_path);
         goto fail;
     }
-    if (rc != 0 || (rc = mdb_txn_commit(txn)) != 0) {
-        if (rc != 0)
-            mdb_txn_abort(txn);
+    if (rc != 0)
+        mdb_txn_abort(txn);
+    else
+        rc = mdb_txn_commit(txn); /* frees TXN even when it fails */
+    if (rc != 0) {
         lmdb_error(s, err, "cannot read the result store", rc);
         goto fail;
     }

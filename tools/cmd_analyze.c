@@ -9,8 +9,10 @@
 
 #include "analyses/analysis.h"
 #include "store/result_store.h"
+#include "store/symbol_store.h"
 #include "tools/cli.h"
 #include "tools/csv.h"
+#include "tools/report.h"
 #include "trace/recording.h"
 #include "trace/trace_reader.h"
 
@@ -19,6 +21,7 @@ struct run_state {
     struct routine_table routines;
     uint64_t events;
     FILE *csv;
+    struct symbol_names symbols;    /* names of address-only routines */
 };
 
 static int feed(void *ctx, const struct event *ev, struct trms_error *err)
@@ -35,11 +38,9 @@ static int feed(void *ctx, const struct event *ev, struct trms_error *err)
 static void write_activation(void *ctx, const struct activation *a)
 {
     struct run_state *st = ctx;
-    char buf[19];
+    char buf[REPORT_LABEL_MAX];
     fprintf(st->csv, "%" PRIu32 ",", a->tid);
-    csv_field(st->csv, a->routine == ROUTINE_ROOT
-                           ? ROUTINE_ROOT_LABEL
-                           : routine_table_label(&st->routines, a->routine, buf));
+    csv_field(st->csv, report_routine_name(&st->routines, &st->symbols, a->routine, buf));
     fprintf(st->csv, ",%" PRIu32 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
                      ",%" PRIu64 "\n",
             a->depth, a->rms, a->trms, a->cost, a->self_cost, a->induced_thread,
@@ -75,9 +76,14 @@ static int analyze(const char *rec_path, const struct analysis_options *opt,
     struct result_store *store = NULL;
     struct run_state st = {0};
     routine_table_init(&st.routines);
+    symbol_names_init(&st.symbols);
     char *csv_tmp = NULL, *events_path = NULL;
     struct analysis_result *result = NULL;
-    int rc = result_store_open(rec_path, 1, &store, err);
+    /* The CSV names routines as the reports do; the names are read before
+     * the result store is opened (one open of the environment at a time). */
+    int rc = csv_path ? symbol_store_load(rec_path, &st.symbols, err) : 0;
+    if (rc == 0)
+        rc = result_store_open(rec_path, 1, &store, err);
     if (rc == 0 && csv_path && !(st.csv = open_csv(csv_path, &csv_tmp, err)))
         rc = -1;
     if (rc == 0 && !(st.analysis = analysis_new(opt, err)))
@@ -114,6 +120,7 @@ static int analyze(const char *rec_path, const struct analysis_options *opt,
     analysis_result_free(result);
     analysis_free(st.analysis);
     routine_table_free(&st.routines);
+    symbol_names_free(&st.symbols);
     result_store_close(store);
     recording_close(&rec);
     free(csv_tmp);

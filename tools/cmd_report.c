@@ -6,6 +6,7 @@
 
 #include "common/parse_number.h"
 #include "store/result_store.h"
+#include "store/symbol_store.h"
 #include "tools/cli.h"
 #include "tools/report.h"
 #include "trace/recording.h"
@@ -79,15 +80,25 @@ static int run(int argc, char **argv)
     result_store_close(store);
     if (rc != 0)
         return cli_fail(&err);
+    /* Names of address-only routines, resolved when recorded. (After the
+     * close: LMDB allows one open of an environment per process.) */
+    struct symbol_names symbols;
+    if (symbol_store_load(rec_path, &symbols, &err) != 0) {
+        analysis_result_free(result);
+        return cli_fail(&err);
+    }
     FILE *out = output ? fopen(output, "w") : stdout;
     if (!out) {
         analysis_result_free(result);
+        symbol_names_free(&symbols);
         error_set(&err, "%s: cannot create: %s", output, strerror(errno));
         return cli_fail(&err);
     }
-    struct report_options ro = {.recording = rec_path, .top = (size_t)top, .routine = routine};
+    struct report_options ro = {.recording = rec_path, .top = (size_t)top, .routine = routine,
+                                .symbols = &symbols};
     int missing = formats[format].print(out, result, &ro);
     analysis_result_free(result);
+    symbol_names_free(&symbols);
     rc = fflush(out) != 0 || ferror(out);
     if (out != stdout)
         rc |= fclose(out) != 0;
@@ -124,7 +135,8 @@ const struct command cmd_report = {
         "options:\n"
         "  --top N          text: show the N costliest routines (default 25, 0 = all)\n"
         "  --routine NAME   text: also print NAME's performance tuples (cost by RMS\n"
-        "                   and by TRMS input size), per thread\n"
+        "                   and by TRMS input size), per thread; NAME is a symbol\n"
+        "                   name or a routine's 0x address\n"
         "  -o, --output F   write to F instead of stdout\n",
     .run = run,
 };

@@ -5,12 +5,13 @@
 #include "tools/csv.h"
 #include "tools/report.h"
 
-static void rows(FILE *out, const struct analysis_result *r, const struct routine_profile *p,
-                 const char *metric, const struct profile_point *pts, size_t n)
+static void rows(FILE *out, const struct analysis_result *r, const struct report_options *o,
+                 const struct routine_profile *p, const char *metric,
+                 const struct profile_point *pts, size_t n)
 {
-    char buf[19], sq[40], ssq[40];
+    char buf[REPORT_LABEL_MAX], sq[40], ssq[40];
     for (size_t i = 0; i < n; i++) {
-        csv_field(out, analysis_result_routine_label(r, p->routine, buf));
+        csv_field(out, report_routine_name(&r->routines, o->symbols, p->routine, buf));
         fprintf(out, ",%" PRIu32 ",%s,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
                      ",%s,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%s\n",
                 p->tid, metric, pts[i].n, pts[i].calls, pts[i].min, pts[i].max, pts[i].sum,
@@ -21,13 +22,12 @@ static void rows(FILE *out, const struct analysis_result *r, const struct routin
 
 int report_csv(FILE *out, const struct analysis_result *r, const struct report_options *o)
 {
-    (void)o;
     fputs("routine,thread,metric,n,calls,min,max,sum,sumsq,self_min,self_max,self_sum,"
           "self_sumsq\n", out);
     for (size_t i = 0; i < r->n_profiles; i++) {
         const struct routine_profile *p = &r->profiles[i];
-        rows(out, r, p, "rms", p->rms_points, p->n_rms_points);
-        rows(out, r, p, "trms", p->trms_points, p->n_trms_points);
+        rows(out, r, o, p, "rms", p->rms_points, p->n_rms_points);
+        rows(out, r, o, p, "trms", p->trms_points, p->n_trms_points);
     }
     return 0;
 }

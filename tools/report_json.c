@@ -2,6 +2,7 @@
 #include <inttypes.h>
 
 #include "analyses/activation.h"
+#include "store/symbol_store.h"
 #include "tools/report.h"
 
 static void json_string(FILE *out, const char *s)
@@ -58,12 +59,20 @@ int report_json(FILE *out, const struct analysis_result *r, const struct report_
     fprintf(out, "},\n  \"activations\": %" PRIu64 ",\n  \"routines\": [", r->activations);
     for (size_t i = 0; i < r->n_profiles; i++) {
         const struct routine_profile *p = &r->profiles[i];
-        char buf[19];
+        char buf[REPORT_LABEL_MAX];
         fputs(i ? ",\n    {\"name\": " : "\n    {\"name\": ", out);
-        json_string(out, analysis_result_routine_label(r, p->routine, buf));
+        json_string(out, report_routine_name(&r->routines, o->symbols, p->routine, buf));
         if (p->routine != ROUTINE_ROOT && p->routine < r->routines.count &&
             r->routines.items[p->routine].addr)
             fprintf(out, ", \"address\": \"0x%" PRIx64 "\"", r->routines.items[p->routine].addr);
+        /* Where an address-only routine's name came from. */
+        const struct symbol_name *sym = report_routine_symbol(&r->routines, o->symbols, p->routine);
+        if (sym && sym->file) {
+            fputs(", \"file\": ", out);
+            json_string(out, sym->file);
+        }
+        if (sym && sym->line > 0)
+            fprintf(out, ", \"line\": %d", sym->line);
         fprintf(out,
                 ", \"thread\": %" PRIu32 ", \"calls\": %" PRIu64 ", \"cost\": %" PRIu64
                 ", \"self_cost\": %" PRIu64 ", \"induced_thread\": %" PRIu64

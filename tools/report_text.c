@@ -15,12 +15,13 @@ static uint64_t max_n(const struct profile_point *pts, size_t n)
 static void routines_table(FILE *out, const struct analysis_result *r,
                            const struct report_options *o)
 {
-    const struct routine_profile **order = profiles_by_cost(r);
+    const struct routine_profile **order = profiles_by_cost(r, o->symbols);
     size_t shown = o->top && o->top < r->n_profiles ? o->top : r->n_profiles;
     size_t width = 7;
-    char buf[19];
+    char buf[REPORT_LABEL_MAX];
     for (size_t i = 0; i < shown; i++) {
-        size_t len = strlen(analysis_result_routine_label(r, order[i]->routine, buf));
+        size_t len =
+            strlen(report_routine_label(&r->routines, o->symbols, order[i]->routine, buf));
         if (len > width)
             width = len < 48 ? len : 48;
     }
@@ -32,7 +33,8 @@ static void routines_table(FILE *out, const struct analysis_result *r,
         const struct routine_profile *p = order[i];
         fprintf(out, "  %-*.*s %8" PRIu32 " %8" PRIu64 " %12" PRIu64 " %12" PRIu64
                      " %6zu %6zu %8" PRIu64 " %8" PRIu64 " %9" PRIu64 " %9" PRIu64 "\n",
-                (int)width, (int)width, analysis_result_routine_label(r, p->routine, buf),
+                (int)width, (int)width,
+                report_routine_label(&r->routines, o->symbols, p->routine, buf),
                 p->tid, p->calls, p->cost, p->self_cost, p->n_rms_points, p->n_trms_points,
                 max_n(p->rms_points, p->n_rms_points), max_n(p->trms_points, p->n_trms_points),
                 p->induced_thread, p->induced_external);
@@ -99,24 +101,25 @@ static void points_table(FILE *out, const char *metric, const struct profile_poi
 
 /* The performance tuples of one routine, per thread: cost against input
  * size, the raw material of a cost plot. */
-static int has_routine(const struct analysis_result *r, const char *name)
+static int has_routine(const struct analysis_result *r, const struct report_options *o)
 {
-    char buf[19];
     for (size_t i = 0; i < r->n_profiles; i++)
-        if (strcmp(analysis_result_routine_label(r, r->profiles[i].routine, buf), name) == 0)
+        if (report_routine_matches(&r->routines, o->symbols, r->profiles[i].routine, o->routine))
             return 1;
     return 0;
 }
 
-static void routine_tuples(FILE *out, const struct analysis_result *r, const char *name)
+static void routine_tuples(FILE *out, const struct analysis_result *r,
+                           const struct report_options *o)
 {
     for (size_t i = 0; i < r->n_profiles; i++) {
         const struct routine_profile *p = &r->profiles[i];
-        char buf[19];
-        if (strcmp(analysis_result_routine_label(r, p->routine, buf), name) != 0)
+        char buf[REPORT_LABEL_MAX];
+        if (!report_routine_matches(&r->routines, o->symbols, p->routine, o->routine))
             continue;
         fprintf(out, "\n%s in thread %" PRIu32 ": %" PRIu64 " calls; cost by input size (cells)\n",
-                name, p->tid, p->calls);
+                report_routine_label(&r->routines, o->symbols, p->routine, buf), p->tid,
+                p->calls);
         points_table(out, "RMS", p->rms_points, p->n_rms_points);
         points_table(out, "TRMS", p->trms_points, p->n_trms_points);
     }
@@ -124,7 +127,7 @@ static void routine_tuples(FILE *out, const struct analysis_result *r, const cha
 
 int report_text(FILE *out, const struct analysis_result *r, const struct report_options *o)
 {
-    if (o->routine && !has_routine(r, o->routine))
+    if (o->routine && !has_routine(r, o))
         return -1;
     uint64_t accesses = 0;
     for (int t = EVENT_READ; t <= EVENT_KWRITE; t++)
@@ -147,6 +150,6 @@ int report_text(FILE *out, const struct analysis_result *r, const struct report_
         reuse_line(out, label, &r->reuse_threads[i].histogram, r->line_size);
     }
     if (o->routine)
-        routine_tuples(out, r, o->routine);
+        routine_tuples(out, r, o);
     return 0;
 }

@@ -1,0 +1,42 @@
+#include "store/store_env.h"
+
+#include <errno.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "trace/recording.h"
+
+/* Address space reserved for the map; the file grows only as used. */
+#define MAP_SIZE (UINT64_C(16) << 30)
+
+int store_env_open(const char *rec_path, int writable, MDB_env **env, char **path,
+                   struct trms_error *err)
+{
+    *env = NULL;
+    *path = recording_file(rec_path, RECORDING_RESULTS);
+    struct stat st;
+    if (stat(*path, &st) != 0) {
+        if (!writable)
+            return STORE_ENV_ABSENT;
+        if (mkdir(*path, 0777) != 0)
+            return error_set(err, "%s: cannot create the result store: %s", *path,
+                             strerror(errno));
+    }
+    int rc;
+    if ((rc = mdb_env_create(env)) != 0 || (rc = mdb_env_set_mapsize(*env, MAP_SIZE)) != 0 ||
+        (rc = mdb_env_set_maxdbs(*env, STORE_ENV_MAX_DBS)) != 0) {
+        error_set(err, "%s: cannot set up the result store: %s", *path, mdb_strerror(rc));
+        goto fail;
+    }
+    if ((rc = mdb_env_open(*env, *path, writable ? 0 : MDB_RDONLY, 0666)) != 0) {
+        error_set(err, "%s: cannot open the result store: %s", *path, mdb_strerror(rc));
+        goto fail;
+    }
+    return 0;
+fail:
+    if (*env)
+        mdb_env_close(*env);
+    *env = NULL;
+    return -1;
+}

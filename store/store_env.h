@@ -1,0 +1,27 @@
+/* store_env: the LMDB environment in REC/results.
+ *
+ * The result store and the symbol store are named databases in this one
+ * environment, opened with the same settings by both. LMDB forbids opening
+ * one environment twice in a process: a caller closes one store before
+ * opening the other. */
+#ifndef TRMS_STORE_ENV_H
+#define TRMS_STORE_ENV_H
+
+#include <lmdb.h>
+
+#include "common/error.h"
+
+/* Named databases the environment may hold. */
+#define STORE_ENV_MAX_DBS 4
+
+/* store_env_open's answer for a read-only open of a recording whose
+ * environment does not exist yet (ERR untouched). */
+#define STORE_ENV_ABSENT 1
+
+/* Opens the environment of the recording (or staging directory) at
+ * REC_PATH; WRITABLE creates its directory when absent. *PATH receives
+ * REC_PATH/results (free() it, also on failure). */
+int store_env_open(const char *rec_path, int writable, MDB_env **env, char **path,
+                   struct trms_error *err);
+
+#endif

@@ -1,0 +1,48 @@
+/* symbol_store: the names of a recording's address-only routines.
+ *
+ * Resolved once, when the recording is made (the binaries may be gone by
+ * the time it is analyzed), and kept in the "symbols" database of the
+ * recording's LMDB environment, beside the results (store_env.h): key the
+ * routine's entry address as 8 big-endian bytes, value a versioned
+ * encoding of name, source file and line. */
+#ifndef TRMS_SYMBOL_STORE_H
+#define TRMS_SYMBOL_STORE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/error.h"
+#include "common/u64map.h"
+
+#define SYMBOL_CODEC_VERSION 1
+
+struct symbol_name {
+    uint64_t addr;
+    const char *name;
+    const char *file;   /* NULL when unknown */
+    int line;           /* 0 when unknown */
+};
+
+/* Stores the N NAMES in the recording (or staging directory) at REC_PATH
+ * in one transaction, replacing earlier names of the same addresses.
+ * Results stored there are untouched. */
+int symbol_store_save(const char *rec_path, const struct symbol_name *names, size_t n,
+                      struct trms_error *err);
+
+/* The stored names, loaded: they own their strings. */
+struct symbol_names {
+    struct symbol_name *items;
+    size_t count;
+    struct u64map by_addr;  /* address -> index */
+};
+
+/* Loads every stored name into OUT (empty when the recording has none). */
+int symbol_store_load(const char *rec_path, struct symbol_names *out, struct trms_error *err);
+
+void symbol_names_init(struct symbol_names *names);
+void symbol_names_free(struct symbol_names *names);
+
+/* The name of the routine at ADDR, or NULL. NAMES may be NULL. */
+const struct symbol_name *symbol_names_find(const struct symbol_names *names, uint64_t addr);
+
+#endif

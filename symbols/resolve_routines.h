@@ -1,0 +1,17 @@
+/* resolve_routines: names a recording's address-only routines, once, at
+ * the end of the recording, while the recorded binaries are at hand. */
+#ifndef TRMS_RESOLVE_ROUTINES_H
+#define TRMS_RESOLVE_ROUTINES_H
+
+#include "common/error.h"
+#include "symbols/memory_maps.h"
+#include "trace/routine_table.h"
+
+/* Resolves every routine of ROUTINES that has an address but no name
+ * against MAPS and saves the names found in the symbol store of the
+ * recording (or staging directory) at REC_PATH, in one transaction.
+ * Routines no symbol covers are left out (reports print their address). */
+int symbols_resolve_routines(const char *rec_path, const struct memory_maps *maps,
+                             const struct routine_table *routines, struct trms_error *err);
+
+#endif

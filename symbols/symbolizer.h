@@ -1,0 +1,50 @@
+/* symbolizer: names the code addresses of a recorded process.
+ *
+ * Fed the process's file-backed maps as they appear, it resolves an
+ * address to the function symbol containing it (ELF .symtab or .dynsym,
+ * of the file or of its separate debuginfo), the source file and line of
+ * that function (DWARF), and whether the address is a PLT stub. Each file
+ * is loaded once per distinct load bias, with libdw. The recorder asks
+ * for every indirect jump target, so results are cached per address and a
+ * repeated lookup is one hash probe.
+ *
+ * C++ names are returned mangled. */
+#ifndef TRMS_SYMBOLIZER_H
+#define TRMS_SYMBOLIZER_H
+
+#include <stdint.h>
+
+#include "symbols/memory_maps.h"
+
+struct symbol_info {
+    const char *name;   /* function containing the address, NULL if none */
+    uint64_t entry;     /* that function's start in the process, 0 if unknown */
+    int is_plt;         /* the address lies in .plt, .plt.sec or .plt.got */
+    const char *file;   /* basename of the function's source file, or NULL */
+    int line;           /* line of its declaration (else of its entry), 0 if unknown */
+    const char *module; /* path of the mapped file, NULL when no map holds the address */
+};
+
+struct symbolizer;
+
+struct symbolizer *symbolizer_new(void);
+void symbolizer_free(struct symbolizer *s);
+
+/* Adds a mapping of the process (a later one replaces what it overlaps).
+ * 0 when its file is an ELF file the symbolizer can use; -1 when it is
+ * not (unreadable, not ELF, no loadable segment at that offset, or a build
+ * id that differs from the map's): addresses in it then resolve to the
+ * module only. */
+int symbolizer_add_map(struct symbolizer *s, const struct map_entry *map);
+
+/* Forgets [START, END) (munmap). */
+void symbolizer_remove_range(struct symbolizer *s, uint64_t start, uint64_t end);
+
+/* Resolves ADDR into OUT (always filled). 0 when a function name was
+ * found, -1 otherwise. The strings stay valid until symbolizer_free. */
+int symbolizer_lookup(struct symbolizer *s, uint64_t addr, struct symbol_info *out);
+
+/* True when ADDR is the first instruction of a known function. */
+int symbolizer_is_function_entry(struct symbolizer *s, uint64_t addr);
+
+#endif

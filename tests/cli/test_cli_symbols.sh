@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# Address-only routines (as `trms record` stores them) are printed by the
+# name resolved when the recording was made: text as "name (file:line)",
+# JSON and CSV with the bare name (JSON adds file, line and address);
+# --routine finds them by name or by address; the activations CSV names
+# them too. Without stored names, the address is printed as before.
+source "$(dirname "$0")/lib.sh"
+: "${PUT_SYMBOLS:?PUT_SYMBOLS must name the put_symbols helper}"
+
+cat >wf.txt <<'TRACE'
+thread 1
+call 0x401136
+read 0x100 4
+read 0x104 4
+cost 7
+call 0x401000
+read 0x100 4
+cost 3
+return
+return
+call 0x402000
+cost 1
+return
+TRACE
+run "$TRMS" import wf.txt -o wf.rec
+expect_status 0
+run "$TRMS" analyze wf.rec
+expect_status 0
+run "$TRMS" report wf.rec
+expect_status 0
+grep -q "^  0x401136 " "$T/out" || fail "unnamed routine is not printed by address"
+
+# Names come in after the analysis (the store keeps the result).
+run "$PUT_SYMBOLS" wf.rec 0x401136 str_tolower wf.c 31 0x401000 strlen - 0
+expect_status 0
+run "$TRMS" report wf.rec
+expect_status 0
+grep -q "^  str_tolower (wf.c:31) " "$T/out" || fail "text report lacks 'str_tolower (wf.c:31)'"
+grep -q "^  strlen " "$T/out" || fail "text report lacks strlen"
+grep -q "^  0x402000 " "$T/out" || fail "a routine without a stored name is not printed by address"
+
+run "$TRMS" report wf.rec --routine str_tolower
+expect_status 0
+expect_out_contains "str_tolower (wf.c:31) in thread 1: 1 calls"
+cp "$T/out" by_name.txt
+run "$TRMS" report wf.rec --routine 0x401136
+expect_status 0
+cmp -s "$T/out" by_name.txt || fail "--routine by address differs from --routine by name"
+run "$TRMS" report wf.rec --routine 0x402000
+expect_status 0
+expect_out_contains "0x402000 in thread 1: 1 calls"
+run "$TRMS" report wf.rec --routine "str_tolower (wf.c:31)"
+expect_status 1
+expect_error_line "no routine named"
+
+run "$TRMS" report wf.rec --format json
+expect_status 0
+python3 - "$T/out" <<'PY' || fail "JSON report is not as expected"
+import json, sys
+r = json.load(open(sys.argv[1]))
+by = {x["name"]: x for x in r["routines"]}
+s = by["str_tolower"]
+assert s["file"] == "wf.c" and s["line"] == 31 and s["address"] == "0x401136", s
+assert by["strlen"]["address"] == "0x401000" and "file" not in by["strlen"] and "line" not in by["strlen"], by["strlen"]
+assert "file" not in by["0x402000"] and by["0x402000"]["address"] == "0x402000"
+PY
+
+run "$TRMS" report wf.rec --format csv
+expect_status 0
+expect_out_contains 'str_tolower,1,rms,'
+expect_out_contains 'strlen,1,rms,'
+expect_out_contains '0x402000,1,rms,'
+
+run "$TRMS" analyze wf.rec --activations act.csv
+expect_status 0
+grep -q '^1,str_tolower,1,' act.csv || fail "activations CSV lacks str_tolower: $(cat act.csv)"
+grep -q '^1,strlen,2,' act.csv || fail "activations CSV lacks strlen"
+grep -q '^1,0x402000,1,' act.csv || fail "activations CSV lacks 0x402000"
+echo "test_cli_symbols: ok"

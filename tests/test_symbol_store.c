@@ -1,0 +1,184 @@
+/* test_symbol_store: routine names survive the store exactly, beside the
+ * results of the same LMDB environment and without disturbing them; a
+ * recording without names reads as empty; corrupt or future entries are
+ * refused with a message. */
+#include <lmdb.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+
+#include "common/byte_buffer.h"
+#include "store/result_codec.h"
+#include "store/result_store.h"
+#include "store/symbol_store.h"
+#include "tests/check.h"
+#include "tests/fixture.h"
+
+static char tmpdir[] = "/tmp/trms-test-symbol-store-XXXXXX";
+
+static struct analysis_result *small_result(void)
+{
+    static const char trace[] = "call 0x401136\nread 0x100 4\ncost 5\nreturn\ncall f\ncost 1\nreturn\n";
+    struct event_list events = {0};
+    struct routine_table routines;
+    routine_table_init(&routines);
+    fixture_parse(trace, &events, &routines);
+    struct run run;
+    fixture_run_events(events.items, events.count, &routines, 4, 64, 0, &run);
+    struct analysis_result *r = run.result;
+    run.result = NULL;
+    run_free(&run);
+    event_list_free(&events);
+    routine_table_free(&routines);
+    return r;
+}
+
+static int same_result(const struct analysis_result *a, const struct analysis_result *b)
+{
+    struct byte_buffer x = {0}, y = {0};
+    result_encode(a, &x);
+    result_encode(b, &y);
+    int same = x.len == y.len && memcmp(x.data, y.data, x.len) == 0;
+    byte_buffer_free(&x);
+    byte_buffer_free(&y);
+    return same;
+}
+
+static void roundtrip(const char *rec)
+{
+    struct trms_error err;
+    struct symbol_names names;
+    /* No results directory at all: no names, no error, nothing created. */
+    CHECK(symbol_store_load(rec, &names, &err) == 0);
+    CHECK_EQ(names.count, 0);
+    symbol_names_free(&names);
+    struct stat st;
+    CHECK(stat(tmpdir, &st) == 0);
+
+    /* A result first, then names: the result is intact. */
+    struct analysis_result *r = small_result();
+    struct result_store *s;
+    CHECK(result_store_open(rec, 1, &s, &err) == 0);
+    CHECK(result_store_save(s, r, &err) == 0);
+    result_store_close(s);
+    /* A store with results but no names yet. */
+    CHECK(symbol_store_load(rec, &names, &err) == 0);
+    CHECK_EQ(names.count, 0);
+    symbol_names_free(&names);
+
+    const struct symbol_name batch[] = {
+        {0x401136, "str_tolower", "wf.c", 31},
+        {UINT64_C(0xffffffffff600000), "vsyscall", NULL, 0},
+        {0x7f0000001000, "_ZN3foo3barEv", "foo.cc", 7}, /* C++: kept mangled */
+        {0x1234, "", NULL, 0},                          /* no name: not stored */
+    };
+    CHECK(symbol_store_save(rec, batch, 4, &err) == 0);
+    CHECK(symbol_store_load(rec, &names, &err) == 0);
+    CHECK_EQ(names.count, 3);
+    for (size_t i = 0; i < 3; i++) {
+        const struct symbol_name *n = symbol_names_find(&names, batch[i].addr);
+        CHECK(n != NULL);
+        if (!n)
+            continue;
+        CHECK_STR(n->name, batch[i].name);
+        CHECK(batch[i].file ? n->file && strcmp(n->file, batch[i].file) == 0 : n->file == NULL);
+        CHECK_EQ(n->line, batch[i].line);
+    }
+    CHECK(symbol_names_find(&names, 0x1234) == NULL);
+    CHECK(symbol_names_find(NULL, 0x401136) == NULL);
+    symbol_names_free(&names);
+
+    /* Saving again replaces the names of the same addresses only. */
+    const struct symbol_name again[] = {{0x401136, "str_tolower2", "wf2.c", 32}};
+    CHECK(symbol_store_save(rec, again, 1, &err) == 0);
+    CHECK(symbol_store_load(rec, &names, &err) == 0);
+    CHECK_EQ(names.count, 3);
+    const struct symbol_name *n = symbol_names_find(&names, 0x401136);
+    CHECK(n && strcmp(n->name, "str_tolower2") == 0 && n->line == 32);
+    symbol_names_free(&names);
+
+    struct analysis_result *got;
+    CHECK(result_store_open(rec, 0, &s, &err) == 0);
+    CHECK(result_store_load(s, 0, 0, &got, &err) == 0 && same_result(got, r));
+    analysis_result_free(got);
+    result_store_close(s);
+    /* And a result saved after the names leaves them be. */
+    CHECK(result_store_open(rec, 1, &s, &err) == 0);
+    CHECK(result_store_save(s, r, &err) == 0);
+    result_store_close(s);
+    CHECK(symbol_store_load(rec, &names, &err) == 0);
+    CHECK_EQ(names.count, 3);
+    symbol_names_free(&names);
+    analysis_result_free(r);
+}
+
+/* Names saved in a fresh staging directory: the result store then reads
+ * as never analyzed, not as broken. */
+static void names_only(const char *rec)
+{
+    struct trms_error err;
+    const struct symbol_name one = {0x10, "f", "f.c", 1};
+    CHECK(symbol_store_save(rec, &one, 1, &err) == 0);
+    struct result_store *s;
+    CHECK(result_store_open(rec, 0, &s, &err) != 0);
+    CHECK(strstr(err.message, "no analysis stored yet") != NULL);
+}
+
+static void put_raw(const char *rec, uint64_t addr, const void *value, size_t len)
+{
+    char path[256];
+    snprintf(path, sizeof path, "%s/results", rec);
+    MDB_env *env;
+    MDB_txn *txn;
+    MDB_dbi dbi;
+    mdb_env_create(&env);
+    mdb_env_set_maxdbs(env, 4);
+    mdb_env_set_mapsize(env, UINT64_C(16) << 30);
+    CHECK(mdb_env_open(env, path, 0, 0666) == 0);
+    mdb_txn_begin(env, NULL, 0, &txn);
+    mdb_dbi_open(txn, "symbols", MDB_CREATE, &dbi);
+    uint8_t key[8];
+    for (int i = 0; i < 8; i++)
+        key[i] = (uint8_t)(addr >> (56 - 8 * i));
+    MDB_val k = {8, key}, v = {len, (void *)value};
+    CHECK(mdb_put(txn, dbi, &k, &v, 0) == 0);
+    CHECK(mdb_txn_commit(txn) == 0);
+    mdb_env_close(env);
+}
+
+static void corrupt(const char *rec)
+{
+    struct trms_error err;
+    struct symbol_names names;
+    put_raw(rec, 0xabc, "\x01\x05na", 4); /* name runs past the end */
+    CHECK(symbol_store_load(rec, &names, &err) != 0);
+    CHECK(strstr(err.message, "the symbol of 0xabc is corrupt") != NULL);
+    CHECK_EQ(names.count, 0);
+    put_raw(rec, 0xabc, "\x02\x01x\x00\x00", 5); /* a future format */
+    CHECK(symbol_store_load(rec, &names, &err) != 0);
+    CHECK(strstr(err.message, "has format 2") != NULL);
+    put_raw(rec, 0xabc, "\x01\x01x\x00\x00", 5); /* repaired */
+    CHECK(symbol_store_load(rec, &names, &err) == 0);
+    const struct symbol_name *n = symbol_names_find(&names, 0xabc);
+    CHECK(n && strcmp(n->name, "x") == 0 && n->file == NULL && n->line == 0);
+    symbol_names_free(&names);
+}
+
+int main(void)
+{
+    if (!mkdtemp(tmpdir)) {
+        perror("mkdtemp");
+        return 2;
+    }
+    char rec[128], staging[128];
+    snprintf(rec, sizeof rec, "%s/rec", tmpdir);
+    mkdir(rec, 0777);
+    snprintf(staging, sizeof staging, "%s/staging", tmpdir);
+    mkdir(staging, 0777);
+    roundtrip(rec);
+    names_only(staging);
+    corrupt(rec);
+    char cmd[160];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
+    CHECK(system(cmd) == 0);
+    return check_report("test_symbol_store");
+}

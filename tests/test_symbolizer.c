@@ -1,0 +1,304 @@
+/* test_symbolizer: names the code of real processes. The sample programs
+ * (tests/programs, built -g -O0 as PIE and as non-PIE, with a shared
+ * library) print the addresses and declaration lines of some functions and
+ * their /proc/self/maps; the symbolizer, fed those maps, must give back
+ * each function's name, entry, source file and line, from inside the
+ * function too, mark PLT stubs, use separate debuginfo, and refuse a file
+ * whose build id differs from the map's. */
+#include <fcntl.h>
+#include <gelf.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "store/symbol_store.h"
+#include "symbols/resolve_routines.h"
+#include "symbols/symbolizer.h"
+#include "tests/check.h"
+
+struct sample {
+    struct memory_maps maps;
+    struct {
+        char name[64];
+        uint64_t addr;
+        int line;
+    } funcs[8];
+    size_t n_funcs;
+};
+
+/* Runs EXE and collects what it prints. */
+static int run_sample(const char *exe, struct sample *s)
+{
+    memory_maps_init(&s->maps);
+    s->n_funcs = 0;
+    FILE *p = popen(exe, "r");
+    if (!p)
+        return -1;
+    char line[4096];
+    while (fgets(line, sizeof line, p)) {
+        line[strcspn(line, "\n")] = '\0';
+        unsigned long long start, end, offset, addr;
+        char perms[5];
+        int at = 0, decl;
+        if (sscanf(line, "map %llx-%llx %4s %llx %*s %*s %n", &start, &end, perms, &offset,
+                   &at) == 4 && at > 0 && line[at] == '/') {
+            struct map_entry e = {.start = start, .end = end, .offset = offset,
+                                  .path = line + at};
+            e.prot = (perms[0] == 'r') | (perms[1] == 'w') << 1 | (perms[2] == 'x') << 2;
+            memory_maps_add(&s->maps, &e);
+        } else if (s->n_funcs < 8 && sscanf(line, "func %63s %llx %d", s->funcs[s->n_funcs].name,
+                                            &addr, &decl) == 3) {
+            s->funcs[s->n_funcs].addr = addr;
+            s->funcs[s->n_funcs++].line = decl;
+        }
+    }
+    return pclose(p) == 0 && s->n_funcs == 4 && s->maps.count > 0 ? 0 : -1;
+}
+
+static uint64_t func_addr(const struct sample *s, const char *name, int *line)
+{
+    for (size_t i = 0; i < s->n_funcs; i++)
+        if (strcmp(s->funcs[i].name, name) == 0) {
+            if (line)
+                *line = s->funcs[i].line;
+            return s->funcs[i].addr;
+        }
+    fprintf(stderr, "the sample printed no %s\n", name);
+    check_failures++;
+    return 0;
+}
+
+static struct symbolizer *symbolizer_of(const struct memory_maps *maps)
+{
+    struct symbolizer *sym = symbolizer_new();
+    for (size_t i = 0; i < maps->count; i++)
+        symbolizer_add_map(sym, &maps->items[i]);
+    return sym;
+}
+
+static const char *base(const char *path)
+{
+    const char *slash = path ? strrchr(path, '/') : NULL;
+    return slash ? slash + 1 : path;
+}
+
+/* FUNC, printed by the sample, resolves to itself from its entry and from
+ * inside, with its declaration line in FILE of MODULE. */
+static void check_function(struct symbolizer *sym, const struct sample *s, const char *func,
+                           const char *file, const char *module)
+{
+    int line = 0;
+    uint64_t addr = func_addr(s, func, &line);
+    struct symbol_info info;
+    CHECK(symbolizer_lookup(sym, addr, &info) == 0);
+    CHECK_STR(info.name, func);
+    CHECK_EQ(info.entry, addr);
+    CHECK_EQ(info.is_plt, 0);
+    CHECK_STR(info.file, file);
+    CHECK_EQ(info.line, line);
+    CHECK_STR(base(info.module), module);
+    CHECK(symbolizer_is_function_entry(sym, addr));
+
+    struct symbol_info inside;
+    CHECK(symbolizer_lookup(sym, addr + 5, &inside) == 0);
+    CHECK_STR(inside.name, func);
+    CHECK_EQ(inside.entry, addr);
+    CHECK_EQ(inside.line, line);
+    CHECK(!symbolizer_is_function_entry(sym, addr + 5));
+    /* A repeated lookup is answered from the cache: the same strings. */
+    struct symbol_info again;
+    symbolizer_lookup(sym, addr, &again);
+    CHECK(again.name == info.name && again.file == info.file);
+}
+
+/* The load bias of PATH from its map at offset 0, and its PLT sections. */
+static void check_plt_sections(struct symbolizer *sym, const struct sample *s, const char *path)
+{
+    const struct map_entry *first = NULL;
+    for (size_t i = 0; i < s->maps.count && !first; i++)
+        if (strcmp(base(s->maps.items[i].path), base(path)) == 0 && s->maps.items[i].offset == 0)
+            first = &s->maps.items[i];
+    CHECK(first != NULL);
+    int fd = open(path, O_RDONLY);
+    Elf *elf = elf_begin(fd, ELF_C_READ, NULL);
+    GElf_Phdr ph = {0};
+    for (int i = 0; elf && gelf_getphdr(elf, i, &ph) && ph.p_type != PT_LOAD; i++)
+        ;
+    uint64_t bias = first ? first->start - (ph.p_vaddr & ~UINT64_C(0xfff)) : 0;
+    size_t shstrndx, plts = 0;
+    elf_getshdrstrndx(elf, &shstrndx);
+    for (Elf_Scn *scn = elf ? elf_nextscn(elf, NULL) : NULL; scn; scn = elf_nextscn(elf, scn)) {
+        GElf_Shdr sh;
+        gelf_getshdr(scn, &sh);
+        const char *name = elf_strptr(elf, shstrndx, sh.sh_name);
+        struct symbol_info info;
+        if (strcmp(name, ".plt") == 0 || strcmp(name, ".plt.sec") == 0 ||
+            strcmp(name, ".plt.got") == 0) {
+            plts++;
+            uint64_t addr = sh.sh_addr + bias;
+            symbolizer_lookup(sym, addr + sh.sh_size / 2, &info);
+            CHECK_EQ(info.is_plt, 1);
+            CHECK(info.name == NULL);
+            symbolizer_lookup(sym, addr + sh.sh_size - 1, &info);
+            CHECK_EQ(info.is_plt, 1);
+        } else if (strcmp(name, ".text") == 0) {
+            symbolizer_lookup(sym, sh.sh_addr + bias, &info);
+            CHECK_EQ(info.is_plt, 0);
+        }
+    }
+    CHECK(plts > 0);
+    elf_end(elf);
+    close(fd);
+}
+
+static void pie(const struct sample *s)
+{
+    struct symbolizer *sym = symbolizer_of(&s->maps);
+    check_function(sym, s, "str_tolower", "sym_sample.c", "sym_sample_pie");
+    check_function(sym, s, "count_words", "sym_sample.c", "sym_sample_pie");
+    check_function(sym, s, "lib_count_vowels", "libsym_sample.c", "libsym_sample.so");
+    check_function(sym, s, "lib_hidden_sum", "libsym_sample.c", "libsym_sample.so");
+    check_plt_sections(sym, s, SYM_SAMPLE_PIE);
+    check_plt_sections(sym, s, SYM_SAMPLE_LIB);
+    struct symbol_info info;
+    CHECK(symbolizer_lookup(sym, 0x10, &info) != 0);
+    CHECK(info.module == NULL && info.name == NULL && info.entry == 0);
+
+    /* munmap of the text forgets it; mapping it again brings it back. */
+    uint64_t addr = func_addr(s, "str_tolower", NULL);
+    const struct map_entry *text = memory_maps_find(&s->maps, addr);
+    CHECK(text != NULL);
+    if (text) {
+        symbolizer_remove_range(sym, text->start, text->end);
+        CHECK(symbolizer_lookup(sym, addr, &info) != 0);
+        CHECK(info.module == NULL);
+        CHECK(symbolizer_add_map(sym, text) == 0);
+        CHECK(symbolizer_lookup(sym, addr, &info) == 0);
+        CHECK_STR(info.name, "str_tolower");
+        /* A map whose recorded build id is not the file's: module only. */
+        struct map_entry wrong = *text;
+        strcpy(wrong.build_id, "00112233445566778899aabbccddeeff00112233");
+        CHECK(symbolizer_add_map(sym, &wrong) != 0);
+        CHECK(symbolizer_lookup(sym, addr, &info) != 0);
+        CHECK_STR(base(info.module), "sym_sample_pie");
+        /* Not an ELF file at all. */
+        struct map_entry junk = *text;
+        junk.path = "/proc/self/status";
+        junk.build_id[0] = '\0';
+        CHECK(symbolizer_add_map(sym, &junk) != 0);
+        CHECK(symbolizer_lookup(sym, addr, &info) != 0);
+    }
+    symbolizer_free(sym);
+}
+
+static void nopie(const struct sample *s)
+{
+    struct symbolizer *sym = symbolizer_of(&s->maps);
+    check_function(sym, s, "str_tolower", "sym_sample.c", "sym_sample_nopie");
+    check_function(sym, s, "count_words", "sym_sample.c", "sym_sample_nopie");
+    check_function(sym, s, "lib_hidden_sum", "libsym_sample.c", "libsym_sample.so");
+    /* Code that is not PIC takes the address of a library function as its
+     * canonical PLT entry: what the program calls is the stub. */
+    struct symbol_info info;
+    CHECK(symbolizer_lookup(sym, func_addr(s, "lib_count_vowels", NULL), &info) != 0);
+    CHECK_EQ(info.is_plt, 1);
+    CHECK_STR(base(info.module), "sym_sample_nopie");
+    check_plt_sections(sym, s, SYM_SAMPLE_NOPIE);
+    symbolizer_free(sym);
+}
+
+static int has_symtab(const char *path)
+{
+    int fd = open(path, O_RDONLY), found = 0;
+    Elf *elf = elf_begin(fd, ELF_C_READ, NULL);
+    for (Elf_Scn *scn = elf ? elf_nextscn(elf, NULL) : NULL; scn; scn = elf_nextscn(elf, scn)) {
+        GElf_Shdr sh;
+        found |= gelf_getshdr(scn, &sh) && sh.sh_type == SHT_SYMTAB;
+    }
+    elf_end(elf);
+    close(fd);
+    return found;
+}
+
+/* The library stripped, its symbols and DWARF in a file .gnu_debuglink names. */
+static void separate_debuginfo(const struct sample *s)
+{
+    if (!*SYM_SAMPLE_STRIPPED) {
+        printf("test_symbolizer: no objcopy; separate debuginfo untested\n");
+        return;
+    }
+    CHECK(!has_symtab(SYM_SAMPLE_STRIPPED));
+    struct memory_maps maps;
+    memory_maps_init(&maps);
+    for (size_t i = 0; i < s->maps.count; i++) {
+        struct map_entry e = s->maps.items[i];
+        if (strcmp(base(e.path), "libsym_sample.so") == 0)
+            e.path = SYM_SAMPLE_STRIPPED;
+        memory_maps_add(&maps, &e);
+    }
+    struct symbolizer *sym = symbolizer_of(&maps);
+    check_function(sym, s, "lib_hidden_sum", "libsym_sample.c", "libsym_sample_stripped.so");
+    check_function(sym, s, "lib_count_vowels", "libsym_sample.c", "libsym_sample_stripped.so");
+    symbolizer_free(sym);
+    memory_maps_free(&maps);
+}
+
+static void resolve_into_store(const struct sample *s)
+{
+    char dir[] = "/tmp/trms-test-symbolizer-XXXXXX";
+    if (!mkdtemp(dir)) {
+        perror("mkdtemp");
+        check_failures++;
+        return;
+    }
+    struct routine_table routines;
+    routine_table_init(&routines);
+    uint32_t id;
+    int line;
+    uint64_t tolower = func_addr(s, "str_tolower", &line);
+    routine_table_intern_addr(&routines, tolower, &id);
+    routine_table_intern_addr(&routines, func_addr(s, "lib_count_vowels", NULL), &id);
+    routine_table_intern_addr(&routines, 0x10, &id); /* no map: stays unnamed */
+    routine_table_intern_name(&routines, "named", 5, &id);
+    struct trms_error err;
+    CHECK(symbols_resolve_routines(dir, &s->maps, &routines, &err) == 0);
+    struct symbol_names names;
+    CHECK(symbol_store_load(dir, &names, &err) == 0);
+    CHECK_EQ(names.count, 2);
+    const struct symbol_name *n = symbol_names_find(&names, tolower);
+    CHECK(n != NULL);
+    if (n) {
+        CHECK_STR(n->name, "str_tolower");
+        CHECK_STR(n->file, "sym_sample.c");
+        CHECK_EQ(n->line, line);
+    }
+    n = symbol_names_find(&names, func_addr(s, "lib_count_vowels", NULL));
+    CHECK(n && strcmp(n->name, "lib_count_vowels") == 0);
+    CHECK(symbol_names_find(&names, 0x10) == NULL);
+    symbol_names_free(&names);
+    routine_table_free(&routines);
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    if (system(cmd) != 0)
+        fprintf(stderr, "could not remove %s\n", dir);
+}
+
+int main(void)
+{
+    elf_version(EV_CURRENT);
+    struct sample s;
+    if (run_sample(SYM_SAMPLE_PIE, &s) != 0) {
+        fprintf(stderr, "test_symbolizer: cannot run %s\n", SYM_SAMPLE_PIE);
+        return 1;
+    }
+    pie(&s);
+    separate_debuginfo(&s);
+    resolve_into_store(&s);
+    memory_maps_free(&s.maps);
+    if (run_sample(SYM_SAMPLE_NOPIE, &s) != 0) {
+        fprintf(stderr, "test_symbolizer: cannot run %s\n", SYM_SAMPLE_NOPIE);
+        return 1;
+    }
+    nopie(&s);
+    memory_maps_free(&s.maps);
+    return check_report("test_symbolizer");
+}
