@@ -1,0 +1,225 @@
+#!/usr/bin/env python3
+"""End-to-end tests: `trms record` real programs under Valgrind, then
+`trms analyze`, and check the analyses against what the programs do.
+
+    record_e2e.py CASE      (environment: TRMS, PROGRAMS)
+
+Exit 0 passes, 77 skips (with the reason on stderr), anything else fails."""
+import csv
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+TRMS = os.environ["TRMS"]
+PROGRAMS = os.environ["PROGRAMS"]
+SKIP = 77
+
+
+class Failure(Exception):
+    pass
+
+
+def check(cond, what):
+    if not cond:
+        raise Failure(what)
+
+
+def run(args, expect=0, cwd=None):
+    p = subprocess.run(args, capture_output=True, text=True, cwd=cwd)
+    if expect is not None and p.returncode != expect:
+        raise Failure(f"{' '.join(args)}: exit {p.returncode}, expected {expect}\n"
+                      f"stdout: {p.stdout}\nstderr: {p.stderr}")
+    return p
+
+
+RECORDINGS = iter(range(1, 1000))
+
+
+def record(tmp, name, args, expect=0):
+    rec = os.path.join(tmp, f"{name}.{next(RECORDINGS)}.rec")
+    p = run([TRMS, "record", "-o", rec, "--", os.path.join(PROGRAMS, name)] + args, expect)
+    return rec, p
+
+
+def activations(rec, cell_size=4):
+    out = rec + f".act{cell_size}.csv"
+    run([TRMS, "analyze", rec, "--cell-size", str(cell_size), "--activations", out])
+    with open(out) as f:
+        return list(csv.DictReader(f))
+
+
+def of(rows, routine):
+    return [r for r in rows if r["routine"] == routine]
+
+
+def ints(rows, field):
+    return [int(r[field]) for r in rows]
+
+
+def meta(rec):
+    with open(os.path.join(rec, "meta")) as f:
+        return dict(line.rstrip("\n").split(" ", 1) for line in f if " " in line)
+
+
+def only_depth(rows, routine):
+    depths = set(ints(of(rows, routine), "depth"))
+    check(len(depths) == 1, f"{routine} at depths {depths}")
+    return depths.pop()
+
+
+# ---- cases ----
+
+def case_array_walk(tmp):
+    sizes = [2, 10, 64, 100, 1000]
+    rec, _ = record(tmp, "array_walk", [str(n) for n in sizes])
+    for cell in (1, 2, 4, 8):
+        walks = of(activations(rec, cell), "walk")
+        check(ints(walks, "rms") == [n * 4 // cell for n in sizes],
+              f"cell {cell}: walk RMS {ints(walks, 'rms')}, expected n*4/{cell} for {sizes}")
+        check(ints(walks, "trms") == ints(walks, "rms"), "one thread, no I/O: TRMS == RMS")
+
+
+def case_producer_consumer(tmp):
+    ks = [1, 2, 4, 8, 16, 32]
+    rec, _ = record(tmp, "producer_consumer", [str(k) for k in ks])
+    rows = activations(rec)
+    consume = of(rows, "consume")
+    check(len(consume) == len(ks), f"{len(consume)} activations of consume, expected {len(ks)}")
+    check(len({r["thread"] for r in rows}) == 2, "two threads")
+    # The first call also binds the pthread functions lazily; from the
+    # second on, each call reads the same cells.
+    steady = consume[1:]
+    rms, trms, induced = ints(steady, "rms"), ints(steady, "trms"), ints(steady, "induced_thread")
+    check(len(set(rms)) == 1, f"consume RMS should stay constant: {rms}")
+    check(all(a < b for a, b in zip(trms, trms[1:])), f"consume TRMS should grow: {trms}")
+    # Each value is two new inputs from the producer: the slot and the flag.
+    check(all(i >= 2 * k for i, k in zip(induced, ks[1:])), f"induced {induced} < 2 x {ks[1:]}")
+    # Induced reads include first reads that RMS counts too.
+    check(all(r <= t <= r + i for t, r, i in zip(trms, rms, induced)), "RMS <= TRMS <= RMS + induced")
+
+
+def case_read_loop(tmp):
+    sizes = [1024, 4096, 16384, 65536]
+    paths = []
+    for n in sizes:
+        path = os.path.join(tmp, f"input{n}")
+        with open(path, "wb") as f:
+            f.write(os.urandom(n))
+        paths.append(path)
+    rec, _ = record(tmp, "read_loop", [paths[0]] + paths)  # the first call warms up
+    m = meta(rec)
+    check(m["unmodeled-syscalls"] == "0", f"unmodeled syscalls: {m['unmodeled-syscall-list']}")
+    reads = of(activations(rec), "read_file")[1:]
+    rms, trms = ints(reads, "rms"), ints(reads, "trms")
+    external = ints(reads, "induced_external")
+    check(len(set(rms)) == 1, f"read_file RMS should stay constant: {rms}")
+    check(all(a < b for a, b in zip(trms, trms[1:])), f"read_file TRMS should grow: {trms}")
+    # Every 4-byte cell of the file arrives through the kernel into the
+    # buffer and is then read: exactly one external input each.
+    check(external == [n // 4 for n in sizes], f"external input {external}, expected n/4")
+    check(ints(reads, "induced_thread") == [0] * len(sizes), "no other thread")
+
+
+def case_longjmp(tmp):
+    rec, _ = record(tmp, "jumps", [])
+    rows = activations(rec)
+    for name in ("jumper", "middle", "leaf", "after_jump"):
+        check(len(of(rows, name)) == 3, f"{name}: {len(of(rows, name))} calls, expected 3")
+    base = only_depth(rows, "jumper")
+    check(only_depth(rows, "middle") == base + 1, "middle is jumper's child")
+    check(only_depth(rows, "leaf") == base + 2, "leaf is middle's child")
+    # longjmp ended leaf and middle: what jumper calls next is its child.
+    check(only_depth(rows, "after_jump") == base + 1, "after_jump is jumper's child")
+    check(only_depth(rows, "main") == base - 1, "jumper is main's child")
+
+
+def case_exception(tmp):
+    if not os.path.exists(os.path.join(PROGRAMS, "exceptions")):
+        print("skipped: no C++ compiler built the exceptions program", file=sys.stderr)
+        return SKIP
+    rec, _ = record(tmp, "exceptions", [])
+    rows = activations(rec)
+    for name in ("catcher", "middle", "thrower", "after_catch"):
+        check(len(of(rows, name)) == 4, f"{name}: {len(of(rows, name))} calls, expected 4")
+    base = only_depth(rows, "catcher")
+    check(only_depth(rows, "middle") == base + 1, "middle is catcher's child")
+    check(only_depth(rows, "thrower") == base + 2, "thrower is middle's child")
+    check(only_depth(rows, "after_catch") == base + 1, "after_catch is catcher's child")
+
+
+def case_indirect(tmp):
+    rec, _ = record(tmp, "indirect", [])
+    rows = activations(rec)
+    check(len(of(rows, "twice")) == 5, "twice (through a pointer) is called 5 times")
+    check(len(of(rows, "lib_scale")) == 7, "lib_scale (shared library) is called 7 times")
+    main = only_depth(rows, "main")
+    check(only_depth(rows, "twice") == main + 1, "twice is main's child")
+    check(only_depth(rows, "lib_scale") == main + 1, "lib_scale is main's child")
+    children = {r["routine"] for r in rows if int(r["depth"]) == main + 1}
+    unnamed = sorted(c for c in children if c.startswith("0x"))
+    check(not unnamed, f"main's children without a name (PLT stubs?): {unnamed}")
+    report = json.loads(run([TRMS, "report", rec, "--format", "json"]).stdout)
+    names = {r["name"] for r in report["routines"]}
+    check({"twice", "lib_scale", "main"} <= names, "the report names the routines")
+
+
+def case_crashes(tmp):
+    # A segfault: the recording holds everything up to the crash.
+    rec, p = record(tmp, "crash", ["segv"], expect=128 + 11)
+    check("killed by signal 11" in p.stderr, f"record says how it ended: {p.stderr}")
+    check("working" in p.stdout, "the program's stdout is the user's")
+    check(meta(rec)["outcome"] == "killed by signal 11 (Segmentation fault)", "meta outcome")
+    rows = activations(rec)
+    check(len(of(rows, "work")) >= 1, "work() was recorded before the crash")
+    # Killed by signals, with and without a chance to clean up.
+    for how, sig in (("abort", 6), ("term", 15), ("kill", 9)):
+        rec, p = record(tmp, "crash", [how], expect=128 + sig)
+        check(f"killed by signal {sig}" in p.stderr, f"{how}: {p.stderr}")
+        check(len(of(activations(rec), "work")) == 1, f"{how}: work() recorded")
+    # Valgrind itself killed from outside: the stream stops mid-way.
+    rec = os.path.join(tmp, "hang.rec")
+    with subprocess.Popen([TRMS, "record", "-o", rec, "--", os.path.join(PROGRAMS, "crash"),
+                           "hang"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                          text=True) as p:
+        check(p.stdout.readline() == "working\n", "the program started")
+        with open(f"/proc/{p.pid}/task/{p.pid}/children") as f:
+            for child in f.read().split():
+                os.kill(int(child), 9)
+        _, err = p.communicate(timeout=60)
+        check(p.returncode == 128 + 9, f"killed valgrind: exit {p.returncode}")
+    check("killed by signal 9" in err and "stops where it died" in err, err)
+    check(meta(rec)["complete"] == "no", "an incomplete (but usable) recording")
+    check(len(of(activations(rec), "work")) == 1, "hang: work() recorded")
+    # An exit status passes through.
+    record(tmp, "crash", ["exit", "3"], expect=3)
+    # A program that does not exist, or cannot run: no recording at all.
+    missing = os.path.join(tmp, "missing.rec")
+    p = run([TRMS, "record", "-o", missing, "--", os.path.join(tmp, "no-such-program")], 127)
+    check("no such program" in p.stderr and p.stderr.count("\n") == 1, p.stderr)
+    check(not os.path.exists(missing), "no recording for a missing program")
+    p = run([TRMS, "record", "-o", missing, "--", "no-such-program-in-path"], 127)
+    check(not os.path.exists(missing), "no recording for a missing program")
+    plain = os.path.join(tmp, "plain-file")
+    open(plain, "w").close()
+    p = run([TRMS, "record", "-o", missing, "--", plain], 126)
+    check("not an executable" in p.stderr and not os.path.exists(missing), p.stderr)
+    # An existing recording is never replaced.
+    rec, _ = record(tmp, "crash", ["exit", "0"])
+    before = open(os.path.join(rec, "events.trms"), "rb").read()
+    p = run([TRMS, "record", "-o", rec, "--", os.path.join(PROGRAMS, "crash"), "exit", "0"], 1)
+    check(open(os.path.join(rec, "events.trms"), "rb").read() == before, "recording intact")
+
+
+CASES = {name[5:]: fn for name, fn in globals().items() if name.startswith("case_")}
+
+if __name__ == "__main__":
+    if len(sys.argv) != 2 or sys.argv[1] not in CASES:
+        sys.exit(f"usage: record_e2e.py {'|'.join(CASES)}")
+    with tempfile.TemporaryDirectory(prefix="trms-e2e.") as tmp:
+        try:
+            sys.exit(CASES[sys.argv[1]](tmp) or 0)
+        except Failure as e:
+            print(f"FAIL {sys.argv[1]}: {e}", file=sys.stderr)
+            sys.exit(1)
