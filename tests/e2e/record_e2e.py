@@ -165,6 +165,45 @@ def case_indirect(tmp):
     check({"twice", "lib_scale", "main"} <= names, "the report names the routines")
 
 
+def case_signal(tmp):
+    rec, _ = record(tmp, "signals", [])
+    rows = activations(rec)
+    check(len(of(rows, "raiser")) == 5, "raiser is called 5 times")
+    check(len(of(rows, "on_signal")) == 5, "the handler runs 5 times, each an activation")
+    check(len(of(rows, "in_handler")) == 5, "and calls in_handler each time")
+    check(only_depth(rows, "in_handler") == only_depth(rows, "on_signal") + 1,
+          "in_handler is the handler's child")
+    # Delivered inside raise(): the handler nests under the interrupted raiser.
+    check(only_depth(rows, "on_signal") > only_depth(rows, "raiser"), "nested under raiser")
+    check(only_depth(rows, "raiser") == only_depth(rows, "main") + 1, "raiser is main's child")
+
+
+def case_tail_call(tmp):
+    rec, _ = record(tmp, "tailcall", ["10"])
+    rows = activations(rec)
+    check(len(of(rows, "dispatch")) == 10, "dispatch is called 10 times")
+    check(len(of(rows, "target_a")) == 5 and len(of(rows, "target_b")) == 5,
+          "each tail-called target 5 times")
+    depth = only_depth(rows, "dispatch")
+    check(only_depth(rows, "target_a") == depth and only_depth(rows, "target_b") == depth,
+          "a tail call replaces its caller's activation")
+    check(depth == only_depth(rows, "main") + 1, "dispatch is main's child")
+
+
+def case_thread_exit(tmp):
+    rec, _ = record(tmp, "thread_exit", [])
+    rows = activations(rec)
+    threads = {r["thread"] for r in of(rows, "nested")}
+    check(len(of(rows, "nested")) == 4 and len(threads) == 4, "nested once in each worker")
+    check(len(of(rows, "deep_exit")) == 4, "deep_exit once in each worker")
+    check(all(only_depth([r for r in rows if r["thread"] == t], "deep_exit") ==
+              only_depth([r for r in rows if r["thread"] == t], "nested") + 1 for t in threads),
+          "deep_exit is nested's child, ended when its thread exits")
+    check(len(of(rows, "after_threads")) == 1 and
+          only_depth(rows, "after_threads") == only_depth(rows, "main") + 1,
+          "the main thread's activations are untouched")
+
+
 def case_crashes(tmp):
     # A segfault: the recording holds everything up to the crash.
     rec, p = record(tmp, "crash", ["segv"], expect=128 + 11)
