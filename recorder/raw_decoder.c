@@ -9,39 +9,30 @@
 
 #include "common/oom.h"
 #include "recorder/raw_stream.h"
+#include "trace/trace_writer.h"
 
 #define CHUNK_WORDS (1 << 17)
-#define BATCH_EVENTS 4096
 
-struct decoder {
+struct raw_decoder {
     const struct raw_decoder_callbacks *cb;
     struct raw_summary *summary;
     struct call_tracker tracker;
     struct u64map threads;
     uint32_t tid;
     int have_thread;
-    size_t n_batch;
-    struct event batch[BATCH_EVENTS];   /* a call per batch, not per event */
+    struct trace_writer *writer;
+    struct routine_table *routines;
+    int started;        /* the magic word was seen */
 };
-
-static int flush_batch(struct decoder *d, struct trms_error *err)
-{
-    size_t n = d->n_batch;
-    d->n_batch = 0;
-    return n ? d->cb->sink(d->cb->ctx, d->batch, n, err) : 0;
-}
 
 static int emit(void *ctx, const struct event *ev, struct trms_error *err)
 {
-    struct decoder *d = ctx;
+    struct raw_decoder *d = ctx;
     d->summary->events[ev->type]++;
-    d->batch[d->n_batch++] = *ev;
-    return d->n_batch == BATCH_EVENTS ? flush_batch(d, err) : 0;
+    return trace_writer_event(d->writer, ev, d->routines, err);
 }
 
-/* Fills the batch slot in place: building the event on the stack and
- * copying it made every access stall on store forwarding. */
-static int emit_access(struct decoder *d, enum event_type type, uint64_t addr, uint64_t size,
+static int emit_access(struct raw_decoder *d, enum event_type type, uint64_t addr, uint64_t size,
                        struct trms_error *err)
 {
     if (!d->have_thread)
@@ -49,14 +40,10 @@ static int emit_access(struct decoder *d, enum event_type type, uint64_t addr, u
     if (size == 0)
         return 0;
     d->summary->events[type]++;
-    struct event *ev = &d->batch[d->n_batch++];
-    ev->type = type;
-    ev->addr = addr;
-    ev->size = size;
-    return d->n_batch == BATCH_EVENTS ? flush_batch(d, err) : 0;
+    return trace_writer_access(d->writer, type, addr, size, err);
 }
 
-static int switch_thread(struct decoder *d, uint64_t tid, struct trms_error *err)
+static int switch_thread(struct raw_decoder *d, uint64_t tid, struct trms_error *err)
 {
     if (tid > UINT32_MAX)
         return error_set(err, "raw stream: thread id %" PRIu64 " out of range", tid);
@@ -71,7 +58,7 @@ static int switch_thread(struct decoder *d, uint64_t tid, struct trms_error *err
     return emit(d, &ev, err);
 }
 
-static int need_thread(const struct decoder *d, struct trms_error *err)
+static int need_thread(const struct raw_decoder *d, struct trms_error *err)
 {
     return d->have_thread ? 0 : error_set(err, "raw stream: control flow before any thread");
 }
@@ -93,7 +80,7 @@ static size_t record_words(const uint64_t *w, size_t available)
     return n;
 }
 
-static int map(struct decoder *d, const uint64_t *w, struct trms_error *err)
+static int map(struct raw_decoder *d, const uint64_t *w, struct trms_error *err)
 {
     size_t length = (size_t)(w[3] >> 8);
     const char *path = (const char *)&w[4];
@@ -104,7 +91,7 @@ static int map(struct decoder *d, const uint64_t *w, struct trms_error *err)
     return d->cb->map ? d->cb->map(d->cb->ctx, &m, err) : 0;
 }
 
-static int control(struct decoder *d, const uint64_t *w, struct trms_error *err)
+static int control(struct raw_decoder *d, const uint64_t *w, struct trms_error *err)
 {
     enum raw_control what = (enum raw_control)(w[0] >> RAW_SUB_SHIFT & RAW_SUB_MASK);
     uint64_t low = w[0] & RAW_LOW_MASK;
@@ -152,7 +139,7 @@ static int control(struct decoder *d, const uint64_t *w, struct trms_error *err)
     }
 }
 
-static int record(struct decoder *d, const uint64_t *w, struct trms_error *err)
+static int record(struct raw_decoder *d, const uint64_t *w, struct trms_error *err)
 {
     switch (w[0] >> RAW_OP_SHIFT) {
     case RAW_READ:
@@ -173,67 +160,87 @@ void raw_summary_free(struct raw_summary *s)
     u64map_free(&s->unmodeled_syscalls);
 }
 
-int raw_decode_fd(int fd, struct routine_table *routines, const struct raw_decoder_callbacks *cb,
-                  struct raw_summary *summary, struct trms_error *err)
+struct raw_decoder *raw_decoder_new(struct trace_writer *writer, struct routine_table *routines,
+                                    const struct raw_decoder_callbacks *cb,
+                                    struct raw_summary *summary)
 {
     *summary = (struct raw_summary){0};
     u64map_init(&summary->unmodeled_syscalls);
-    struct decoder *d = xcalloc(1, sizeof *d);
+    struct raw_decoder *d = xcalloc(1, sizeof *d);
     d->cb = cb;
     d->summary = summary;
+    d->writer = writer;
+    d->routines = routines;
     u64map_init(&d->threads);
     call_tracker_init(&d->tracker, routines, cb->classify, cb->ctx, emit, d);
+    return d;
+}
 
-    uint64_t *words = xmalloc(CHUNK_WORDS * sizeof *words);
-    size_t bytes = 0;   /* in words[], from its start */
-    size_t pos = 0;     /* next record, in words */
-    int started = 0, rc = 0, eof = 0;
-    while (rc == 0) {
-        size_t have = bytes / 8 - pos;
-        size_t need = have ? record_words(&words[pos], have) : 1;
-        if (need > CHUNK_WORDS / 2) {
-            rc = error_set(err, "raw stream: a record of %zu words", need);
-            break;
-        }
-        if (have < need) {
-            if (eof)
-                break;  /* the program died mid-record: keep what came before */
-            memmove(words, &words[pos], bytes - pos * 8);
-            bytes -= pos * 8;
-            pos = 0;
-            ssize_t n = read(fd, (char *)words + bytes, CHUNK_WORDS * 8 - bytes);
-            if (n < 0 && errno == EINTR)
-                continue;
-            if (n < 0) {
-                rc = error_set(err, "reading the recorder's stream: %s", strerror(errno));
-                break;
-            }
-            eof = n == 0;
-            bytes += (size_t)n;
-            continue;
-        }
-        if (!started) {
-            if (words[pos] != RAW_MAGIC) {
-                rc = error_set(err, "the recorder's stream does not start like one");
-                break;
-            }
-            started = 1;
-            pos++;
-            continue;
-        }
-        rc = record(d, &words[pos], err);
-        pos += need;
-        summary->words += need;
+int raw_decoder_feed(struct raw_decoder *d, const uint64_t *words, size_t n, size_t *used,
+                     struct trms_error *err)
+{
+    size_t pos = 0;
+    if (!d->started && n > 0) {
+        if (words[0] != RAW_MAGIC)
+            return error_set(err, "the recorder's stream does not start like one");
+        d->started = 1;
+        pos = 1;
     }
-    if (rc == 0 && !started)
-        rc = error_set(err, "the recorder produced no stream");
-    if (rc == 0)
-        rc = flush_batch(d, err);
-    summary->tail_calls = d->tracker.tail_calls;
-    summary->unwound_frames = d->tracker.unwound;
-    free(words);
+    while (pos < n) {
+        size_t need = record_words(&words[pos], n - pos);
+        if (need > n - pos)
+            break;
+        if (record(d, &words[pos], err) != 0)
+            return -1;
+        pos += need;
+        d->summary->words += need;
+    }
+    *used = pos;
+    return 0;
+}
+
+int raw_decoder_finish(struct raw_decoder *d, struct trms_error *err)
+{
+    int rc = d->started ? 0 : error_set(err, "the recorder produced no stream");
+    d->summary->tail_calls = d->tracker.tail_calls;
+    d->summary->unwound_frames = d->tracker.unwound;
     call_tracker_free(&d->tracker);
     u64map_free(&d->threads);
     free(d);
+    return rc;
+}
+
+int raw_decode_fd(int fd, struct trace_writer *writer, struct routine_table *routines,
+                  const struct raw_decoder_callbacks *cb, struct raw_summary *summary,
+                  struct trms_error *err)
+{
+    struct raw_decoder *d = raw_decoder_new(writer, routines, cb, summary);
+    uint64_t *words = xmalloc(CHUNK_WORDS * sizeof *words);
+    size_t bytes = 0;   /* in words[], from its start */
+    int rc = 0;
+    for (;;) {
+        ssize_t n = read(fd, (char *)words + bytes, CHUNK_WORDS * 8 - bytes);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0) {
+            rc = error_set(err, "reading the recorder's stream: %s", strerror(errno));
+            break;
+        }
+        if (n == 0)
+            break;  /* a record cut short by the program's death is dropped */
+        bytes += (size_t)n;
+        size_t used;
+        if ((rc = raw_decoder_feed(d, words, bytes / 8, &used, err)) != 0)
+            break;
+        if (used == 0 && bytes == CHUNK_WORDS * 8) {
+            rc = error_set(err, "raw stream: a record longer than %d words", CHUNK_WORDS);
+            break;
+        }
+        memmove(words, &words[used], bytes - used * 8);
+        bytes -= used * 8;
+    }
+    free(words);
+    if (raw_decoder_finish(d, rc == 0 ? err : &(struct trms_error){0}) != 0)
+        rc = -1;
     return rc;
 }

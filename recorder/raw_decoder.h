@@ -1,7 +1,9 @@
 /* raw_decoder: the Valgrind tool's raw stream (raw_stream.h) becomes the
  * event trace. Accesses, costs and kernel accesses map one to one; calls,
  * returns, jumps and signals go through the call tracker; memory maps go
- * to the caller, which needs them for symbols. */
+ * to the caller, which needs them for symbols. Events go straight into a
+ * trace writer: the per-event path is the recorder's bottleneck, and the
+ * compiler can inline it only without a callback in between. */
 #ifndef TRMS_RAW_DECODER_H
 #define TRMS_RAW_DECODER_H
 
@@ -13,6 +15,7 @@
 #include "recorder/call_tracker.h"
 #include "trace/event.h"
 #include "trace/routine_table.h"
+#include "trace/trace_writer.h"
 
 struct raw_mapping {
     uint64_t start, length, offset;
@@ -20,12 +23,7 @@ struct raw_mapping {
     const char *path;
 };
 
-/* Receives events in batches, in order; non-zero (ERR filled) stops. */
-typedef int (*event_batch_sink)(void *ctx, const struct event *evs, size_t n,
-                                struct trms_error *err);
-
 struct raw_decoder_callbacks {
-    event_batch_sink sink;
     code_classifier classify;
     /* A file mapping appeared or went (UNMAP: path NULL, prot 0). */
     int (*map)(void *ctx, const struct raw_mapping *m, struct trms_error *err);
@@ -45,11 +43,28 @@ struct raw_summary {
 
 void raw_summary_free(struct raw_summary *s);
 
+struct raw_decoder;
+
+/* A decoder writing into WRITER; SUMMARY is filled as it goes. */
+struct raw_decoder *raw_decoder_new(struct trace_writer *writer, struct routine_table *routines,
+                                    const struct raw_decoder_callbacks *cb,
+                                    struct raw_summary *summary);
+
+/* Decodes the whole records at the start of WORDS[0..N); *USED says how
+ * many words they took (a record cut at the end is left for the next
+ * call). */
+int raw_decoder_feed(struct raw_decoder *d, const uint64_t *words, size_t n, size_t *used,
+                     struct trms_error *err);
+
+/* Completes SUMMARY and frees D; fails when no stream came at all. */
+int raw_decoder_finish(struct raw_decoder *d, struct trms_error *err);
+
 /* Reads the raw stream from FD until end of file. A stream that stops
  * early (the program was killed) is not an error: SUMMARY->ended says. A
  * stream that does not start with RAW_MAGIC, or has a word no tool
  * writes, is. */
-int raw_decode_fd(int fd, struct routine_table *routines, const struct raw_decoder_callbacks *cb,
-                  struct raw_summary *summary, struct trms_error *err);
+int raw_decode_fd(int fd, struct trace_writer *writer, struct routine_table *routines,
+                  const struct raw_decoder_callbacks *cb, struct raw_summary *summary,
+                  struct trms_error *err);
 
 #endif

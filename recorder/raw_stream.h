@@ -1,4 +1,4 @@
-/* raw_stream: what the Valgrind tool sends to `trms record` through a pipe.
+/* raw_stream: what the Valgrind tool sends to `trms record`.
  *
  * The tool runs inside Valgrind, without libc, and must stay cheap: it
  * writes raw observations as little-endian 64-bit words and leaves all
@@ -21,6 +21,16 @@
 #include <stdint.h>
 
 #define RAW_MAGIC UINT64_C(0x314d41525453524d)  /* "MRSTRAM1", the first word */
+
+/* Transport: the words go through a ring of RAW_RING_SEGMENTS segments of
+ * RAW_SEGMENT_WORDS words in memory both processes map (a memfd), filled
+ * in order, so that nothing is copied through the kernel. When the tool
+ * leaves a segment it writes the segment's length in bytes, one 64-bit
+ * word, to the notify pipe; the recorder decodes the segment and writes
+ * one byte to the free pipe to hand it back. Records never span
+ * segments. The notify pipe's end is the stream's end. */
+#define RAW_RING_SEGMENTS 8
+#define RAW_SEGMENT_WORDS (1u << 17)
 
 #define RAW_OP_SHIFT 60
 #define RAW_SUB_SHIFT 48

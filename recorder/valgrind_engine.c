@@ -1,21 +1,33 @@
 /* valgrind_engine: the program under Valgrind, streamed (see valgrind_engine.h). */
-#define _GNU_SOURCE  /* pipe2, F_SETPIPE_SZ */
+#define _GNU_SOURCE  /* pipe2, memfd_create */
 #include "recorder/valgrind_engine.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "common/oom.h"
+#include "recorder/raw_stream.h"
 
 #define TOOL_BINARY "trms-amd64-linux"
-#define PIPE_BYTES (1 << 20)
+#define SEGMENT_BYTES ((size_t)RAW_SEGMENT_WORDS * 8)
+#define RING_BYTES (RAW_RING_SEGMENTS * SEGMENT_BYTES)
+
+/* The ring (raw_stream.h) and its two pipes, as this process sees them. */
+struct ring {
+    const uint64_t *words;
+    int memfd;
+    int notify[2];  /* tool -> recorder: a segment's length */
+    int free[2];    /* recorder -> tool: a segment handed back */
+};
 
 char *valgrind_tool_dir(struct trms_error *err)
 {
@@ -58,15 +70,59 @@ char *valgrind_version(void)
     return line[0] ? xstrdup(line) : NULL;
 }
 
-static void exec_valgrind(const struct valgrind_run *run, int fd)
+static int ring_open(struct ring *r, struct trms_error *err)
+{
+    *r = (struct ring){.memfd = -1, .notify = {-1, -1}, .free = {-1, -1}};
+    r->memfd = memfd_create("trms-ring", MFD_CLOEXEC);
+    if (r->memfd < 0 || ftruncate(r->memfd, (off_t)RING_BYTES) != 0 ||
+        pipe2(r->notify, O_CLOEXEC) != 0 || pipe2(r->free, O_CLOEXEC) != 0)
+        return error_set(err, "cannot set up the recording ring: %s", strerror(errno));
+    void *p = mmap(NULL, RING_BYTES, PROT_READ, MAP_SHARED, r->memfd, 0);
+    if (p == MAP_FAILED)
+        return error_set(err, "cannot map the recording ring: %s", strerror(errno));
+    r->words = p;
+    return 0;
+}
+
+static void close_fd(int *fd)
+{
+    if (*fd >= 0)
+        close(*fd);
+    *fd = -1;
+}
+
+static void ring_close(struct ring *r)
+{
+    if (r->words)
+        munmap((void *)r->words, RING_BYTES);
+    close_fd(&r->memfd);
+    for (int i = 0; i < 2; i++) {
+        close_fd(&r->notify[i]);
+        close_fd(&r->free[i]);
+    }
+}
+
+/* A copy of FD the exec'd tool inherits (the originals close on exec). */
+static int inheritable(int fd)
+{
+    int copy = fcntl(fd, F_DUPFD, 3);
+    if (copy < 0)
+        _exit(127);
+    return copy;
+}
+
+static void exec_valgrind(const struct valgrind_run *run, const struct ring *r)
 {
     size_t argc = 0;
     while (run->argv[argc])
         argc++;
-    char fd_option[32], log_option[PATH_MAX + 16];
-    snprintf(fd_option, sizeof fd_option, "--trms-fd=%d", fd);
+    char notify_option[32], ring_option[32], free_option[32], log_option[PATH_MAX + 16];
+    snprintf(notify_option, sizeof notify_option, "--trms-fd=%d", inheritable(r->notify[1]));
+    snprintf(ring_option, sizeof ring_option, "--trms-ring-fd=%d", inheritable(r->memfd));
+    snprintf(free_option, sizeof free_option, "--trms-free-fd=%d", inheritable(r->free[0]));
     snprintf(log_option, sizeof log_option, "--log-file=%s", run->log_path);
-    const char *fixed[] = {"valgrind", "--tool=trms", "-q", log_option, fd_option};
+    const char *fixed[] = {"valgrind", "--tool=trms", "-q", log_option,
+                           notify_option, ring_option, free_option};
     size_t n_fixed = sizeof fixed / sizeof *fixed;
     char **args = xmalloc((n_fixed + argc + 1) * sizeof *args);
     for (size_t i = 0; i < n_fixed; i++)
@@ -93,46 +149,94 @@ static int wait_for(pid_t pid, struct program_outcome *outcome, struct trms_erro
     return 0;
 }
 
-int valgrind_record(const struct valgrind_run *run, struct routine_table *routines,
+/* Reads the next segment lengths the tool announced into LENGTHS;
+ * returns how many, 0 at the end of the stream, -1 on error. */
+static ssize_t next_lengths(int fd, uint64_t *lengths, size_t max, struct trms_error *err)
+{
+    size_t got = 0;
+    do {
+        ssize_t n = read(fd, (char *)lengths + got, max * 8 - got);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            return error_set(err, "reading the recorder's ring: %s", strerror(errno));
+        if (n == 0)
+            return 0;  /* a length cut short by the tool's death goes with it */
+        got += (size_t)n;
+    } while (got % 8 != 0);
+    return (ssize_t)(got / 8);
+}
+
+/* Decodes segments in ring order as the tool announces them, handing each
+ * back once decoded, until the tool closes its end. */
+static int drain_ring(const struct ring *r, struct raw_decoder *d, struct trms_error *err)
+{
+    size_t segment = 0;
+    for (;;) {
+        uint64_t lengths[RAW_RING_SEGMENTS];
+        ssize_t n = next_lengths(r->notify[0], lengths, RAW_RING_SEGMENTS, err);
+        if (n <= 0)
+            return (int)n;
+        for (ssize_t i = 0; i < n; i++) {
+            if (lengths[i] > SEGMENT_BYTES || lengths[i] % 8 != 0)
+                return error_set(err, "the recorder's ring announced %" PRIu64 " bytes",
+                                 lengths[i]);
+            size_t words = (size_t)(lengths[i] / 8), used;
+            if (raw_decoder_feed(d, r->words + segment * RAW_SEGMENT_WORDS, words, &used,
+                                 err) != 0)
+                return -1;
+            if (used != words)
+                return error_set(err, "raw stream: a record crosses a ring segment");
+            /* The tool may be gone (killed); then nobody needs it back. */
+            if (write(r->free[1], "", 1) < 0 && errno != EPIPE)
+                return error_set(err, "answering the recorder's ring: %s", strerror(errno));
+            segment = (segment + 1) % RAW_RING_SEGMENTS;
+        }
+    }
+}
+
+int valgrind_record(const struct valgrind_run *run, struct trace_writer *writer,
+                    struct routine_table *routines,
                     const struct raw_decoder_callbacks *cb, struct raw_summary *summary,
                     struct program_outcome *outcome, struct trms_error *err)
 {
-    int fds[2];
-    if (pipe2(fds, O_CLOEXEC) != 0)
-        return error_set(err, "cannot create a pipe: %s", strerror(errno));
-    /* A larger pipe lets the tool run ahead of the decoder in bursts. */
-    fcntl(fds[0], F_SETPIPE_SZ, PIPE_BYTES);
-
-    struct sigaction ignore = {.sa_handler = SIG_IGN}, old_int, old_quit;
+    struct ring ring;
+    if (ring_open(&ring, err) != 0) {
+        ring_close(&ring);
+        return -1;
+    }
+    struct sigaction ignore = {.sa_handler = SIG_IGN}, old_int, old_quit, old_pipe;
     sigemptyset(&ignore.sa_mask);
     sigaction(SIGINT, &ignore, &old_int);
     sigaction(SIGQUIT, &ignore, &old_quit);
+    sigaction(SIGPIPE, &ignore, &old_pipe);
 
+    int rc = 0;
     pid_t pid = fork();
     if (pid < 0) {
-        close(fds[0]);
-        close(fds[1]);
+        rc = error_set(err, "cannot start valgrind: %s", strerror(errno));
+    } else if (pid == 0) {
         sigaction(SIGINT, &old_int, NULL);
         sigaction(SIGQUIT, &old_quit, NULL);
-        return error_set(err, "cannot start valgrind: %s", strerror(errno));
+        sigaction(SIGPIPE, &old_pipe, NULL);
+        exec_valgrind(run, &ring);
+    } else {
+        /* Only the tool's copies may keep its ends open. */
+        close_fd(&ring.notify[1]);
+        close_fd(&ring.free[0]);
+        struct raw_decoder *d = raw_decoder_new(writer, routines, cb, summary);
+        rc = drain_ring(&ring, d, err);
+        if (raw_decoder_finish(d, rc == 0 ? err : &(struct trms_error){0}) != 0)
+            rc = -1;
+        if (rc != 0)
+            kill(pid, SIGKILL);  /* it would wait for segments nobody hands back */
+        struct trms_error wait_err;
+        if (wait_for(pid, outcome, rc == 0 ? err : &wait_err) != 0)
+            rc = -1;
     }
-    if (pid == 0) {
-        sigaction(SIGINT, &old_int, NULL);
-        sigaction(SIGQUIT, &old_quit, NULL);
-        int fd = fcntl(fds[1], F_DUPFD, 3);  /* without close-on-exec */
-        if (fd < 0)
-            _exit(127);
-        exec_valgrind(run, fd);
-    }
-    close(fds[1]);
-    int rc = raw_decode_fd(fds[0], routines, cb, summary, err);
-    if (rc != 0)
-        kill(pid, SIGKILL);  /* it would block on a pipe nobody reads */
-    close(fds[0]);
-    struct trms_error wait_err;
-    if (wait_for(pid, outcome, rc == 0 ? err : &wait_err) != 0)
-        rc = -1;
+    ring_close(&ring);
     sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGQUIT, &old_quit, NULL);
+    sigaction(SIGPIPE, &old_pipe, NULL);
     return rc;
 }

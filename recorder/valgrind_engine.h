@@ -24,10 +24,12 @@ char *valgrind_tool_dir(struct trms_error *err);
 /* The version Valgrind prints ("valgrind-3.19.0"), or NULL. Free it. */
 char *valgrind_version(void);
 
-/* Runs RUN->argv under the tool, decoding into CB. The program's stdin,
+/* Runs RUN->argv under the tool, decoding into WRITER (maps and symbols
+ * through CB). The program's stdin,
  * stdout and stderr are this process's. Interrupts (^C) go to the program
  * alone, so that the recording is kept however it ends. */
-int valgrind_record(const struct valgrind_run *run, struct routine_table *routines,
+int valgrind_record(const struct valgrind_run *run, struct trace_writer *writer,
+                    struct routine_table *routines,
                     const struct raw_decoder_callbacks *cb, struct raw_summary *summary,
                     struct program_outcome *outcome, struct trms_error *err);
 

@@ -34,12 +34,6 @@ struct record {
     const char *tool_dir;
 };
 
-static int write_events(void *ctx, const struct event *evs, size_t n, struct trms_error *err)
-{
-    struct record *r = ctx;
-    return trace_writer_events(r->writer, evs, n, &r->routines, err);
-}
-
 static void classify(void *ctx, uint64_t addr, struct code_class *out)
 {
     struct record *r = ctx;
@@ -256,10 +250,10 @@ static int record_into(const char *staging, const char *program, char **argv,
         char *run_argv0 = argv[0];
         argv[0] = (char *)program;
         struct valgrind_run run = {.tool_dir = r->tool_dir, .log_path = log_path, .argv = argv};
-        struct raw_decoder_callbacks cb = {.sink = write_events, .classify = classify,
+        struct raw_decoder_callbacks cb = {.classify = classify,
                                            .map = add_mapping, .unmap = remove_mapping,
                                            .ctx = r};
-        rc = valgrind_record(&run, &r->routines, &cb, summary, outcome, err);
+        rc = valgrind_record(&run, r->writer, &r->routines, &cb, summary, outcome, err);
         argv[0] = run_argv0;
         if (rc != 0 && summary->words == 0) {
             char line[400];

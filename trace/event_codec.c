@@ -18,39 +18,15 @@ uint32_t get_le32(const uint8_t *src)
            (uint32_t)src[3] << 24;
 }
 
-/* 0..6 for the powers of two 1..64, 7 for any other size. */
-static unsigned size_class(uint64_t size)
-{
-    if (size != 0 && size <= 64 && (size & (size - 1)) == 0)
-        return (unsigned)__builtin_ctzll(size);
-    return 7;
-}
-
-/* The opcode's kind field follows the event types' order. */
 _Static_assert(EVENT_WRITE == EVENT_READ + 1 && EVENT_KREAD == EVENT_READ + 2 &&
                    EVENT_KWRITE == EVENT_READ + 3,
                "access kinds are consecutive event types");
 
-static int access_kind(enum event_type type)
-{
-    return event_is_access(type) ? (int)(type - EVENT_READ) : -1;
-}
-
 size_t event_encode(struct event_encoder *enc, const struct event *ev, uint8_t *dst)
 {
     size_t n = 0;
-    int kind = access_kind(ev->type);
-    if (kind >= 0) {
-        unsigned cls = size_class(ev->size);
-        dst[n++] = (uint8_t)(OP_ACCESS | (unsigned)kind << 3 | cls);
-        if (cls == 7)
-            n += put_varint(dst + n, ev->size);
-        uint64_t delta = ev->addr - enc->prev_end;
-        uint64_t zigzag = (delta << 1) ^ (uint64_t)((int64_t)delta >> 63);
-        n += put_varint(dst + n, zigzag);
-        enc->prev_end = ev->addr + ev->size;
-        return n;
-    }
+    if (event_is_access(ev->type))
+        return event_encode_access(enc, ev->type, ev->addr, ev->size, dst);
     switch (ev->type) {
     case EVENT_THREAD:
         dst[n++] = OP_THREAD;

@@ -148,6 +148,20 @@ int trace_writer_event(struct trace_writer *w, const struct event *ev,
     return write_event(w, ev, routines, err);
 }
 
+int trace_writer_access(struct trace_writer *w, enum event_type type, uint64_t addr,
+                        uint64_t size, struct trms_error *err)
+{
+    if (w->used >= TRACE_BLOCK_TARGET_PAYLOAD && flush_events(w, err) != 0)
+        return -1;
+    if (w->used == 0)
+        start_block(w);
+    reserve(w, EVENT_RECORD_MAX);
+    w->used += event_encode_access(&w->encoder, type, addr, size, w->payload + w->used);
+    w->block_events++;
+    w->total_events++;
+    return 0;
+}
+
 int trace_writer_events(struct trace_writer *w, const struct event *evs, size_t n,
                         const struct routine_table *routines, struct trms_error *err)
 {

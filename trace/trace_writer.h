@@ -23,6 +23,11 @@ struct trace_writer *trace_writer_create(const char *path, struct trms_error *er
 int trace_writer_event(struct trace_writer *w, const struct event *ev,
                        const struct routine_table *routines, struct trms_error *err);
 
+/* Writes a load, store or kernel access, as trace_writer_event would, on
+ * the recorder's fast path. */
+int trace_writer_access(struct trace_writer *w, enum event_type type, uint64_t addr,
+                        uint64_t size, struct trms_error *err);
+
 /* Writes EVS[0..N), as many calls of trace_writer_event would. */
 int trace_writer_events(struct trace_writer *w, const struct event *evs, size_t n,
                         const struct routine_table *routines, struct trms_error *err);

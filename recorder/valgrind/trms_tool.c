@@ -36,20 +36,31 @@
  * out of the client's reach (a program that closes every fd it does not
  * know must not close our pipe) and marks it close-on-exec. */
 extern Int VG_(safe_fd)(Int oldfd);
+/* Also exported but not in the tool headers: a shared mapping of a file
+ * outside the client's address space, for the ring. */
+extern SysRes VG_(am_shared_mmap_file_float_valgrind)(SizeT length, UInt prot, Int fd,
+                                                       Off64T offset);
 
-#define BUFFER_WORDS (1 << 17)
 #define NR_RT_SIGACTION 13
 #define MAX_SIGNAL 65
 #define MAX_PENDING_EFFECTS 32
 /* Valgrind's thread limit is an option (--max-threads, default 500). */
 #define MAX_THREADS 1024
 
-static ULong buffer[BUFFER_WORDS];
-static ULong *buffer_next = buffer;   /* written by the instrumented code too */
+/* The segment being filled; the instrumented code appends at buffer_next
+ * and checks against buffer_end. Before the ring exists, and in forked
+ * children, the scratch buffer takes the words and drops them. */
+static ULong scratch[RAW_SEGMENT_WORDS];
+static ULong *ring;
+static UInt segment;                  /* index of the one being filled */
+static UInt free_segments;            /* handed back, not yet filled */
+static ULong *buffer = scratch;
+static ULong *buffer_next = scratch;
+static ULong *buffer_end = scratch + RAW_SEGMENT_WORDS;
 static ULong instructions;            /* executed, all threads, incremented inline */
 static ULong instructions_reported;
 
-static Int out_fd = -1;
+static Int notify_fd = -1, free_fd = -1;
 static Bool recording = True;         /* off in forked children */
 static ThreadId current_tid = VG_INVALID_THREADID;
 static Int lwp_of_tid[MAX_THREADS];
@@ -68,27 +79,43 @@ static ULong unrecorded_effects;      /* overflowed the array above */
 
 /* ---- the buffer ---- */
 
-static void write_all(const void *data, SizeT size)
+static void stop_recording(const HChar *why)
 {
-    const char *p = data;
-    while (size > 0) {
-        Int n = VG_(write)(out_fd, p, size > (1 << 30) ? (1 << 30) : (Int)size);
-        if (n <= 0) {
-            /* `trms record` is gone; keep running the program, stop recording. */
-            VG_(umsg)("trms: the recorder stopped reading; recording ends here\n");
-            recording = False;
-            return;
-        }
-        p += n;
-        size -= (SizeT)n;
-    }
+    /* `trms record` is gone: keep running the program, stop recording. */
+    VG_(umsg)("trms: %s; recording ends here\n", why);
+    recording = False;
+    buffer = buffer_next = scratch;
+    buffer_end = scratch + RAW_SEGMENT_WORDS;
 }
 
+/* Hands the segment being filled to the recorder and starts the next one
+ * once the recorder has given it back. */
 static void flush(void)
 {
-    if (recording && out_fd >= 0)
-        write_all(buffer, (SizeT)((char *)buffer_next - (char *)buffer));
-    buffer_next = buffer;
+    ULong bytes = (ULong)((char *)buffer_next - (char *)buffer);
+    if (!recording || !ring) {
+        buffer_next = buffer;
+        return;
+    }
+    if (bytes == 0)
+        return;
+    if (VG_(write)(notify_fd, &bytes, sizeof bytes) != sizeof bytes) {
+        stop_recording("the recorder stopped reading");
+        return;
+    }
+    while (free_segments == 0) {
+        UChar tokens[RAW_RING_SEGMENTS];
+        Int n = VG_(read)(free_fd, tokens, sizeof tokens);
+        if (n <= 0) {
+            stop_recording("the recorder stopped answering");
+            return;
+        }
+        free_segments += (UInt)n;
+    }
+    free_segments--;
+    segment = (segment + 1) % RAW_RING_SEGMENTS;
+    buffer = buffer_next = ring + (SizeT)segment * RAW_SEGMENT_WORDS;
+    buffer_end = buffer + RAW_SEGMENT_WORDS;
 }
 
 /* Called from instrumented code when a superblock's accesses may not fit. */
@@ -99,7 +126,7 @@ static VG_REGPARM(0) void flush_from_code(void)
 
 static void reserve(UInt words)
 {
-    if (buffer_next + words > buffer + BUFFER_WORDS)
+    if (buffer_next + words > buffer_end)
         flush();
 }
 
@@ -467,12 +494,15 @@ static IRSB *instrument(VgCallbackClosure *closure, IRSB *in, const VexGuestLayo
 
     UInt words = inline_words(in);
     if (words > 0) {
-        /* Flush first when buffer_next > end - words. */
+        /* Flush first when buffer_end < buffer_next + words. */
         IRTemp next = assign(&b, Ity_I64,
                              IRExpr_Load(Iend_LE, Ity_I64, word_address(&buffer_next)));
-        IRTemp full = assign(&b, Ity_I1, IRExpr_Binop(Iop_CmpLT64U,
-                                                      word_address(buffer + BUFFER_WORDS - words),
-                                                      IRExpr_RdTmp(next)));
+        IRTemp end = assign(&b, Ity_I64,
+                            IRExpr_Load(Iend_LE, Ity_I64, word_address(&buffer_end)));
+        IRTemp after = assign(&b, Ity_I64, IRExpr_Binop(Iop_Add64, IRExpr_RdTmp(next),
+                                                        mkIRExpr_HWord(8 * (HWord)words)));
+        IRTemp full = assign(&b, Ity_I1, IRExpr_Binop(Iop_CmpLT64U, IRExpr_RdTmp(end),
+                                                      IRExpr_RdTmp(after)));
         IRDirty *d = unsafeIRDirty_0_N(0, "flush", VG_(fnptr_to_fnentry)(flush_from_code),
                                        mkIRExprVec_0());
         d->guard = IRExpr_RdTmp(full);
@@ -664,19 +694,23 @@ static void thread_exit(ThreadId tid)
 static void forked_child(ThreadId tid)
 {
     (void)tid;
-    buffer_next = buffer;
     recording = False;
-    VG_(close)(out_fd);
-    out_fd = -1;
+    buffer = buffer_next = scratch;
+    buffer_end = scratch + RAW_SEGMENT_WORDS;
+    VG_(close)(notify_fd);
+    VG_(close)(free_fd);
+    notify_fd = free_fd = -1;
 }
 
 /* ---- set-up ---- */
 
-static Int fd_option = -1;
+static Int notify_option = -1, ring_option = -1, free_option = -1;
 
 static Bool process_option(const HChar *arg)
 {
-    if VG_INT_CLO (arg, "--trms-fd", fd_option) {
+    if VG_INT_CLO (arg, "--trms-fd", notify_option) {
+    } else if VG_INT_CLO (arg, "--trms-ring-fd", ring_option) {
+    } else if VG_INT_CLO (arg, "--trms-free-fd", free_option) {
     } else
         return False;
     return True;
@@ -684,7 +718,8 @@ static Bool process_option(const HChar *arg)
 
 static void print_usage(void)
 {
-    VG_(printf)("    --trms-fd=N    write the raw stream to descriptor N (trms record sets it)\n");
+    VG_(printf)("    --trms-fd=N, --trms-ring-fd=N, --trms-free-fd=N\n"
+                "                   the ring `trms record` reads (it sets them)\n");
 }
 
 static void print_debug_usage(void)
@@ -697,15 +732,25 @@ static void post_clo_init(void)
         VG_(fmsg)("trms: at most %d threads (--max-threads)\n", MAX_THREADS);
         VG_(exit)(1);
     }
-    if (fd_option < 0) {
-        VG_(fmsg)("trms: this tool is run by `trms record`, which passes --trms-fd\n");
+    if (notify_option < 0 || ring_option < 0 || free_option < 0) {
+        VG_(fmsg)("trms: this tool is run by `trms record`, which passes --trms-fd, "
+                  "--trms-ring-fd and --trms-free-fd\n");
         VG_(exit)(1);
     }
-    out_fd = VG_(safe_fd)(fd_option);
-    if (out_fd < 0) {
-        VG_(fmsg)("trms: descriptor %d is not usable\n", fd_option);
+    SysRes mapped = VG_(am_shared_mmap_file_float_valgrind)(
+        (SizeT)RAW_RING_SEGMENTS * RAW_SEGMENT_WORDS * sizeof(ULong),
+        VKI_PROT_READ | VKI_PROT_WRITE, ring_option, 0);
+    notify_fd = VG_(safe_fd)(notify_option);
+    free_fd = VG_(safe_fd)(free_option);
+    VG_(close)(ring_option);
+    if (sr_isError(mapped) || notify_fd < 0 || free_fd < 0) {
+        VG_(fmsg)("trms: cannot set up the ring to `trms record`\n");
         VG_(exit)(1);
     }
+    ring = (ULong *)sr_Res(mapped);
+    free_segments = RAW_RING_SEGMENTS - 1;
+    buffer = buffer_next = ring;
+    buffer_end = ring + RAW_SEGMENT_WORDS;
     put(RAW_MAGIC);
 }
 
@@ -718,8 +763,8 @@ static void fini(Int exitcode)
     reserve(1);
     put_control(RAW_END, (ULong)(UInt)exitcode);
     flush();
-    if (out_fd >= 0)
-        VG_(close)(out_fd);
+    if (notify_fd >= 0)
+        VG_(close)(notify_fd);
 }
 
 static void pre_clo_init(void)
