@@ -76,16 +76,28 @@ static size_t record_words(const uint64_t *w, size_t available)
         if (available < 4)
             return 4;
         n += (size_t)((w[3] >> 8) + 8) / 8;
+    } else if (what == RAW_EXEC) {
+        n += (size_t)((w[0] & RAW_LOW_MASK) + 8) / 8;
     }
     return n;
 }
 
+/* The path of LENGTH bytes at P, checked against its padding. */
+static const char *path_at(const uint64_t *p, uint64_t length, struct trms_error *err)
+{
+    const char *path = (const char *)p;
+    if (memchr(path, '\0', (size_t)length + 1) != path + length) {
+        error_set(err, "raw stream: malformed path");
+        return NULL;
+    }
+    return path;
+}
+
 static int map(struct raw_decoder *d, const uint64_t *w, struct trms_error *err)
 {
-    size_t length = (size_t)(w[3] >> 8);
-    const char *path = (const char *)&w[4];
-    if (memchr(path, '\0', length + 1) != path + length)
-        return error_set(err, "raw stream: malformed mapping path");
+    const char *path = path_at(&w[4], w[3] >> 8, err);
+    if (!path)
+        return -1;
     struct raw_mapping m = {.start = w[0] & RAW_LOW_MASK, .length = w[1], .offset = w[2],
                             .prot = (unsigned)(w[3] & 7), .path = path};
     return d->cb->map ? d->cb->map(d->cb->ctx, &m, err) : 0;
@@ -130,6 +142,18 @@ static int control(struct raw_decoder *d, const uint64_t *w, struct trms_error *
     case RAW_UNMODELED_SYSCALL:
         ++*u64map_upsert(&d->summary->unmodeled_syscalls, low, NULL);
         return 0;
+    case RAW_EXEC: {
+        const char *path = path_at(&w[1], low, err);
+        if (!path)
+            return -1;
+        free(d->summary->exec_path);
+        d->summary->exec_path = xstrdup(path);
+        return 0;
+    }
+    case RAW_EXEC_FAILED:
+        free(d->summary->exec_path);
+        d->summary->exec_path = NULL;
+        return 0;
     case RAW_END:
         d->summary->ended = 1;
         d->summary->exit_code = low;
@@ -158,6 +182,7 @@ static int record(struct raw_decoder *d, const uint64_t *w, struct trms_error *e
 void raw_summary_free(struct raw_summary *s)
 {
     u64map_free(&s->unmodeled_syscalls);
+    free(s->exec_path);
 }
 
 struct raw_decoder *raw_decoder_new(struct trace_writer *writer, struct routine_table *routines,

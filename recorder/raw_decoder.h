@@ -38,6 +38,7 @@ struct raw_summary {
     struct u64map unmodeled_syscalls;   /* syscall number -> calls */
     uint64_t tail_calls, unwound_frames;
     int ended;              /* the tool finished normally (RAW_END seen) */
+    char *exec_path;        /* the program exec'd this, ending the recording */
     uint64_t exit_code;     /* the tool's view of the exit code, when ended */
 };
 

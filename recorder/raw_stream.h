@@ -12,7 +12,8 @@
  *
  * Everything else is a control word (RAW_CONTROL): bits 59..48 say which,
  * bits 47..0 carry its first operand, and a fixed number of operand words
- * follow (RAW_PATH: the path's bytes, NUL-padded to whole words).
+ * follow; a path follows some, as its bytes NUL-padded to whole words
+ * (at least one NUL).
  *
  * Header only, freestanding: the tool includes it too. */
 #ifndef TRMS_RAW_STREAM_H
@@ -65,7 +66,10 @@ enum raw_control {
                                Valgrind's own knowledge of its buffers follows
                                as KREAD/KWRITE words */
     RAW_END = 14,           /* low = the program's exit code: the tool finished */
-    RAW_DROPPED = 15,       /* low = count of accesses the tool could not encode */
+    RAW_EXEC = 15,          /* low = path length, then the path (RAW_PATH words):
+                               the program is about to exec it, and Valgrind
+                               does not follow an exec */
+    RAW_EXEC_FAILED = 16,   /* the exec announced last did not happen */
 };
 
 static inline uint64_t raw_access_word(enum raw_op op, uint64_t size, uint64_t addr)
@@ -86,7 +90,8 @@ static inline unsigned raw_control_operands(enum raw_control what)
         [RAW_THREAD] = 0, [RAW_COST] = 0, [RAW_CALL] = 1, [RAW_RET] = 1,
         [RAW_JUMP] = 1, [RAW_KREAD] = 1, [RAW_KWRITE] = 1, [RAW_SIGNAL] = 2,
         [RAW_SIGRETURN] = 0, [RAW_THREAD_EXIT] = 0, [RAW_MAP] = 3, [RAW_UNMAP] = 1,
-        [RAW_UNMODELED_SYSCALL] = 0, [RAW_END] = 0, [RAW_DROPPED] = 0,
+        [RAW_UNMODELED_SYSCALL] = 0, [RAW_END] = 0, [RAW_EXEC] = 0,
+        [RAW_EXEC_FAILED] = 0,
     };
     return (unsigned)what < sizeof operands ? operands[what] : 0;
 }

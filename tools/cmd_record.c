@@ -206,11 +206,12 @@ static int write_meta(const char *staging, const char *program, char *const *arg
     const char *keys[] = {"engine", "engine-version", "program", "command", "cwd", "created",
                           "trms-version", "outcome", "complete", "events", "threads",
                           "routines", "tail-calls", "unwound-frames", "unmodeled-syscalls",
-                          "unmodeled-syscall-list"};
+                          "unmodeled-syscall-list", "exec"};
     const char *values[] = {"valgrind", version ? version : "unknown", program, command, cwd,
                             created, TRMS_VERSION, how, s->ended ? "yes" : "no", events,
                             threads, routine_count, tails, unwound, unmodeled_total,
-                            unmodeled_list[0] ? unmodeled_list : "-"};
+                            unmodeled_list[0] ? unmodeled_list : "-",
+                            s->exec_path ? s->exec_path : "-"};
     int rc = recording_write_meta(staging, keys, values, sizeof keys / sizeof *keys, err);
     free(command);
     free(version);
@@ -379,9 +380,14 @@ static int run(int argc, char **argv)
             fprintf(stderr, "trms: %" PRIu64 " system calls outside the syscall table; their "
                             "memory effects came from Valgrind (see `unmodeled-syscall-list` "
                             "in %s/meta)\n", unmodeled, output);
+        if (summary.exec_path)
+            fprintf(stderr, "trms: %s exec'd %s, where Valgrind cannot follow: the recording "
+                            "ends at the exec (record %s itself to see it)\n",
+                    prog_argv[0], summary.exec_path, summary.exec_path);
         fprintf(stderr, "trms: %s %s%s; recorded %" PRIu64 " events, %" PRIu64
                         " threads, %zu routines into %s\n",
-                prog_argv[0], how, summary.ended ? "" : " (recording stops where it died)",
+                prog_argv[0], how,
+                summary.ended || summary.exec_path ? "" : " (recording stops where it died)",
                 total, summary.threads, r.routines.count, output);
     }
     raw_summary_free(&summary);

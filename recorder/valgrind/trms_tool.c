@@ -42,6 +42,8 @@ extern SysRes VG_(am_shared_mmap_file_float_valgrind)(SizeT length, UInt prot, I
                                                        Off64T offset);
 
 #define NR_RT_SIGACTION 13
+#define NR_EXECVE 59
+#define NR_EXECVEAT 322
 #define MAX_SIGNAL 65
 #define MAX_PENDING_EFFECTS 32
 /* Valgrind's thread limit is an option (--max-threads, default 500). */
@@ -573,13 +575,21 @@ static void removed_mapping(Addr a, SizeT len)
 /* The stream is flushed before every system call: a program that hangs
  * in one and is killed (Valgrind with it, no chance to finish) still
  * leaves everything up to that call. */
+static void put_path(const HChar *path);
+
 static void pre_syscall(ThreadId tid, UInt nr, UWord *args, UInt n_args)
 {
-    (void)nr;
-    (void)args;
     (void)n_args;
     n_pending_effects[tid] = 0;
     report_cost();
+    /* Valgrind does not follow an exec: say where the program went. */
+    const HChar *exec_path = nr == NR_EXECVE ? (const HChar *)args[0]
+                             : nr == NR_EXECVEAT ? (const HChar *)args[1] : NULL;
+    if (exec_path && VG_(am_is_valid_for_client)((Addr)exec_path, 1, VKI_PROT_READ)) {
+        reserve(1);
+        put_control(RAW_EXEC, VG_(strlen)(exec_path));
+        put_path(exec_path);
+    }
     flush();
 }
 
@@ -643,6 +653,10 @@ static void post_syscall(ThreadId tid, UInt nr, UWord *args, UInt n_args, SysRes
     int64_t result = failed ? -(int64_t)sr_Err(res) : (int64_t)sr_Res(res);
 
     switch_to(tid);
+    if (nr == NR_EXECVE || nr == NR_EXECVEAT) {  /* only a failed exec returns */
+        reserve(1);
+        put_control(RAW_EXEC_FAILED, 0);
+    }
     if (syscall_effects(nr, a, result, read_guest, emit_effect, NULL) == SYSCALL_UNKNOWN) {
         reserve(1);
         put_control(RAW_UNMODELED_SYSCALL, nr);

@@ -231,6 +231,12 @@ def case_crashes(tmp):
     check("killed by signal 9" in err and "stops where it died" in err, err)
     check(meta(rec)["complete"] == "no", "an incomplete (but usable) recording")
     check(len(of(activations(rec), "work")) == 1, "hang: work() recorded")
+    # An exec leaves Valgrind behind: the recording says where it went.
+    crash = os.path.join(PROGRAMS, "crash")
+    rec = os.path.join(tmp, "exec.rec")
+    p = run([TRMS, "record", "-o", rec, "--", "/bin/sh", "-c", f"exec {crash} exit 4"], 4)
+    check(f"exec'd {crash}" in p.stderr, f"record names the exec: {p.stderr}")
+    check(meta(rec)["exec"] == crash and meta(rec)["complete"] == "no", "meta names the exec")
     # An exit status passes through.
     record(tmp, "crash", ["exit", "3"], expect=3)
     # A program that does not exist, or cannot run: no recording at all.
