@@ -125,3 +125,11 @@ uint64_t histogram_count(const struct reuse_histogram *h, uint64_t distance)
             return h->bins[i].count;
     return 0;
 }
+
+struct analysis_result *run_take_result(struct run *run)
+{
+    struct analysis_result *r = run->result;
+    run->result = NULL;
+    run_free(run);
+    return r;
+}

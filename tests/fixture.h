@@ -46,6 +46,9 @@ void fixture_run_text(const char *text, uint64_t cell_size, uint64_t line_size, 
 
 void run_free(struct run *run);
 
+/* The run's result, which the caller now owns; frees the rest of RUN. */
+struct analysis_result *run_take_result(struct run *run);
+
 /* The Nth completed activation of routine NAME in thread TID (N from 0), or
  * NULL. */
 const struct activation *run_find(const struct run *run, const char *name, uint32_t tid,

@@ -10,6 +10,7 @@
 #include "store/result_store.h"
 #include "tests/check.h"
 #include "tests/fixture.h"
+#include "tests/results_equal.h"
 #include "tests/random_trace.h"
 
 static char tmpdir[] = "/tmp/trms-test-store-XXXXXX";
@@ -26,23 +27,10 @@ static struct analysis_result *random_result(uint64_t seed, uint64_t cell, uint6
     random_trace(seed, &shape, &events, &routines);
     struct run run;
     fixture_run_events(events.items, events.count, &routines, cell, line, 0, &run);
-    struct analysis_result *r = run.result;
-    run.result = NULL;
-    run_free(&run);
+    struct analysis_result *r = run_take_result(&run);
     event_list_free(&events);
     routine_table_free(&routines);
     return r;
-}
-
-static int same_result(const struct analysis_result *a, const struct analysis_result *b)
-{
-    struct byte_buffer x = {0}, y = {0};
-    result_encode(a, &x);
-    result_encode(b, &y);
-    int same = x.len == y.len && memcmp(x.data, y.data, x.len) == 0;
-    byte_buffer_free(&x);
-    byte_buffer_free(&y);
-    return same;
 }
 
 static void roundtrip_and_replace(const char *rec)
@@ -61,9 +49,9 @@ static void roundtrip_and_replace(const char *rec)
 
     CHECK(result_store_open(rec, 0, &s, &err) == 0);
     struct analysis_result *got;
-    CHECK(result_store_load(s, 4, 64, &got, &err) == 0 && same_result(got, a));
+    CHECK(result_store_load(s, 4, 64, &got, &err) == 0 && results_equal(got, a));
     analysis_result_free(got);
-    CHECK(result_store_load(s, 0, 0, &got, &err) == 0 && same_result(got, b)); /* latest */
+    CHECK(result_store_load(s, 0, 0, &got, &err) == 0 && results_equal(got, b)); /* latest */
     analysis_result_free(got);
     CHECK(result_store_load(s, 16, 64, &got, &err) != 0);
     CHECK(strstr(err.message, "no result for cell size 16 and line size 64") != NULL);
@@ -72,11 +60,11 @@ static void roundtrip_and_replace(const char *rec)
     /* Same options: c replaces a; b stays. */
     CHECK(result_store_open(rec, 1, &s, &err) == 0);
     CHECK(result_store_save(s, c, &err) == 0);
-    CHECK(result_store_load(s, 4, 64, &got, &err) == 0 && same_result(got, c));
+    CHECK(result_store_load(s, 4, 64, &got, &err) == 0 && results_equal(got, c));
     analysis_result_free(got);
-    CHECK(result_store_load(s, 8, 64, &got, &err) == 0 && same_result(got, b));
+    CHECK(result_store_load(s, 8, 64, &got, &err) == 0 && results_equal(got, b));
     analysis_result_free(got);
-    CHECK(result_store_load(s, 0, 0, &got, &err) == 0 && same_result(got, c));
+    CHECK(result_store_load(s, 0, 0, &got, &err) == 0 && results_equal(got, c));
     analysis_result_free(got);
     result_store_close(s);
     analysis_result_free(a);
@@ -128,7 +116,7 @@ static void corrupt_blobs(void)
         analysis_result_free(got);
     }
     struct analysis_result *got = result_decode(blob.data, blob.len, &err);
-    CHECK(got && same_result(got, r));
+    CHECK(got && results_equal(got, r));
     analysis_result_free(got);
     blob.data[0] = 99; /* a future format version */
     CHECK(result_decode(blob.data, blob.len, &err) == NULL);

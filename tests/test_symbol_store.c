@@ -12,6 +12,7 @@
 #include "store/symbol_store.h"
 #include "tests/check.h"
 #include "tests/fixture.h"
+#include "tests/results_equal.h"
 
 static char tmpdir[] = "/tmp/trms-test-symbol-store-XXXXXX";
 
@@ -24,23 +25,10 @@ static struct analysis_result *small_result(void)
     fixture_parse(trace, &events, &routines);
     struct run run;
     fixture_run_events(events.items, events.count, &routines, 4, 64, 0, &run);
-    struct analysis_result *r = run.result;
-    run.result = NULL;
-    run_free(&run);
+    struct analysis_result *r = run_take_result(&run);
     event_list_free(&events);
     routine_table_free(&routines);
     return r;
-}
-
-static int same_result(const struct analysis_result *a, const struct analysis_result *b)
-{
-    struct byte_buffer x = {0}, y = {0};
-    result_encode(a, &x);
-    result_encode(b, &y);
-    int same = x.len == y.len && memcmp(x.data, y.data, x.len) == 0;
-    byte_buffer_free(&x);
-    byte_buffer_free(&y);
-    return same;
 }
 
 static void roundtrip(const char *rec)
@@ -98,7 +86,7 @@ static void roundtrip(const char *rec)
 
     struct analysis_result *got;
     CHECK(result_store_open(rec, 0, &s, &err) == 0);
-    CHECK(result_store_load(s, 0, 0, &got, &err) == 0 && same_result(got, r));
+    CHECK(result_store_load(s, 0, 0, &got, &err) == 0 && results_equal(got, r));
     analysis_result_free(got);
     result_store_close(s);
     /* And a result saved after the names leaves them be. */
