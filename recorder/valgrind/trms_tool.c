@@ -177,6 +177,23 @@ static void put_access(enum raw_op op, Addr addr, SizeT size)
     }
 }
 
+/* A path as the stream carries it: its bytes, NUL-padded to whole words. */
+static void put_path(const HChar *path)
+{
+    SizeT len = VG_(strlen)(path);
+    SizeT words = (len + 8) / 8;
+    reserve((UInt)words);
+    ULong word = 0;
+    for (SizeT i = 0; i < words * 8; i++) {
+        ULong c = i < len ? (UChar)path[i] : 0;
+        word |= c << (8 * (i % 8));
+        if (i % 8 == 7) {
+            put(word);
+            word = 0;
+        }
+    }
+}
+
 static void put_kernel_access(enum raw_control kind, Addr addr, SizeT size)
 {
     if (size == 0)
@@ -531,22 +548,6 @@ static void start_client_code(ThreadId tid, ULong blocks)
     switch_to(tid);
 }
 
-static void put_path(const HChar *path)
-{
-    SizeT len = VG_(strlen)(path);
-    SizeT words = (len + 8) / 8;
-    reserve((UInt)words);
-    ULong word = 0;
-    for (SizeT i = 0; i < words * 8; i++) {
-        ULong c = i < len ? (UChar)path[i] : 0;
-        word |= c << (8 * (i % 8));
-        if (i % 8 == 7) {
-            put(word);
-            word = 0;
-        }
-    }
-}
-
 static void new_mapping(Addr a, SizeT len, Bool rr, Bool ww, Bool xx, ULong di_handle)
 {
     (void)di_handle;
@@ -575,8 +576,6 @@ static void removed_mapping(Addr a, SizeT len)
 /* The stream is flushed before every system call: a program that hangs
  * in one and is killed (Valgrind with it, no chance to finish) still
  * leaves everything up to that call. */
-static void put_path(const HChar *path);
-
 static void pre_syscall(ThreadId tid, UInt nr, UWord *args, UInt n_args)
 {
     (void)n_args;
