@@ -29,9 +29,21 @@
  * leaves a segment it writes the segment's length in bytes, one 64-bit
  * word, to the notify pipe; the recorder decodes the segment and writes
  * one byte to the free pipe to hand it back. Records never span
- * segments. The notify pipe's end is the stream's end. */
+ * segments. The notify pipe's end is the stream's end.
+ *
+ * After the segments, a mark says how far the tool had written when the
+ * program last made a system call: a tool that dies without handing over
+ * its last segment (the program was killed, or exec'd) still leaves every
+ * record up to that call. */
 #define RAW_RING_SEGMENTS 8
 #define RAW_SEGMENT_WORDS (1u << 17)
+#define RAW_RING_MARK_OFFSET ((uint64_t)RAW_RING_SEGMENTS * RAW_SEGMENT_WORDS * 8)
+#define RAW_RING_BYTES (RAW_RING_MARK_OFFSET + 4096)
+
+struct raw_ring_mark {
+    uint64_t segments_done;  /* segments handed over before the one in the mark */
+    uint64_t bytes;          /* written into that one */
+};
 
 #define RAW_OP_SHIFT 60
 #define RAW_SUB_SHIFT 48

@@ -19,7 +19,7 @@
 
 #define TOOL_BINARY "trms-amd64-linux"
 #define SEGMENT_BYTES ((size_t)RAW_SEGMENT_WORDS * 8)
-#define RING_BYTES (RAW_RING_SEGMENTS * SEGMENT_BYTES)
+#define RING_BYTES ((size_t)RAW_RING_BYTES)
 
 /* The ring (raw_stream.h) and its two pipes, as this process sees them. */
 struct ring {
@@ -169,30 +169,47 @@ static ssize_t next_lengths(int fd, uint64_t *lengths, size_t max, struct trms_e
 
 /* Decodes segments in ring order as the tool announces them, handing each
  * back once decoded, until the tool closes its end. */
-static int drain_ring(const struct ring *r, struct raw_decoder *d, struct trms_error *err)
+static int decode_segment(const struct ring *r, struct raw_decoder *d, uint64_t done,
+                          uint64_t bytes, struct trms_error *err)
 {
-    size_t segment = 0;
+    if (bytes > SEGMENT_BYTES || bytes % 8 != 0)
+        return error_set(err, "the recorder's ring announced %" PRIu64 " bytes", bytes);
+    size_t words = (size_t)(bytes / 8), used;
+    const uint64_t *segment = r->words + (done % RAW_RING_SEGMENTS) * RAW_SEGMENT_WORDS;
+    if (raw_decoder_feed(d, segment, words, &used, err) != 0)
+        return -1;
+    if (used != words)
+        return error_set(err, "raw stream: a record crosses a ring segment");
+    return 0;
+}
+
+/* Decodes segments in ring order as the tool announces them, handing each
+ * back once decoded, until the tool closes its end; then, if it died
+ * without finishing, what its mark still shows. */
+static int drain_ring(const struct ring *r, struct raw_decoder *d, const struct raw_summary *s,
+                      struct trms_error *err)
+{
+    uint64_t done = 0;
     for (;;) {
         uint64_t lengths[RAW_RING_SEGMENTS];
         ssize_t n = next_lengths(r->notify[0], lengths, RAW_RING_SEGMENTS, err);
-        if (n <= 0)
-            return (int)n;
-        for (ssize_t i = 0; i < n; i++) {
-            if (lengths[i] > SEGMENT_BYTES || lengths[i] % 8 != 0)
-                return error_set(err, "the recorder's ring announced %" PRIu64 " bytes",
-                                 lengths[i]);
-            size_t words = (size_t)(lengths[i] / 8), used;
-            if (raw_decoder_feed(d, r->words + segment * RAW_SEGMENT_WORDS, words, &used,
-                                 err) != 0)
+        if (n < 0)
+            return -1;
+        if (n == 0)
+            break;
+        for (ssize_t i = 0; i < n; i++, done++) {
+            if (decode_segment(r, d, done, lengths[i], err) != 0)
                 return -1;
-            if (used != words)
-                return error_set(err, "raw stream: a record crosses a ring segment");
             /* The tool may be gone (killed); then nobody needs it back. */
             if (write(r->free[1], "", 1) < 0 && errno != EPIPE)
                 return error_set(err, "answering the recorder's ring: %s", strerror(errno));
-            segment = (segment + 1) % RAW_RING_SEGMENTS;
         }
     }
+    const volatile struct raw_ring_mark *mark =
+        (const void *)((const char *)r->words + RAW_RING_MARK_OFFSET);
+    if (!s->ended && mark->segments_done == done && mark->bytes > 0)
+        return decode_segment(r, d, done, mark->bytes, err);
+    return 0;
 }
 
 int valgrind_record(const struct valgrind_run *run, struct trace_writer *writer,
@@ -225,7 +242,7 @@ int valgrind_record(const struct valgrind_run *run, struct trace_writer *writer,
         close_fd(&ring.notify[1]);
         close_fd(&ring.free[0]);
         struct raw_decoder *d = raw_decoder_new(writer, routines, cb, summary);
-        rc = drain_ring(&ring, d, err);
+        rc = drain_ring(&ring, d, summary, err);
         if (raw_decoder_finish(d, rc == 0 ? err : &(struct trms_error){0}) != 0)
             rc = -1;
         if (rc != 0)

@@ -53,11 +53,19 @@ struct symbolizer {
     struct u64map file_by_hash;     /* path hash (probed on collision) -> index */
     struct u64map by_addr;          /* address -> struct symbol_info * */
     struct u64map by_entry;         /* function entry -> struct symbol_info * */
-    struct symbol_info **infos;     /* every answer, freed with the symbolizer */
+    struct answer **infos;          /* every answer, freed with the symbolizer */
     size_t n_infos, cap_infos;
 };
 
-static const struct symbol_info no_module = {0};
+/* An answer, with what it takes to find its source line when asked: the
+ * line table and DWARF are read only for names a report needs, not for
+ * every jump target the recorder classifies. */
+struct answer {
+    struct symbol_info info;    /* first: answers are handed out as this */
+    Dwfl_Module *mod;           /* where to look for the source, or NULL */
+};
+
+static struct answer no_module;  /* never given a source: mod stays NULL */
 
 static const Dwfl_Callbacks callbacks = {
     .find_elf = dwfl_build_id_find_elf,
@@ -110,10 +118,10 @@ static struct symbol_info *new_info(struct symbolizer *s, const char *module)
         s->cap_infos = s->cap_infos ? 2 * s->cap_infos : 64;
         s->infos = xrealloc(s->infos, s->cap_infos * sizeof *s->infos);
     }
-    struct symbol_info *info = xcalloc(1, sizeof *info);
-    info->module = module;
-    s->infos[s->n_infos++] = info;
-    return info;
+    struct answer *a = xcalloc(1, sizeof *a);
+    a->info.module = module;
+    s->infos[s->n_infos++] = a;
+    return &a->info;
 }
 
 /* Reads what the bias computation needs: the type and the PT_LOADs. */
@@ -290,7 +298,7 @@ static const struct symbol_info *resolve(struct symbolizer *s, uint64_t addr)
 {
     const struct map_entry *map = memory_maps_find(&s->maps, addr);
     if (!map)
-        return &no_module;
+        return &no_module.info;
     struct sym_file *f = file_for(s, map->path);
     struct module *m = module_for(s, map);
     Dwfl_Module *mod = m ? loaded(f, m) : NULL;
@@ -312,12 +320,12 @@ static const struct symbol_info *resolve(struct symbolizer *s, uint64_t addr)
     struct symbol_info *info = new_info(s, f->path);
     info->name = name;
     info->entry = entry;
-    source_of(mod, entry, info);
+    ((struct answer *)info)->mod = mod;
     *u64map_upsert(&s->by_entry, entry, NULL) = (uintptr_t)info;
     return info;
 }
 
-int symbolizer_lookup(struct symbolizer *s, uint64_t addr, struct symbol_info *out)
+static const struct symbol_info *cached(struct symbolizer *s, uint64_t addr)
 {
     int inserted;
     uint64_t *slot = u64map_upsert(&s->by_addr, addr, &inserted);
@@ -326,7 +334,25 @@ int symbolizer_lookup(struct symbolizer *s, uint64_t addr, struct symbol_info *o
         /* resolve() does not touch by_addr, so SLOT is still valid. */
         *slot = (uintptr_t)info;
     }
-    *out = *(const struct symbol_info *)(uintptr_t)*slot;
+    return (const struct symbol_info *)(uintptr_t)*slot;
+}
+
+int symbolizer_classify(struct symbolizer *s, uint64_t addr, struct symbol_info *out)
+{
+    *out = *cached(s, addr);
+    out->file = NULL;
+    out->line = 0;
+    return out->name ? 0 : -1;
+}
+
+int symbolizer_lookup(struct symbolizer *s, uint64_t addr, struct symbol_info *out)
+{
+    struct answer *a = (struct answer *)(uintptr_t)cached(s, addr);
+    if (a->mod) {
+        source_of(a->mod, a->info.entry, &a->info);
+        a->mod = NULL;
+    }
+    *out = a->info;
     return out->name ? 0 : -1;
 }
 

@@ -44,6 +44,11 @@ void symbolizer_remove_range(struct symbolizer *s, uint64_t start, uint64_t end)
  * found, -1 otherwise. The strings stay valid until symbolizer_free. */
 int symbolizer_lookup(struct symbolizer *s, uint64_t addr, struct symbol_info *out);
 
+/* symbolizer_lookup without the source file and line (left NULL and 0),
+ * which cost a DWARF search: for the recorder, which only asks whether an
+ * address is a PLT stub or a function's entry. */
+int symbolizer_classify(struct symbolizer *s, uint64_t addr, struct symbol_info *out);
+
 /* True when ADDR is the first instruction of a known function. */
 int symbolizer_is_function_entry(struct symbolizer *s, uint64_t addr);
 

@@ -89,6 +89,11 @@ static void check_function(struct symbolizer *sym, const struct sample *s, const
     int line = 0;
     uint64_t addr = func_addr(s, func, &line);
     struct symbol_info info;
+    /* Classifying first leaves the source for the lookup after it. */
+    CHECK(symbolizer_classify(sym, addr, &info) == 0);
+    CHECK_STR(info.name, func);
+    CHECK_EQ(info.entry, addr);
+    CHECK(info.file == NULL && info.line == 0);
     CHECK(symbolizer_lookup(sym, addr, &info) == 0);
     CHECK_STR(info.name, func);
     CHECK_EQ(info.entry, addr);

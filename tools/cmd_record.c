@@ -38,7 +38,7 @@ static void classify(void *ctx, uint64_t addr, struct code_class *out)
 {
     struct record *r = ctx;
     struct symbol_info info;
-    symbolizer_lookup(r->symbols, addr, &info);  /* PLT stubs have no name */
+    symbolizer_classify(r->symbols, addr, &info);  /* PLT stubs have no name */
     out->is_plt = info.is_plt;
     out->is_function_entry = info.name && info.entry == addr;
 }

@@ -54,6 +54,8 @@ extern SysRes VG_(am_shared_mmap_file_float_valgrind)(SizeT length, UInt prot, I
  * children, the scratch buffer takes the words and drops them. */
 static ULong scratch[RAW_SEGMENT_WORDS];
 static ULong *ring;
+static struct raw_ring_mark *mark;
+static ULong segments_done;           /* handed over so far */
 static UInt segment;                  /* index of the one being filled */
 static UInt free_segments;            /* handed back, not yet filled */
 static ULong *buffer = scratch;
@@ -115,6 +117,7 @@ static void flush(void)
         free_segments += (UInt)n;
     }
     free_segments--;
+    segments_done++;
     segment = (segment + 1) % RAW_RING_SEGMENTS;
     buffer = buffer_next = ring + (SizeT)segment * RAW_SEGMENT_WORDS;
     buffer_end = buffer + RAW_SEGMENT_WORDS;
@@ -573,9 +576,9 @@ static void removed_mapping(Addr a, SizeT len)
     put(len);
 }
 
-/* The stream is flushed before every system call: a program that hangs
- * in one and is killed (Valgrind with it, no chance to finish) still
- * leaves everything up to that call. */
+/* Before every system call the mark says how far the stream goes: a
+ * program that hangs in one and is killed (Valgrind with it, no chance to
+ * finish), or that execs, still leaves everything up to that call. */
 static void pre_syscall(ThreadId tid, UInt nr, UWord *args, UInt n_args)
 {
     (void)n_args;
@@ -589,7 +592,10 @@ static void pre_syscall(ThreadId tid, UInt nr, UWord *args, UInt n_args)
         put_control(RAW_EXEC, VG_(strlen)(exec_path));
         put_path(exec_path);
     }
-    flush();
+    if (mark && recording) {
+        mark->segments_done = segments_done;
+        mark->bytes = (ULong)((char *)buffer_next - (char *)buffer);
+    }
 }
 
 static void note_effect(ThreadId tid, enum raw_control kind, Addr a, SizeT size)
@@ -751,7 +757,7 @@ static void post_clo_init(void)
         VG_(exit)(1);
     }
     SysRes mapped = VG_(am_shared_mmap_file_float_valgrind)(
-        (SizeT)RAW_RING_SEGMENTS * RAW_SEGMENT_WORDS * sizeof(ULong),
+        (SizeT)RAW_RING_BYTES,
         VKI_PROT_READ | VKI_PROT_WRITE, ring_option, 0);
     notify_fd = VG_(safe_fd)(notify_option);
     free_fd = VG_(safe_fd)(free_option);
@@ -761,6 +767,7 @@ static void post_clo_init(void)
         VG_(exit)(1);
     }
     ring = (ULong *)sr_Res(mapped);
+    mark = (struct raw_ring_mark *)((char *)ring + RAW_RING_MARK_OFFSET);
     free_segments = RAW_RING_SEGMENTS - 1;
     buffer = buffer_next = ring;
     buffer_end = ring + RAW_SEGMENT_WORDS;
