@@ -122,6 +122,24 @@ def case_read_loop(tmp):
     check(ints(reads, "induced_thread") == [0] * len(sizes), "no other thread")
 
 
+def case_names_travel(tmp):
+    # Names are resolved when the recording is made: a recording whose
+    # program is gone (or carried to another machine) still reports them.
+    import shutil
+    program = os.path.join(tmp, "walker")
+    shutil.copy(os.path.join(PROGRAMS, "array_walk"), program)
+    rec = os.path.join(tmp, "travel.rec")
+    run([TRMS, "record", "-o", rec, "--", program, "10"])
+    os.remove(program)
+    moved = os.path.join(tmp, "elsewhere.rec")
+    os.rename(rec, moved)
+    check(any(r["routine"] == "walk" for r in activations(moved)), "walk named without its binary")
+    text = run([TRMS, "report", moved, "--routine", "walk"]).stdout
+    check("walk (array_walk.c:" in text, f"the report gives file and line: {text[-400:]}")
+    maps = open(os.path.join(moved, "maps")).read()
+    check(program in maps, "the maps name the program's file")
+
+
 def case_longjmp(tmp):
     rec, _ = record(tmp, "jumps", [])
     rows = activations(rec)
