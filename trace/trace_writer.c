@@ -116,13 +116,22 @@ static void write_routines(struct trace_writer *w, const struct routine_table *r
     }
 }
 
-static inline int write_event(struct trace_writer *w, const struct event *ev,
-                              const struct routine_table *routines, struct trms_error *err)
+/* Makes the current block ready for one more event: flushes a full one,
+ * starts a new one. */
+static inline int open_block(struct trace_writer *w, struct trms_error *err)
 {
     if (w->used >= TRACE_BLOCK_TARGET_PAYLOAD && flush_events(w, err) != 0)
         return -1;
     if (w->used == 0)
         start_block(w);
+    return 0;
+}
+
+int trace_writer_event(struct trace_writer *w, const struct event *ev,
+                       const struct routine_table *routines, struct trms_error *err)
+{
+    if (open_block(w, err) != 0)
+        return -1;
     if (ev->type == EVENT_CALL && ev->routine >= w->routines_written) {
         if (ev->routine >= routines->count)
             return error_set(err, "call of routine %" PRIu32 " that the trace never defined",
@@ -142,32 +151,15 @@ static inline int write_event(struct trace_writer *w, const struct event *ev,
     return 0;
 }
 
-int trace_writer_event(struct trace_writer *w, const struct event *ev,
-                       const struct routine_table *routines, struct trms_error *err)
-{
-    return write_event(w, ev, routines, err);
-}
-
 int trace_writer_access(struct trace_writer *w, enum event_type type, uint64_t addr,
                         uint64_t size, struct trms_error *err)
 {
-    if (w->used >= TRACE_BLOCK_TARGET_PAYLOAD && flush_events(w, err) != 0)
+    if (open_block(w, err) != 0)
         return -1;
-    if (w->used == 0)
-        start_block(w);
     reserve(w, EVENT_RECORD_MAX);
     w->used += event_encode_access(&w->encoder, type, addr, size, w->payload + w->used);
     w->block_events++;
     w->total_events++;
-    return 0;
-}
-
-int trace_writer_events(struct trace_writer *w, const struct event *evs, size_t n,
-                        const struct routine_table *routines, struct trms_error *err)
-{
-    for (size_t i = 0; i < n; i++)
-        if (write_event(w, &evs[i], routines, err) != 0)
-            return -1;
     return 0;
 }
 

@@ -28,10 +28,6 @@ int trace_writer_event(struct trace_writer *w, const struct event *ev,
 int trace_writer_access(struct trace_writer *w, enum event_type type, uint64_t addr,
                         uint64_t size, struct trms_error *err);
 
-/* Writes EVS[0..N), as many calls of trace_writer_event would. */
-int trace_writer_events(struct trace_writer *w, const struct event *evs, size_t n,
-                        const struct routine_table *routines, struct trms_error *err);
-
 /* Writes the end block and closes; the writer is freed either way. */
 int trace_writer_close(struct trace_writer *w, const struct routine_table *routines,
                        struct trms_error *err);
