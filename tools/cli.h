@@ -16,6 +16,7 @@ struct command {
     const char *summary;
     const char *usage;   /* full help text of `trms NAME --help` */
     int (*run)(int argc, char **argv);
+    int program_operand;  /* its first operand is a program: what follows is the program's */
 };
 
 extern const struct command cmd_record, cmd_import, cmd_analyze, cmd_report, cmd_export;

@@ -421,4 +421,5 @@ const struct command cmd_record = {
         "                    built yet, so auto records with Valgrind and says why\n"
         "  -o, --output REC  the recording directory to create; must not exist\n",
     .run = run,
+    .program_operand = 1,
 };

@@ -49,11 +49,14 @@ int main(int argc, char **argv)
     for (size_t i = 0; i < N_COMMANDS; i++) {
         if (strcmp(commands[i]->name, name) != 0)
             continue;
-        for (int a = 2; a < argc && strcmp(argv[a], "--") != 0; a++)
+        for (int a = 2; a < argc && strcmp(argv[a], "--") != 0; a++) {
+            if (commands[i]->program_operand && argv[a][0] != '-')
+                break;  /* `trms record prog --help` asks prog */
             if (cli_is_help(argv[a])) {
                 fputs(commands[i]->usage, stdout);
                 return 0;
             }
+        }
         return commands[i]->run(argc - 1, argv + 1);
     }
     fprintf(stderr, "trms: unknown command '%s' (see `trms --help`)\n", name);

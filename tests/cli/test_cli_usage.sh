@@ -6,10 +6,10 @@ run "$TRMS"
 expect_status 2
 run "$TRMS" --help
 expect_status 0
-for c in import analyze report export; do
+for c in record import analyze report export; do
     expect_out_contains "$c"
 done
-for c in import analyze report export; do
+for c in record import analyze report export; do
     run "$TRMS" "$c" --help
     expect_status 0
     expect_out_contains "usage: trms $c"
@@ -47,4 +47,14 @@ expect_error_line "unknown format 'xml'"
 run "$TRMS" report rec --cell-size 4
 expect_status 2
 expect_error_line "--cell-size and --line-size go together"
+run "$TRMS" record
+expect_status 2
+expect_error_line "trms record: expects the program to record"
+run "$TRMS" record --engine rr -- /bin/true
+expect_status 2
+expect_error_line "unknown engine 'rr'"
+run "$TRMS" record --bogus -- /bin/true
+expect_status 2
+run "$TRMS" record --help
+expect_out_contains "usage: trms record"
 echo "test_cli_usage: ok"

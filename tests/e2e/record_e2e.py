@@ -255,6 +255,9 @@ def case_crashes(tmp):
     p = run([TRMS, "record", "-o", rec, "--", "/bin/sh", "-c", f"exec {crash} exit 4"], 4)
     check(f"exec'd {crash}" in p.stderr, f"record names the exec: {p.stderr}")
     check(meta(rec)["exec"] == crash and meta(rec)["complete"] == "no", "meta names the exec")
+    # Arguments after the program are its own, --help included.
+    p = run([TRMS, "record", "-o", os.path.join(tmp, "args.rec"), "/bin/echo", "--help", "-o"])
+    check(p.stdout == "--help -o\n", f"the program got its arguments: {p.stdout!r}")
     # An exit status passes through.
     record(tmp, "crash", ["exit", "3"], expect=3)
     # A program that does not exist, or cannot run: no recording at all.
