@@ -46,9 +46,8 @@ static void classify(void *ctx, uint64_t addr, struct code_class *out)
 static int add_mapping(void *ctx, const struct raw_mapping *m, struct trms_error *err)
 {
     struct record *r = ctx;
-    /* Valgrind's own files are not the program's. */
-    if (strncmp(m->path, r->tool_dir, strlen(r->tool_dir)) == 0)
-        return 0;
+    /* All of them, Valgrind's preload library and trampoline page too:
+     * the program's threads run code there. */
     struct map_entry e = {.start = m->start, .end = m->start + m->length, .offset = m->offset,
                           .prot = m->prot, .path = (char *)m->path};
     if (memory_maps_add(&r->maps, &e) != 0)
