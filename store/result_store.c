@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "common/byte_buffer.h"
 #include "common/oom.h"
@@ -24,19 +25,31 @@ static int lmdb_error(struct result_store *s, struct trms_error *err, const char
     return error_set(err, "%s: %s: %s", s->path, what, mdb_strerror(rc));
 }
 
+#define RESULT_PREFIX "result/"
+#define ANALYZED_PREFIX "analyzed/"
+
+/* PREFIX "cell=N/line=M": a result, and beside it when it was stored. */
+static void options_key(char *buf, size_t len, const char *prefix, uint64_t cell,
+                        uint64_t line)
+{
+    snprintf(buf, len, "%scell=%" PRIu64 "/line=%" PRIu64, prefix, cell, line);
+}
+
 static void result_key(char *buf, size_t len, uint64_t cell, uint64_t line)
 {
-    snprintf(buf, len, "result/cell=%" PRIu64 "/line=%" PRIu64, cell, line);
+    options_key(buf, len, RESULT_PREFIX, cell, line);
 }
 
 int result_store_open(const char *rec_path, int writable, struct result_store **out,
                       struct trms_error *err)
 {
     struct result_store *s = xcalloc(1, sizeof *s);
+    int answer = -1;
     int rc = store_env_open(rec_path, writable, &s->env, &s->path, err);
     if (rc == STORE_ENV_ABSENT) {
         error_set(err, "%s: no analysis stored yet; run `trms analyze %s` first", rec_path,
                   rec_path);
+        answer = RESULT_STORE_NONE;
         goto fail;
     }
     if (rc != 0)
@@ -47,10 +60,11 @@ int result_store_open(const char *rec_path, int writable, struct result_store **
         goto fail;
     }
     rc = mdb_dbi_open(txn, "results", writable ? MDB_CREATE : 0, &s->results);
-    if (rc == MDB_NOTFOUND) {
+    if (rc == MDB_NOTFOUND) {  /* the environment holds only routine names */
         mdb_txn_abort(txn);
         error_set(err, "%s: no analysis stored yet; run `trms analyze %s` first", rec_path,
                   rec_path);
+        answer = RESULT_STORE_NONE;
         goto fail;
     }
     if (rc != 0)
@@ -65,7 +79,7 @@ int result_store_open(const char *rec_path, int writable, struct result_store **
     return 0;
 fail:
     result_store_close(s);
-    return -1;
+    return answer;
 }
 
 void result_store_close(struct result_store *s)
@@ -83,8 +97,11 @@ int result_store_save(struct result_store *s, const struct analysis_result *r,
 {
     struct byte_buffer blob = {0};
     result_encode(r, &blob);
-    char key[96];
+    char key[96], when_key[96], when[32];
     result_key(key, sizeof key, r->cell_size, r->line_size);
+    options_key(when_key, sizeof when_key, ANALYZED_PREFIX, r->cell_size, r->line_size);
+    time_t now = time(NULL);
+    strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
     MDB_txn *txn;
     int rc = mdb_txn_begin(s->env, NULL, 0, &txn);
     if (rc != 0) {
@@ -93,8 +110,10 @@ int result_store_save(struct result_store *s, const struct analysis_result *r,
     }
     MDB_val k = {strlen(key), key}, v = {blob.len, blob.data};
     MDB_val lk = {strlen(LATEST_KEY), LATEST_KEY}, lv = {strlen(key), key};
+    MDB_val wk = {strlen(when_key), when_key}, wv = {strlen(when), when};
     if ((rc = mdb_put(txn, s->results, &k, &v, 0)) != 0 ||
-        (rc = mdb_put(txn, s->results, &lk, &lv, 0)) != 0) {
+        (rc = mdb_put(txn, s->results, &lk, &lv, 0)) != 0 ||
+        (rc = mdb_put(txn, s->results, &wk, &wv, 0)) != 0) {
         mdb_txn_abort(txn);
         byte_buffer_free(&blob);
         return lmdb_error(s, err, "cannot write the result store", rc);
@@ -149,4 +168,74 @@ int result_store_load(struct result_store *s, uint64_t cell_size, uint64_t line_
     if (!*out)
         return error_set(err, "%s: %s", s->path, inner.message);
     return 0;
+}
+
+/* Copies an LMDB value into BUF as a string; "" when it does not fit. */
+static void value_string(const MDB_val *v, char *buf, size_t size)
+{
+    size_t n = v->mv_size < size ? v->mv_size : 0;
+    memcpy(buf, v->mv_data, n);
+    buf[n] = '\0';
+}
+
+static int compare_options(const void *a, const void *b)
+{
+    const struct stored_result_info *x = a, *y = b;
+    if (x->cell_size != y->cell_size)
+        return x->cell_size < y->cell_size ? -1 : 1;
+    return x->line_size < y->line_size ? -1 : x->line_size > y->line_size;
+}
+
+int result_store_list(struct result_store *s,
+                      int (*fn)(void *ctx, const struct stored_result_info *info), void *ctx,
+                      struct trms_error *err)
+{
+    MDB_txn *txn;
+    int rc = mdb_txn_begin(s->env, NULL, MDB_RDONLY, &txn);
+    if (rc != 0)
+        return lmdb_error(s, err, "cannot read the result store", rc);
+    char latest[96] = "";
+    MDB_val lk = {strlen(LATEST_KEY), LATEST_KEY}, v;
+    if (mdb_get(txn, s->results, &lk, &v) == 0)
+        value_string(&v, latest, sizeof latest);
+
+    /* Keys sort as bytes ("cell=16" before "cell=4"): collect, then sort. */
+    struct stored_result_info *infos = NULL;
+    size_t n = 0;
+    MDB_cursor *cur;
+    if ((rc = mdb_cursor_open(txn, s->results, &cur)) != 0) {
+        mdb_txn_abort(txn);
+        return lmdb_error(s, err, "cannot read the result store", rc);
+    }
+    MDB_val k = {strlen(RESULT_PREFIX), RESULT_PREFIX};
+    for (rc = mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE); rc == 0;
+         rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
+        char key[96];
+        value_string(&k, key, sizeof key);
+        struct stored_result_info info = {0};
+        int used = 0;
+        if (sscanf(key, RESULT_PREFIX "cell=%" SCNu64 "/line=%" SCNu64 "%n", &info.cell_size,
+                   &info.line_size, &used) != 2 || key[used] != '\0')
+            break;  /* past the results */
+        info.latest = strcmp(key, latest) == 0;
+        char when_key[96];
+        options_key(when_key, sizeof when_key, ANALYZED_PREFIX, info.cell_size, info.line_size);
+        MDB_val wk = {strlen(when_key), when_key}, wv;
+        if (mdb_get(txn, s->results, &wk, &wv) == 0)
+            value_string(&wv, info.analyzed, sizeof info.analyzed);
+        infos = xrealloc(infos, (n + 1) * sizeof *infos);
+        infos[n++] = info;
+    }
+    mdb_cursor_close(cur);
+    mdb_txn_abort(txn);
+    if (rc != 0 && rc != MDB_NOTFOUND) {
+        free(infos);
+        return lmdb_error(s, err, "cannot read the result store", rc);
+    }
+    qsort(infos, n, sizeof *infos, compare_options);
+    int answer = 0;
+    for (size_t i = 0; i < n && answer == 0; i++)
+        answer = fn(ctx, &infos[i]);
+    free(infos);
+    return answer;
 }

@@ -15,9 +15,13 @@
 
 struct result_store;
 
+/* result_store_open's answer (ERR says it too) for a read-only open of a
+ * recording never analyzed. */
+#define RESULT_STORE_NONE 1
+
 /* Opens the store of the recording at REC_PATH; WRITABLE creates it when
- * absent. A read-only open of a recording never analyzed fails with a
- * message saying so. */
+ * absent. Returns 0, RESULT_STORE_NONE, or -1 when the store cannot be
+ * read. */
 int result_store_open(const char *rec_path, int writable, struct result_store **out,
                       struct trms_error *err);
 void result_store_close(struct result_store *s);
@@ -25,6 +29,19 @@ void result_store_close(struct result_store *s);
 /* Stores R, replacing the result with the same options, and makes it the
  * latest. */
 int result_store_save(struct result_store *s, const struct analysis_result *r,
+                      struct trms_error *err);
+
+/* What is stored of one result, without loading it. */
+struct stored_result_info {
+    uint64_t cell_size, line_size;
+    int latest;             /* the one `trms report` shows by default */
+    char analyzed[32];      /* when it was stored (UTC, ISO 8601), or "" */
+};
+
+/* Calls FN for each stored result, by cell then line size; stops at FN's
+ * first non-zero answer and returns it. */
+int result_store_list(struct result_store *s,
+                      int (*fn)(void *ctx, const struct stored_result_info *info), void *ctx,
                       struct trms_error *err);
 
 /* Loads the result computed with CELL_SIZE and LINE_SIZE, or the latest

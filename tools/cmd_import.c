@@ -52,15 +52,18 @@ static int import_into(const char *trace_path, const char *staging, struct impor
     if (rc != 0)
         return -1;
 
-    char created[32], events[32];
+    char created[32], events[32], threads[32], routines[32];
     time_t now = time(NULL);
     strftime(created, sizeof created, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
     snprintf(events, sizeof events, "%" PRIu64, im->events);
+    snprintf(threads, sizeof threads, "%zu", im->threads.count);
+    snprintf(routines, sizeof routines, "%zu", im->routines.count);
     char *source = realpath(trace_path, NULL);
-    const char *keys[] = {"engine", "source", "created", "trms-version", "events"};
+    const char *keys[] = {"engine", "source", "created", "trms-version", "events", "threads",
+                          "routines"};
     const char *values[] = {"import", source ? source : trace_path, created, TRMS_VERSION,
-                            events};
-    rc = recording_write_meta(staging, keys, values, 5, err);
+                            events, threads, routines};
+    rc = recording_write_meta(staging, keys, values, sizeof keys / sizeof *keys, err);
     free(source);
     return rc;
 }

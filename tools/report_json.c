@@ -3,21 +3,8 @@
 
 #include "analyses/activation.h"
 #include "store/symbol_store.h"
+#include "tools/json.h"
 #include "tools/report.h"
-
-static void json_string(FILE *out, const char *s)
-{
-    fputc('"', out);
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        if (*p == '"' || *p == '\\')
-            fprintf(out, "\\%c", *p);
-        else if (*p < 0x20)
-            fprintf(out, "\\u%04x", *p);
-        else
-            fputc(*p, out);
-    }
-    fputc('"', out);
-}
 
 static void json_points(FILE *out, const struct profile_point *pts, size_t n)
 {

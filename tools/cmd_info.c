@@ -1,0 +1,226 @@
+/* trms info: what a recording holds, whatever engine made it: the program,
+ * the engine and its version, threads and events, its size on disk, and
+ * which analyses are stored with which options. */
+#include <dirent.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "common/oom.h"
+#include "store/result_store.h"
+#include "tools/cli.h"
+#include "tools/json.h"
+#include "trace/recording.h"
+
+/* Meta keys shown under their own label, in this order; the rest follow
+ * as they are. A recording made by another engine lacks some. */
+static const struct {
+    const char *key, *label;
+} shown[] = {
+    {"program", "program"},    {"source", "imported from"}, {"command", "command"},
+    {"cwd", "directory"},      {"engine", "engine"},        {"engine-version", "engine version"},
+    {"created", "created"},    {"trms-version", "trms version"}, {"outcome", "outcome"},
+    {"complete", "complete"},  {"threads", "threads"},      {"events", "events"},
+    {"routines", "routines"},
+};
+#define N_SHOWN (sizeof shown / sizeof *shown)
+
+static int is_shown(const char *key)
+{
+    for (size_t i = 0; i < N_SHOWN; i++)
+        if (strcmp(shown[i].key, key) == 0)
+            return 1;
+    return 0;
+}
+
+/* Bytes PATH occupies on disk, directories walked (a recording is two
+ * levels deep; symbolic links are not followed). */
+static uint64_t disk_usage(const char *path)
+{
+    struct stat st;
+    if (lstat(path, &st) != 0)
+        return 0;
+    uint64_t total = (uint64_t)st.st_blocks * 512;
+    if (!S_ISDIR(st.st_mode))
+        return total;
+    DIR *dir = opendir(path);
+    if (!dir)
+        return total;
+    for (struct dirent *e; (e = readdir(dir));) {
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+            continue;
+        char *child = recording_file(path, e->d_name);
+        total += disk_usage(child);
+        free(child);
+    }
+    closedir(dir);
+    return total;
+}
+
+static const char *human_bytes(uint64_t bytes, char buf[static 32])
+{
+    static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+    double v = (double)bytes;
+    size_t u = 0;
+    while (v >= 1024 && u + 1 < sizeof units / sizeof *units) {
+        v /= 1024;
+        u++;
+    }
+    if (u == 0)
+        snprintf(buf, 32, "%" PRIu64 " B", bytes);
+    else
+        snprintf(buf, 32, "%.1f %s", v, units[u]);
+    return buf;
+}
+
+struct sizes {
+    uint64_t total, events, results;
+};
+
+static void measure(const char *rec_path, struct sizes *s)
+{
+    char *events = recording_file(rec_path, RECORDING_EVENTS);
+    char *results = recording_file(rec_path, RECORDING_RESULTS);
+    s->total = disk_usage(rec_path);
+    s->events = disk_usage(events);
+    s->results = disk_usage(results);
+    free(events);
+    free(results);
+}
+
+/* The stored analyses, gathered from the store. */
+struct analyses {
+    struct stored_result_info *items;
+    size_t n;
+};
+
+static int keep_info(void *ctx, const struct stored_result_info *info)
+{
+    struct analyses *a = ctx;
+    a->items = xrealloc(a->items, (a->n + 1) * sizeof *a->items);
+    a->items[a->n++] = *info;
+    return 0;
+}
+
+/* 0 with A filled (empty when never analyzed), or -1 with ERR. */
+static int load_analyses(const char *rec_path, struct analyses *a, struct trms_error *err)
+{
+    struct result_store *store;
+    int rc = result_store_open(rec_path, 0, &store, err);
+    if (rc == RESULT_STORE_NONE)
+        return 0;
+    if (rc != 0)
+        return -1;
+    rc = result_store_list(store, keep_info, a, err);
+    result_store_close(store);
+    return rc;
+}
+
+static void print_text(FILE *out, const char *rec_path, const struct recording *rec,
+                       const struct sizes *sz, const struct analyses *a)
+{
+    fprintf(out, "%-16s %s\n", "recording", rec_path);
+    for (size_t i = 0; i < N_SHOWN; i++) {
+        const char *v = recording_meta(rec, shown[i].key);
+        if (v)
+            fprintf(out, "%-16s %s\n", shown[i].label, v);
+    }
+    for (size_t i = 0; i < rec->n_meta; i++)
+        if (!is_shown(rec->meta[i].key))
+            fprintf(out, "%-16s %s\n", rec->meta[i].key, rec->meta[i].value);
+    char total[32], events[32], results[32];
+    fprintf(out, "%-16s %s (events %s, results and names %s)\n", "size on disk",
+            human_bytes(sz->total, total), human_bytes(sz->events, events),
+            human_bytes(sz->results, results));
+    if (a->n == 0)
+        fprintf(out, "%-16s none yet: `trms analyze %s`\n", "analyses", rec_path);
+    for (size_t i = 0; i < a->n; i++)
+        fprintf(out, "%-16s cell size %" PRIu64 ", line size %" PRIu64 "%s%s%s\n",
+                i == 0 ? "analyses" : "", a->items[i].cell_size, a->items[i].line_size,
+                a->items[i].analyzed[0] ? ", stored " : "", a->items[i].analyzed,
+                a->items[i].latest ? " (latest: what `trms report` shows)" : "");
+}
+
+static void print_json(FILE *out, const char *rec_path, const struct recording *rec,
+                       const struct sizes *sz, const struct analyses *a)
+{
+    fputs("{\"recording\": ", out);
+    json_string(out, rec_path);
+    fputs(", \"meta\": {", out);
+    for (size_t i = 0; i < rec->n_meta; i++) {
+        fputs(i ? ", " : "", out);
+        json_string(out, rec->meta[i].key);
+        fputs(": ", out);
+        json_string(out, rec->meta[i].value);
+    }
+    fprintf(out,
+            "}, \"size_bytes\": %" PRIu64 ", \"events_bytes\": %" PRIu64
+            ", \"results_bytes\": %" PRIu64 ", \"analyses\": [",
+            sz->total, sz->events, sz->results);
+    for (size_t i = 0; i < a->n; i++) {
+        fprintf(out, "%s{\"cell_size\": %" PRIu64 ", \"line_size\": %" PRIu64
+                     ", \"latest\": %s, \"analyzed\": ",
+                i ? ", " : "", a->items[i].cell_size, a->items[i].line_size,
+                a->items[i].latest ? "true" : "false");
+        json_string(out, a->items[i].analyzed);
+        fputc('}', out);
+    }
+    fputs("]}\n", out);
+}
+
+static int run(int argc, char **argv)
+{
+    static const struct option options[] = {{"format", required_argument, NULL, 'f'},
+                                            {NULL, 0, NULL, 0}};
+    int json = 0, c;
+    while ((c = getopt_long(argc, argv, "", options, NULL)) != -1) {
+        if (c == 'f' && (strcmp(optarg, "text") == 0 || strcmp(optarg, "json") == 0))
+            json = strcmp(optarg, "json") == 0;
+        else if (c == 'f')
+            return cli_usage_error(&cmd_info, "unknown format '%s' (text or json)", optarg);
+        else
+            return cli_usage_error(&cmd_info, "unknown option");
+    }
+    if (optind != argc - 1)
+        return cli_usage_error(&cmd_info, "expects one recording");
+    const char *rec_path = argv[optind];
+
+    struct trms_error err = {{0}};
+    struct recording rec;
+    if (recording_open(rec_path, &rec, &err) != 0)
+        return cli_fail(&err);
+    struct sizes sz;
+    measure(rec_path, &sz);
+    struct analyses a = {0};
+    /* A store that cannot be read is reported after what is known. */
+    int store_rc = load_analyses(rec_path, &a, &err);
+    if (json)
+        print_json(stdout, rec_path, &rec, &sz, &a);
+    else
+        print_text(stdout, rec_path, &rec, &sz, &a);
+    free(a.items);
+    recording_close(&rec);
+    if (fflush(stdout) != 0) {
+        error_set(&err, "cannot write the output");
+        return cli_fail(&err);
+    }
+    return store_rc != 0 ? cli_fail(&err) : 0;
+}
+
+const struct command cmd_info = {
+    .name = "info",
+    .summary = "describe a recording and the analyses stored in it",
+    .usage = "usage: trms info REC [--format text|json]\n\n"
+             "Prints what the recording REC holds: the program and its command line,\n"
+             "the engine that recorded it and its version, when, how the program ended,\n"
+             "its threads, events and routines, its size on disk, and which analyses\n"
+             "are stored (cell and line size, when), marking the one `trms report`\n"
+             "shows by default. A result store that cannot be read is reported on\n"
+             "stderr after the rest, with exit status 1.\n\n"
+             "options:\n"
+             "  --format F   text (default) or json\n",
+    .run = run,
+};
