@@ -12,6 +12,7 @@
 #include "store/symbol_store.h"
 #include "tools/cli.h"
 #include "tools/csv.h"
+#include "tools/progress.h"
 #include "tools/report.h"
 #include "trace/recording.h"
 #include "trace/trace_reader.h"
@@ -22,12 +23,17 @@ struct run_state {
     uint64_t events;
     FILE *csv;
     struct symbol_names symbols;    /* names of address-only routines */
+    struct progress *progress;      /* NULL unless stderr is a terminal */
 };
+
+/* Events between two looks at the clock for the progress line. */
+#define PROGRESS_EVERY 65536
 
 static int feed(void *ctx, const struct event *ev, struct trms_error *err)
 {
     struct run_state *st = ctx;
-    st->events++;
+    if (++st->events % PROGRESS_EVERY == 0)
+        progress_update(st->progress, st->events);
     if (analysis_event(st->analysis, ev, err) == 0)
         return 0;
     char inner[sizeof err->message];
@@ -92,7 +98,10 @@ static int analyze(const char *rec_path, const struct analysis_options *opt,
         if (st.csv)
             analysis_on_activation(st.analysis, write_activation, &st);
         events_path = recording_file(rec_path, RECORDING_EVENTS);
+        const char *total = recording_meta(&rec, "events");
+        st.progress = progress_start("analyzing", "events", total ? strtoull(total, NULL, 10) : 0);
         rc = trace_read(events_path, &st.routines, feed, &st, NULL, err);
+        progress_finish(st.progress);
     }
     if (rc == 0) {
         result = analysis_finish(st.analysis, &st.routines);
