@@ -13,6 +13,10 @@
 
 #define CHUNK_WORDS (1 << 17)
 
+/* Words by their top 16 bits: opcode << 12 | size for loads and stores. */
+#define TOP_BITS(word) ((word) >> RAW_SUB_SHIFT)
+#define TOP_VALUES (1u << 16)
+
 struct raw_decoder {
     const struct raw_decoder_callbacks *cb;
     struct raw_summary *summary;
@@ -23,6 +27,7 @@ struct raw_decoder {
     struct trace_writer *writer;
     struct routine_table *routines;
     int started;        /* the magic word was seen */
+    uint8_t fast_opcodes[TOP_VALUES];
 };
 
 static int emit(void *ctx, const struct event *ev, struct trms_error *err)
@@ -179,6 +184,68 @@ static int record(struct raw_decoder *d, const uint64_t *w, struct trms_error *e
     }
 }
 
+/* The trace opcode of each load and store the hot loop encodes, 0 for the
+ * rest (no bytes, or a size the record must spell out): the general path
+ * takes those. */
+
+static void fill_fast_opcodes(uint8_t *opcodes)
+{
+    static const enum event_type types[] = {[RAW_READ] = EVENT_READ, [RAW_WRITE] = EVENT_WRITE};
+    for (uint64_t op = RAW_READ; op <= RAW_WRITE; op++)
+        for (uint64_t size = 1; size <= RAW_MAX_ACCESS; size++) {
+            uint8_t code = event_access_opcode(types[op], size);
+            opcodes[op << 12 | size] = (code & 7) == EVENT_SIZE_FOLLOWS ? 0 : code;
+        }
+}
+
+_Static_assert(RAW_READ == 1 && RAW_WRITE == 2, "the hot loop counts writes by opcode sum");
+
+/* Longest record the hot loop writes. */
+#define FAST_RECORD_MAX (1 + EVENT_ADDRESS_MAX)
+
+/* Consecutive loads and stores, encoded straight into the trace block: the
+ * recorder's hot loop (nearly every word is one). Stops at any word the
+ * table leaves to the general path; returns the words taken. */
+static size_t decode_access_run(struct raw_decoder *d, const uint64_t *w, size_t n,
+                                struct trms_error *err)
+{
+    struct trace_window win;
+    if (trace_writer_open_window(d->writer, &win, err) != 0)
+        return SIZE_MAX;
+    uint8_t *p = win.next;
+    size_t i = 0;
+    uint64_t ops = 0;   /* sum of the opcodes: one per read, two per write */
+    while (i < n && p < win.end) {
+        /* As many records as surely start in the window: no room check
+         * inside. */
+        size_t chunk = (size_t)(win.end - p) / FAST_RECORD_MAX + 1;
+        size_t stop = n - i < chunk ? n : i + chunk;
+        for (; i < stop; i++) {
+            uint64_t top = TOP_BITS(w[i]);
+            uint8_t opcode = d->fast_opcodes[top];
+            if (opcode == 0)
+                goto done;
+            *p = opcode;
+            p += 1 + event_encode_address(&win.encoder, w[i] & RAW_LOW_MASK,
+                                          top & RAW_SUB_MASK, p + 1);
+            ops += top >> 12;
+        }
+    }
+done:
+    win.next = p;
+    trace_writer_close_window(d->writer, &win, (uint32_t)i);
+    d->summary->events[EVENT_READ] += i - (ops - i);
+    d->summary->events[EVENT_WRITE] += ops - i;
+    d->summary->words += i;
+    return i;
+}
+
+static int is_access(uint64_t word)
+{
+    uint64_t op = word >> RAW_OP_SHIFT;
+    return op == RAW_READ || op == RAW_WRITE;
+}
+
 void raw_summary_free(struct raw_summary *s)
 {
     u64map_free(&s->unmodeled_syscalls);
@@ -197,6 +264,7 @@ struct raw_decoder *raw_decoder_new(struct trace_writer *writer, struct routine_
     d->writer = writer;
     d->routines = routines;
     u64map_init(&d->threads);
+    fill_fast_opcodes(d->fast_opcodes);
     call_tracker_init(&d->tracker, routines, cb->classify, cb->ctx, emit, d);
     return d;
 }
@@ -212,6 +280,14 @@ int raw_decoder_feed(struct raw_decoder *d, const uint64_t *words, size_t n, siz
         pos = 1;
     }
     while (pos < n) {
+        if (d->have_thread && is_access(words[pos])) {
+            size_t run = decode_access_run(d, &words[pos], n - pos, err);
+            if (run == SIZE_MAX)
+                return -1;
+            pos += run;
+            if (run > 0)
+                continue;
+        }
         size_t need = record_words(&words[pos], n - pos);
         if (need > n - pos)
             break;

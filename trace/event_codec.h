@@ -71,6 +71,34 @@ static inline unsigned event_size_class(uint64_t size)
     return 7;
 }
 
+#define EVENT_SIZE_FOLLOWS 7u
+
+/* The opcode byte of an access of TYPE (event_is_access) and SIZE. */
+static inline uint8_t event_access_opcode(enum event_type type, uint64_t size)
+{
+    /* The opcode's kind field follows the event types' order. */
+    return (uint8_t)(OP_ACCESS | (unsigned)(type - EVENT_READ) << 3 | event_size_class(size));
+}
+
+/* Longest encoding of an access's address (a zigzag varint). */
+#define EVENT_ADDRESS_MAX VARINT_MAX
+
+/* Encodes the address of an access of SIZE bytes at ADDR, the part of the
+ * record after the opcode (and the size, when it follows), at DST
+ * (EVENT_ADDRESS_MAX bytes available); returns bytes used. */
+static inline size_t event_encode_address(struct event_encoder *enc, uint64_t addr,
+                                          uint64_t size, uint8_t *dst)
+{
+    uint64_t delta = addr - enc->prev_end;
+    uint64_t zigzag = (delta << 1) ^ (uint64_t)((int64_t)delta >> 63);
+    enc->prev_end = addr + size;
+    if (__builtin_expect(zigzag < 0x80, 1)) {  /* most accesses are near the last */
+        *dst = (uint8_t)zigzag;
+        return 1;
+    }
+    return put_varint(dst, zigzag);
+}
+
 /* Encodes an access of TYPE (event_is_access) at DST, EVENT_RECORD_MAX
  * bytes available; returns bytes used. Inline: the recorder writes
  * hundreds of millions of these. */
@@ -78,16 +106,10 @@ static inline size_t event_encode_access(struct event_encoder *enc, enum event_t
                                          uint64_t addr, uint64_t size, uint8_t *dst)
 {
     size_t n = 0;
-    unsigned cls = event_size_class(size);
-    /* The opcode's kind field follows the event types' order. */
-    dst[n++] = (uint8_t)(OP_ACCESS | (unsigned)(type - EVENT_READ) << 3 | cls);
-    if (cls == 7)
+    dst[n] = event_access_opcode(type, size);
+    if ((dst[n++] & 7) == EVENT_SIZE_FOLLOWS)
         n += put_varint(dst + n, size);
-    uint64_t delta = addr - enc->prev_end;
-    uint64_t zigzag = (delta << 1) ^ (uint64_t)((int64_t)delta >> 63);
-    n += put_varint(dst + n, zigzag);
-    enc->prev_end = addr + size;
-    return n;
+    return n + event_encode_address(enc, addr, size, dst + n);
 }
 
 /* Encodes EV at DST (EVENT_RECORD_MAX bytes available); returns bytes used. */

@@ -163,6 +163,27 @@ int trace_writer_access(struct trace_writer *w, enum event_type type, uint64_t a
     return 0;
 }
 
+int trace_writer_open_window(struct trace_writer *w, struct trace_window *win,
+                             struct trms_error *err)
+{
+    if (open_block(w, err) != 0)
+        return -1;
+    reserve(w, TRACE_BLOCK_TARGET_PAYLOAD - w->used + EVENT_RECORD_MAX);
+    win->next = w->payload + w->used;
+    win->end = w->payload + TRACE_BLOCK_TARGET_PAYLOAD;
+    win->encoder = w->encoder;
+    return 0;
+}
+
+void trace_writer_close_window(struct trace_writer *w, const struct trace_window *win,
+                               uint32_t records)
+{
+    w->used = (size_t)(win->next - w->payload);
+    w->encoder = win->encoder;
+    w->block_events += records;
+    w->total_events += records;
+}
+
 void trace_writer_abandon(struct trace_writer *w)
 {
     if (!w)
