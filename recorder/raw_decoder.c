@@ -13,9 +13,9 @@
 
 #define CHUNK_WORDS (1 << 17)
 
-/* Words by their top 16 bits: opcode << 12 | size for loads and stores. */
-#define TOP_BITS(word) ((word) >> RAW_SUB_SHIFT)
-#define TOP_VALUES (1u << 16)
+/* Words by their low 16 bits: opcode << 12 | size for loads and stores. */
+#define OP_AND_SUB(word) ((word) & 0xffff)
+#define OP_AND_SUB_VALUES (1u << 16)
 
 struct raw_decoder {
     const struct raw_decoder_callbacks *cb;
@@ -27,7 +27,7 @@ struct raw_decoder {
     struct trace_writer *writer;
     struct routine_table *routines;
     int started;        /* the magic word was seen */
-    uint8_t fast_opcodes[TOP_VALUES];
+    uint8_t fast_opcodes[OP_AND_SUB_VALUES];
 };
 
 static int emit(void *ctx, const struct event *ev, struct trms_error *err)
@@ -72,17 +72,16 @@ static int need_thread(const struct raw_decoder *d, struct trms_error *err)
  * words (path length is in the fourth word of a MAP). */
 static size_t record_words(const uint64_t *w, size_t available)
 {
-    uint64_t op = w[0] >> RAW_OP_SHIFT;
-    if (op != RAW_CONTROL)
+    if (raw_word_op(w[0]) != RAW_CONTROL)
         return 1;
-    enum raw_control what = (enum raw_control)(w[0] >> RAW_SUB_SHIFT & RAW_SUB_MASK);
+    enum raw_control what = (enum raw_control)raw_word_sub(w[0]);
     size_t n = 1 + raw_control_operands(what);
     if (what == RAW_MAP) {
         if (available < 4)
             return 4;
         n += (size_t)((w[3] >> 8) + 8) / 8;
     } else if (what == RAW_EXEC) {
-        n += (size_t)((w[0] & RAW_LOW_MASK) + 8) / 8;
+        n += (size_t)(raw_word_low(w[0]) + 8) / 8;
     }
     return n;
 }
@@ -103,15 +102,15 @@ static int map(struct raw_decoder *d, const uint64_t *w, struct trms_error *err)
     const char *path = path_at(&w[4], w[3] >> 8, err);
     if (!path)
         return -1;
-    struct raw_mapping m = {.start = w[0] & RAW_LOW_MASK, .length = w[1], .offset = w[2],
+    struct raw_mapping m = {.start = raw_word_low(w[0]), .length = w[1], .offset = w[2],
                             .prot = (unsigned)(w[3] & 7), .path = path};
     return d->cb->map ? d->cb->map(d->cb->ctx, &m, err) : 0;
 }
 
 static int control(struct raw_decoder *d, const uint64_t *w, struct trms_error *err)
 {
-    enum raw_control what = (enum raw_control)(w[0] >> RAW_SUB_SHIFT & RAW_SUB_MASK);
-    uint64_t low = w[0] & RAW_LOW_MASK;
+    enum raw_control what = (enum raw_control)raw_word_sub(w[0]);
+    uint64_t low = raw_word_low(w[0]);
     struct call_tracker *t = &d->tracker;
     switch (what) {
     case RAW_THREAD:
@@ -170,13 +169,11 @@ static int control(struct raw_decoder *d, const uint64_t *w, struct trms_error *
 
 static int record(struct raw_decoder *d, const uint64_t *w, struct trms_error *err)
 {
-    switch (w[0] >> RAW_OP_SHIFT) {
+    switch (raw_word_op(w[0])) {
     case RAW_READ:
-        return emit_access(d, EVENT_READ, w[0] & RAW_LOW_MASK,
-                           w[0] >> RAW_SUB_SHIFT & RAW_SUB_MASK, err);
+        return emit_access(d, EVENT_READ, raw_word_low(w[0]), raw_word_sub(w[0]), err);
     case RAW_WRITE:
-        return emit_access(d, EVENT_WRITE, w[0] & RAW_LOW_MASK,
-                           w[0] >> RAW_SUB_SHIFT & RAW_SUB_MASK, err);
+        return emit_access(d, EVENT_WRITE, raw_word_low(w[0]), raw_word_sub(w[0]), err);
     case RAW_CONTROL:
         return control(d, w, err);
     default:
@@ -194,7 +191,7 @@ static void fill_fast_opcodes(uint8_t *opcodes)
     for (uint64_t op = RAW_READ; op <= RAW_WRITE; op++)
         for (uint64_t size = 1; size <= RAW_MAX_ACCESS; size++) {
             uint8_t code = event_access_opcode(types[op], size);
-            opcodes[op << 12 | size] = (code & 7) == EVENT_SIZE_FOLLOWS ? 0 : code;
+            opcodes[op << RAW_OP_SHIFT | size] = (code & 7) == EVENT_SIZE_FOLLOWS ? 0 : code;
         }
 }
 
@@ -221,14 +218,14 @@ static size_t decode_access_run(struct raw_decoder *d, const uint64_t *w, size_t
         size_t chunk = (size_t)(win.end - p) / FAST_RECORD_MAX + 1;
         size_t stop = n - i < chunk ? n : i + chunk;
         for (; i < stop; i++) {
-            uint64_t top = TOP_BITS(w[i]);
-            uint8_t opcode = d->fast_opcodes[top];
+            uint64_t op_and_sub = OP_AND_SUB(w[i]);
+            uint8_t opcode = d->fast_opcodes[op_and_sub];
             if (opcode == 0)
                 goto done;
             *p = opcode;
-            p += 1 + event_encode_address(&win.encoder, w[i] & RAW_LOW_MASK,
-                                          top & RAW_SUB_MASK, p + 1);
-            ops += top >> 12;
+            p += 1 + event_encode_address(&win.encoder, raw_word_low(w[i]),
+                                          op_and_sub & RAW_SUB_MASK, p + 1);
+            ops += op_and_sub >> RAW_OP_SHIFT;
         }
     }
 done:
@@ -242,7 +239,7 @@ done:
 
 static int is_access(uint64_t word)
 {
-    uint64_t op = word >> RAW_OP_SHIFT;
+    unsigned op = raw_word_op(word);
     return op == RAW_READ || op == RAW_WRITE;
 }
 

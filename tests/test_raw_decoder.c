@@ -883,7 +883,7 @@ static void errors(void)
         start(&s);
         ctl(&s, RAW_THREAD, 1);
         acc(&s, RAW_READ, 4, 0x1000);
-        begin(&s, op << RAW_OP_SHIFT | UINT64_C(4) << RAW_SUB_SHIFT | 0x1000);
+        begin(&s, UINT64_C(0x1000) << RAW_LOW_SHIFT | op << RAW_OP_SHIFT | 4);
         EXPECT_ERROR(&s, "raw stream: unknown word");
     }
 
@@ -892,7 +892,7 @@ static void errors(void)
     for (size_t i = 0; i < sizeof unknown / sizeof unknown[0]; i++) {
         start(&s);
         ctl(&s, RAW_THREAD, 1);
-        begin(&s, (uint64_t)RAW_CONTROL << RAW_OP_SHIFT | unknown[i] << RAW_SUB_SHIFT | 1);
+        begin(&s, UINT64_C(1) << RAW_LOW_SHIFT | (uint64_t)RAW_CONTROL << RAW_OP_SHIFT | unknown[i]);
         EXPECT_ERROR(&s, "raw stream: unknown control word");
     }
 
