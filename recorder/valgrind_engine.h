@@ -24,7 +24,8 @@ struct valgrind_run {
  * saying what is missing). Free the result. */
 char *valgrind_tool_dir(struct trms_error *err);
 
-/* The version Valgrind prints ("valgrind-3.19.0"), or NULL. Free it. */
+/* The version Valgrind prints ("valgrind-3.19.0"), or NULL when there is no
+ * valgrind to run. Free it. */
 char *valgrind_version(void);
 
 /* Receives the tool's raw stream a ring segment at a time, in order;

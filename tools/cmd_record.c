@@ -32,6 +32,7 @@ struct record {
     struct memory_maps maps;        /* every file mapping seen, for names */
     struct symbolizer *symbols;     /* the live ones, for PLTs and entries */
     const char *tool_dir;
+    const char *valgrind_version;   /* "valgrind-3.19.0" */
 };
 
 static void classify(void *ctx, uint64_t addr, struct code_class *out)
@@ -94,11 +95,6 @@ static char *find_program(const char *name, int *status)
         path += len + (path[len] == ':');
     }
     return NULL;
-}
-
-static int have_valgrind(void)
-{
-    return system("valgrind --version >/dev/null 2>&1") == 0;
 }
 
 /* PROG.rec, or PROG.2.rec and so on when taken. */
@@ -179,8 +175,8 @@ static char *describe_unmodeled(const struct raw_summary *s, uint64_t *total)
 }
 
 static int write_meta(const char *staging, const char *program, char *const *argv,
-                      const struct raw_summary *s, const struct program_outcome *o,
-                      size_t routines, struct trms_error *err)
+                      const char *version, const struct raw_summary *s,
+                      const struct program_outcome *o, size_t routines, struct trms_error *err)
 {
     char created[32], events[32], threads[32], how[96], tails[32], unwound[32],
         routine_count[32], unmodeled_total[32];
@@ -196,7 +192,6 @@ static int write_meta(const char *staging, const char *program, char *const *arg
     snprintf(unwound, sizeof unwound, "%" PRIu64, s->unwound_frames);
     describe_outcome(o, how, sizeof how);
     char *command = quoted_command(argv);
-    char *version = valgrind_version();
     char *unmodeled_list = describe_unmodeled(s, &unmodeled);
     snprintf(unmodeled_total, sizeof unmodeled_total, "%" PRIu64, unmodeled);
     char cwd[PATH_MAX];
@@ -206,14 +201,13 @@ static int write_meta(const char *staging, const char *program, char *const *arg
                           "trms-version", "outcome", "complete", "events", "threads",
                           "routines", "tail-calls", "unwound-frames", "unmodeled-syscalls",
                           "unmodeled-syscall-list", "exec"};
-    const char *values[] = {"valgrind", version ? version : "unknown", program, command, cwd,
+    const char *values[] = {"valgrind", version, program, command, cwd,
                             created, TRMS_VERSION, how, s->ended ? "yes" : "no", events,
                             threads, routine_count, tails, unwound, unmodeled_total,
                             unmodeled_list[0] ? unmodeled_list : "-",
                             s->exec_path ? s->exec_path : "-"};
     int rc = recording_write_meta(staging, keys, values, sizeof keys / sizeof *keys, err);
     free(command);
-    free(version);
     free(unmodeled_list);
     return rc;
 }
@@ -274,7 +268,8 @@ static int record_into(const char *staging, const char *program, char **argv,
     rc = memory_maps_write(&r->maps, maps_path, err);
     free(maps_path);
     if (rc == 0)
-        rc = write_meta(staging, program, argv, summary, outcome, r->routines.count, err);
+        rc = write_meta(staging, program, argv, r->valgrind_version, summary, outcome,
+                        r->routines.count, err);
     if (rc == 0 && symbols_resolve_routines(staging, &r->maps, &r->routines, err) != 0) {
         /* Names are a convenience: the recording stands without them. */
         fprintf(stderr, "trms: warning: routine names not resolved: %s\n", err->message);
@@ -329,7 +324,9 @@ static int run(int argc, char **argv)
         return not_found_status;
     }
     struct trms_error err;
-    if (!have_valgrind()) {
+    /* Asked once: each `valgrind --version` takes a shell and two execs. */
+    char *version = valgrind_version();
+    if (!version) {
         free(program);
         error_set(&err, "valgrind is not installed (Debian package valgrind; "
                         "tools/install-deps.sh installs it)");
@@ -337,6 +334,7 @@ static int run(int argc, char **argv)
     }
     char *tool_dir = valgrind_tool_dir(&err);
     if (!tool_dir) {
+        free(version);
         free(program);
         return cli_fail(&err);
     }
@@ -346,7 +344,7 @@ static int run(int argc, char **argv)
         output = default_path;
 
     char *staging = NULL;
-    struct record r = {.tool_dir = tool_dir};
+    struct record r = {.tool_dir = tool_dir, .valgrind_version = version};
     routine_table_init(&r.routines);
     memory_maps_init(&r.maps);
     r.symbols = symbolizer_new();
@@ -396,6 +394,7 @@ static int run(int argc, char **argv)
     free(staging);
     free(default_path);
     free(tool_dir);
+    free(version);
     free(program);
     return status;
 }
