@@ -6,6 +6,7 @@
  * function too, mark PLT stubs, use separate debuginfo, and refuse a file
  * whose build id differs from the map's. */
 #include <fcntl.h>
+#include <inttypes.h>
 #include <gelf.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -287,6 +288,88 @@ static void resolve_into_store(const struct sample *s)
         fprintf(stderr, "could not remove %s\n", dir);
 }
 
+/* The stored names of the recording at DIR, as "addr name file line" lines. */
+static void stored_names(const char *dir, char *out, size_t size)
+{
+    struct symbol_names names;
+    struct trms_error err;
+    out[0] = '\0';
+    CHECK(symbol_store_load(dir, &names, &err) == 0);
+    size_t len = 0;
+    for (size_t i = 0; i < names.count && len < size; i++) {
+        const struct symbol_name *n = &names.items[i];
+        len += (size_t)snprintf(out + len, size - len, "%" PRIx64 " %s %s %d\n", n->addr,
+                                n->name, n->file ? n->file : "-", n->line);
+    }
+    symbol_names_free(&names);
+}
+
+static void remove_dir(const char *dir)
+{
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    if (system(cmd) != 0)
+        fprintf(stderr, "could not remove %s\n", dir);
+}
+
+/* The recorder resolves its routines with the symbolizer that followed the
+ * process (files loaded, answers cached), which may have seen mappings go
+ * (a library unmapped before the end) and never saw the build ids: given
+ * every mapping ever seen, it must name the routines exactly as a fresh
+ * symbolizer of them does. */
+static void resolve_with_live_symbolizer(const struct sample *s)
+{
+    char fresh_dir[] = "/tmp/trms-test-symbolizer-XXXXXX";
+    char live_dir[] = "/tmp/trms-test-symbolizer-XXXXXX";
+    if (!mkdtemp(fresh_dir) || !mkdtemp(live_dir)) {
+        perror("mkdtemp");
+        check_failures++;
+        return;
+    }
+    struct memory_maps all;
+    memory_maps_init(&all);
+    for (size_t i = 0; i < s->maps.count; i++)
+        memory_maps_add(&all, &s->maps.items[i]);
+    memory_maps_fill_build_ids(&all);
+
+    struct routine_table routines;
+    routine_table_init(&routines);
+    uint32_t id;
+    for (size_t i = 0; i < s->n_funcs; i++)
+        routine_table_intern_addr(&routines, s->funcs[i].addr, &id);
+    routine_table_intern_addr(&routines, s->funcs[0].addr + 1, &id); /* inside one */
+    routine_table_intern_addr(&routines, 0x10, &id);                 /* no map */
+
+    struct symbolizer *live = symbolizer_of(&s->maps);
+    struct symbol_info info;
+    for (size_t i = 0; i < routines.count; i++)
+        symbolizer_classify(live, routines.items[i].addr, &info);
+    /* The library goes, as at dlclose: the live symbolizer forgets it. */
+    uint64_t lib_func = func_addr(s, "lib_count_vowels", NULL);
+    const struct map_entry *lib = memory_maps_find(&s->maps, lib_func);
+    CHECK(lib != NULL);
+    if (lib) {
+        symbolizer_remove_range(live, lib->start, lib->end);
+        CHECK(symbolizer_classify(live, lib_func, &info) != 0);
+    }
+
+    struct trms_error err;
+    CHECK(symbols_resolve_routines(fresh_dir, &all, &routines, &err) == 0);
+    CHECK(symbols_resolve_routines_with(live, live_dir, &all, &routines, &err) == 0);
+    char fresh[4096], with_live[4096];
+    stored_names(fresh_dir, fresh, sizeof fresh);
+    stored_names(live_dir, with_live, sizeof with_live);
+    CHECK_STR(with_live, fresh);
+    CHECK(strstr(fresh, " lib_count_vowels libsym_sample.c ") != NULL);
+    CHECK(strstr(fresh, " str_tolower sym_sample.c ") != NULL);
+
+    symbolizer_free(live);
+    routine_table_free(&routines);
+    memory_maps_free(&all);
+    remove_dir(fresh_dir);
+    remove_dir(live_dir);
+}
+
 int main(void)
 {
     elf_version(EV_CURRENT);
@@ -298,6 +381,7 @@ int main(void)
     pie(&s);
     separate_debuginfo(&s);
     resolve_into_store(&s);
+    resolve_with_live_symbolizer(&s);
     memory_maps_free(&s.maps);
     if (run_sample(SYM_SAMPLE_NOPIE, &s) != 0) {
         fprintf(stderr, "test_symbolizer: cannot run %s\n", SYM_SAMPLE_NOPIE);

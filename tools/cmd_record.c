@@ -270,7 +270,8 @@ static int record_into(const char *staging, const char *program, char **argv,
     if (rc == 0)
         rc = write_meta(staging, program, argv, r->valgrind_version, summary, outcome,
                         r->routines.count, err);
-    if (rc == 0 && symbols_resolve_routines(staging, &r->maps, &r->routines, err) != 0) {
+    if (rc == 0 &&
+        symbols_resolve_routines_with(r->symbols, staging, &r->maps, &r->routines, err) != 0) {
         /* Names are a convenience: the recording stands without them. */
         fprintf(stderr, "trms: warning: routine names not resolved: %s\n", err->message);
     }
