@@ -4,7 +4,9 @@
  * their /proc/self/maps; the symbolizer, fed those maps, must give back
  * each function's name, entry, source file and line, from inside the
  * function too, mark PLT stubs, use separate debuginfo, and refuse a file
- * whose build id differs from the map's. */
+ * whose build id differs from the map's. Routines named at the end of a
+ * recording with the recorder's own symbolizer, or with the one the
+ * resolver thread kept, get exactly the names a fresh symbolizer gives. */
 #include <fcntl.h>
 #include <inttypes.h>
 #include <gelf.h>
@@ -13,6 +15,7 @@
 
 #include "store/symbol_store.h"
 #include "symbols/resolve_routines.h"
+#include "symbols/routine_resolver.h"
 #include "symbols/symbolizer.h"
 #include "tests/check.h"
 
@@ -370,6 +373,67 @@ static void resolve_with_live_symbolizer(const struct sample *s)
     remove_dir(live_dir);
 }
 
+/* The resolver thread, fed the mappings and routines as the recorder
+ * sees them and stopped at any point (at once, or after it had time to do
+ * everything), leaves a symbolizer that names the routines exactly as a
+ * fresh one of every mapping does. */
+static void resolver_thread_names_alike(const struct sample *s)
+{
+    struct memory_maps all;
+    memory_maps_init(&all);
+    for (size_t i = 0; i < s->maps.count; i++)
+        memory_maps_add(&all, &s->maps.items[i]);
+    memory_maps_fill_build_ids(&all);
+    struct routine_table routines;
+    routine_table_init(&routines);
+    uint32_t id;
+    for (size_t i = 0; i < s->n_funcs; i++)
+        routine_table_intern_addr(&routines, s->funcs[i].addr, &id);
+    routine_table_intern_addr(&routines, 0x10, &id);
+
+    char fresh_dir[] = "/tmp/trms-test-symbolizer-XXXXXX";
+    struct trms_error err;
+    if (!mkdtemp(fresh_dir)) {
+        perror("mkdtemp");
+        check_failures++;
+        return;
+    }
+    CHECK(symbols_resolve_routines(fresh_dir, &all, &routines, &err) == 0);
+    char fresh[4096];
+    stored_names(fresh_dir, fresh, sizeof fresh);
+    CHECK(strstr(fresh, " lib_count_vowels libsym_sample.c ") != NULL);
+
+    for (int wait = 0; wait < 2; wait++) {
+        struct routine_resolver *rr = routine_resolver_start();
+        CHECK(rr != NULL);
+        if (!rr)
+            break;
+        for (size_t i = 0; i < s->maps.count; i++)
+            routine_resolver_map(rr, &s->maps.items[i]);
+        for (size_t i = 0; i < routines.count; i++)
+            routine_resolver_routine(rr, routines.items[i].addr);
+        if (wait)
+            usleep(500 * 1000);
+        struct symbolizer *warm = routine_resolver_finish(rr);
+        char dir[] = "/tmp/trms-test-symbolizer-XXXXXX";
+        if (!mkdtemp(dir)) {
+            perror("mkdtemp");
+            check_failures++;
+            symbolizer_free(warm);
+            break;
+        }
+        CHECK(symbols_resolve_routines_with(warm, dir, &all, &routines, &err) == 0);
+        char names[4096];
+        stored_names(dir, names, sizeof names);
+        CHECK_STR(names, fresh);
+        symbolizer_free(warm);
+        remove_dir(dir);
+    }
+    routine_table_free(&routines);
+    memory_maps_free(&all);
+    remove_dir(fresh_dir);
+}
+
 int main(void)
 {
     elf_version(EV_CURRENT);
@@ -382,6 +446,7 @@ int main(void)
     separate_debuginfo(&s);
     resolve_into_store(&s);
     resolve_with_live_symbolizer(&s);
+    resolver_thread_names_alike(&s);
     memory_maps_free(&s.maps);
     if (run_sample(SYM_SAMPLE_NOPIE, &s) != 0) {
         fprintf(stderr, "test_symbolizer: cannot run %s\n", SYM_SAMPLE_NOPIE);

@@ -18,6 +18,7 @@
 #include "recorder/valgrind_engine.h"
 #include "symbols/memory_maps.h"
 #include "symbols/resolve_routines.h"
+#include "symbols/routine_resolver.h"
 #include "symbols/symbolizer.h"
 #include "tools/cli.h"
 #include "trace/recording.h"
@@ -31,13 +32,27 @@ struct record {
     struct routine_table routines;
     struct memory_maps maps;        /* every file mapping seen, for names */
     struct symbolizer *symbols;     /* the live ones, for PLTs and entries */
+    struct routine_resolver *resolver;  /* names routines meanwhile, or NULL */
+    size_t routines_queued;         /* to the resolver */
     const char *tool_dir;
     const char *valgrind_version;   /* "valgrind-3.19.0" */
 };
 
+/* Routines appear as calls are tracked, each after a classification. */
+static void queue_new_routines(struct record *r)
+{
+    for (; r->routines_queued < r->routines.count; r->routines_queued++) {
+        const struct routine *routine = &r->routines.items[r->routines_queued];
+        if (!routine->name && routine->addr)
+            routine_resolver_routine(r->resolver, routine->addr);
+    }
+}
+
 static void classify(void *ctx, uint64_t addr, struct code_class *out)
 {
     struct record *r = ctx;
+    if (r->resolver && r->routines_queued < r->routines.count)
+        queue_new_routines(r);
     struct symbol_info info;
     symbolizer_classify(r->symbols, addr, &info);  /* PLT stubs have no name */
     out->is_plt = info.is_plt;
@@ -56,6 +71,8 @@ static int add_mapping(void *ctx, const struct raw_mapping *m, struct trms_error
     /* Code only; a file without symbols just leaves its routines unnamed. */
     if (e.prot & MAPS_PROT_X)
         symbolizer_add_map(r->symbols, &e);
+    if (r->resolver)
+        routine_resolver_map(r->resolver, &e);
     return 0;
 }
 
@@ -270,11 +287,16 @@ static int record_into(const char *staging, const char *program, char **argv,
     if (rc == 0)
         rc = write_meta(staging, program, argv, r->valgrind_version, summary, outcome,
                         r->routines.count, err);
-    if (rc == 0 &&
-        symbols_resolve_routines_with(r->symbols, staging, &r->maps, &r->routines, err) != 0) {
+    /* Named by the resolver's symbolizer when there is one: it followed
+     * every mapping and looked most routines up already. */
+    struct symbolizer *warm = r->resolver ? routine_resolver_finish(r->resolver) : NULL;
+    r->resolver = NULL;
+    if (rc == 0 && symbols_resolve_routines_with(warm ? warm : r->symbols, staging, &r->maps,
+                                                 &r->routines, err) != 0) {
         /* Names are a convenience: the recording stands without them. */
         fprintf(stderr, "trms: warning: routine names not resolved: %s\n", err->message);
     }
+    symbolizer_free(warm);
     return rc;
 }
 
@@ -349,6 +371,7 @@ static int run(int argc, char **argv)
     routine_table_init(&r.routines);
     memory_maps_init(&r.maps);
     r.symbols = symbolizer_new();
+    r.resolver = routine_resolver_start();
     struct raw_summary summary = {0};
     struct program_outcome outcome = {0};
     int rc = recording_stage(output, &staging, &err);
@@ -389,6 +412,8 @@ static int run(int argc, char **argv)
                 total, summary.threads, r.routines.count, output);
     }
     raw_summary_free(&summary);
+    if (r.resolver)  /* the recording failed before naming */
+        symbolizer_free(routine_resolver_finish(r.resolver));
     symbolizer_free(r.symbols);
     memory_maps_free(&r.maps);
     routine_table_free(&r.routines);
