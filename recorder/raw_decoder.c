@@ -218,12 +218,13 @@ static size_t decode_access_run(struct raw_decoder *d, const uint64_t *w, size_t
         size_t chunk = (size_t)(win.end - p) / FAST_RECORD_MAX + 1;
         size_t stop = n - i < chunk ? n : i + chunk;
         for (; i < stop; i++) {
-            uint64_t op_and_sub = OP_AND_SUB(w[i]);
+            uint64_t word = w[i];  /* once: the stores below may alias W */
+            uint64_t op_and_sub = OP_AND_SUB(word);
             uint8_t opcode = d->fast_opcodes[op_and_sub];
             if (opcode == 0)
                 goto done;
             *p = opcode;
-            p += 1 + event_encode_address(&win.encoder, raw_word_low(w[i]),
+            p += 1 + event_encode_address(&win.encoder, raw_word_low(word),
                                           op_and_sub & RAW_SUB_MASK, p + 1);
             ops += op_and_sub >> RAW_OP_SHIFT;
         }
