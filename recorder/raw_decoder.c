@@ -198,7 +198,7 @@ static void fill_fast_opcodes(uint8_t *opcodes)
 _Static_assert(RAW_READ == 1 && RAW_WRITE == 2, "the hot loop counts writes by opcode sum");
 
 /* Longest record the hot loop writes. */
-#define FAST_RECORD_MAX (1 + EVENT_ADDRESS_MAX)
+#define FAST_RECORD_MAX (1 + VARINT_MAX)
 
 /* Consecutive loads and stores, encoded straight into the trace block: the
  * recorder's hot loop (nearly every word is one). Stops at any word the
@@ -223,9 +223,8 @@ static size_t decode_access_run(struct raw_decoder *d, const uint64_t *w, size_t
             uint8_t opcode = d->fast_opcodes[op_and_sub];
             if (opcode == 0)
                 goto done;
-            *p = opcode;
-            p += 1 + event_encode_address(&win.encoder, raw_word_low(word),
-                                          op_and_sub & RAW_SUB_MASK, p + 1);
+            p += event_encode_load_store(&win.encoder, opcode, raw_word_low(word),
+                                         op_and_sub & RAW_SUB_MASK, p);
             ops += op_and_sub >> RAW_OP_SHIFT;
         }
     }
