@@ -27,7 +27,7 @@ struct raw_decoder {
     struct trace_writer *writer;
     struct routine_table *routines;
     int started;        /* the magic word was seen */
-    uint8_t fast_opcodes[OP_AND_SUB_VALUES];
+    uint16_t fast_opcodes[OP_AND_SUB_VALUES];
 };
 
 static int emit(void *ctx, const struct event *ev, struct trms_error *err)
@@ -181,18 +181,16 @@ static int record(struct raw_decoder *d, const uint64_t *w, struct trms_error *e
     }
 }
 
-/* The trace opcode of each load and store the hot loop encodes, 0 for the
- * rest (no bytes, or a size the record must spell out): the general path
- * takes those. */
-
-static void fill_fast_opcodes(uint8_t *opcodes)
+/* The trace opcodes (event_load_store_opcodes) of each load and store the
+ * hot loop encodes, 0 for the rest (no bytes, or a size the record must
+ * spell out): the general path takes those. The struct is calloc'ed. */
+static void fill_fast_opcodes(uint16_t *opcodes)
 {
     static const enum event_type types[] = {[RAW_READ] = EVENT_READ, [RAW_WRITE] = EVENT_WRITE};
     for (uint64_t op = RAW_READ; op <= RAW_WRITE; op++)
-        for (uint64_t size = 1; size <= RAW_MAX_ACCESS; size++) {
-            uint8_t code = event_access_opcode(types[op], size);
-            opcodes[op << RAW_OP_SHIFT | size] = (code & 7) == EVENT_SIZE_FOLLOWS ? 0 : code;
-        }
+        for (uint64_t size = 1; size <= RAW_MAX_ACCESS; size++)
+            if (event_size_class(size) != EVENT_SIZE_FOLLOWS)
+                opcodes[op << RAW_OP_SHIFT | size] = event_load_store_opcodes(types[op], size);
 }
 
 _Static_assert(RAW_READ == 1 && RAW_WRITE == 2, "the hot loop counts writes by opcode sum");
@@ -220,10 +218,10 @@ static size_t decode_access_run(struct raw_decoder *d, const uint64_t *w, size_t
         for (; i < stop; i++) {
             uint64_t word = w[i];  /* once: the stores below may alias W */
             uint64_t op_and_sub = OP_AND_SUB(word);
-            uint8_t opcode = d->fast_opcodes[op_and_sub];
-            if (opcode == 0)
+            uint16_t opcodes = d->fast_opcodes[op_and_sub];
+            if (opcodes == 0)
                 goto done;
-            p += event_encode_load_store(&win.encoder, opcode, raw_word_low(word),
+            p += event_encode_load_store(&win.encoder, opcodes, raw_word_low(word),
                                          op_and_sub & RAW_SUB_MASK, p);
             ops += op_and_sub >> RAW_OP_SHIFT;
         }

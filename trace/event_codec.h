@@ -101,11 +101,21 @@ static inline uint64_t event_address_zigzag(uint64_t prev_end, uint64_t addr)
     return (delta << 1) ^ (uint64_t)((int64_t)delta >> 63);
 }
 
-/* Encodes a read or write whose long-form OPCODE (event_access_opcode) has
- * its size class, at DST (1 + VARINT_MAX bytes available): one byte when
- * the short form holds it. Returns bytes used. Inline: the recorder
- * writes hundreds of millions of these. */
-static inline size_t event_encode_load_store(struct event_encoder *enc, uint8_t opcode,
+/* A read's or write's two opcodes: the long form's (event_access_opcode,
+ * with its size class) in the low byte, the short form's (zigzag 0) in the
+ * high one. */
+static inline uint16_t event_load_store_opcodes(enum event_type type, uint64_t size)
+{
+    uint8_t opcode = event_access_opcode(type, size);
+    /* The kind bit moves from bit 3 of the long form to bit 5. */
+    return (uint16_t)(opcode | (OP_SHORT_ACCESS | (opcode & 0x08u) << 2) << 8);
+}
+
+/* Encodes a read or write of OPCODES (event_load_store_opcodes) at DST
+ * (1 + VARINT_MAX bytes available): one byte when the short form holds
+ * it. Returns bytes used. Inline: the recorder writes hundreds of
+ * millions of these. */
+static inline size_t event_encode_load_store(struct event_encoder *enc, uint16_t opcodes,
                                              uint64_t addr, uint64_t size, uint8_t *dst)
 {
     uint64_t zigzag = event_address_zigzag(enc->prev_end, addr);
@@ -113,10 +123,10 @@ static inline size_t event_encode_load_store(struct event_encoder *enc, uint8_t 
     enc->prev_end = addr + size;
     enc->prev_size = size;
     if (same_size && zigzag < SHORT_ACCESS_ZIGZAG_LIMIT) {
-        /* The kind bit moves from bit 3 of the long form to bit 5. */
-        *dst = (uint8_t)(OP_SHORT_ACCESS | (opcode & 0x08u) << 2 | zigzag);
+        *dst = (uint8_t)((opcodes >> 8) | zigzag);
         return 1;
     }
+    uint8_t opcode = (uint8_t)opcodes;
     dst[0] = opcode;
     if (zigzag < 0x80) {
         dst[1] = (uint8_t)zigzag;
@@ -132,7 +142,8 @@ static inline size_t event_encode_access(struct event_encoder *enc, enum event_t
 {
     uint8_t opcode = event_access_opcode(type, size);
     if ((opcode & 7) != EVENT_SIZE_FOLLOWS && (type == EVENT_READ || type == EVENT_WRITE))
-        return event_encode_load_store(enc, opcode, addr, size, dst);
+        return event_encode_load_store(enc, event_load_store_opcodes(type, size), addr, size,
+                                       dst);
     size_t n = 0;
     dst[n++] = opcode;
     if ((opcode & 7) == EVENT_SIZE_FOLLOWS)
