@@ -13,6 +13,10 @@
 
 #define CHUNK_WORDS (1 << 17)
 
+/* Words by their low 16 bits: opcode << 12 | size for loads and stores. */
+#define OP_AND_SUB(word) ((word) & 0xffff)
+#define OP_AND_SUB_VALUES (1u << 16)
+
 struct raw_decoder {
     const struct raw_decoder_callbacks *cb;
     struct raw_summary *summary;
@@ -23,6 +27,7 @@ struct raw_decoder {
     struct trace_writer *writer;
     struct routine_table *routines;
     int started;        /* the magic word was seen */
+    uint16_t fast_opcodes[OP_AND_SUB_VALUES];
 };
 
 static int emit(void *ctx, const struct event *ev, struct trms_error *err)
@@ -67,17 +72,16 @@ static int need_thread(const struct raw_decoder *d, struct trms_error *err)
  * words (path length is in the fourth word of a MAP). */
 static size_t record_words(const uint64_t *w, size_t available)
 {
-    uint64_t op = w[0] >> RAW_OP_SHIFT;
-    if (op != RAW_CONTROL)
+    if (raw_word_op(w[0]) != RAW_CONTROL)
         return 1;
-    enum raw_control what = (enum raw_control)(w[0] >> RAW_SUB_SHIFT & RAW_SUB_MASK);
+    enum raw_control what = (enum raw_control)raw_word_sub(w[0]);
     size_t n = 1 + raw_control_operands(what);
     if (what == RAW_MAP) {
         if (available < 4)
             return 4;
         n += (size_t)((w[3] >> 8) + 8) / 8;
     } else if (what == RAW_EXEC) {
-        n += (size_t)((w[0] & RAW_LOW_MASK) + 8) / 8;
+        n += (size_t)(raw_word_low(w[0]) + 8) / 8;
     }
     return n;
 }
@@ -98,15 +102,15 @@ static int map(struct raw_decoder *d, const uint64_t *w, struct trms_error *err)
     const char *path = path_at(&w[4], w[3] >> 8, err);
     if (!path)
         return -1;
-    struct raw_mapping m = {.start = w[0] & RAW_LOW_MASK, .length = w[1], .offset = w[2],
+    struct raw_mapping m = {.start = raw_word_low(w[0]), .length = w[1], .offset = w[2],
                             .prot = (unsigned)(w[3] & 7), .path = path};
     return d->cb->map ? d->cb->map(d->cb->ctx, &m, err) : 0;
 }
 
 static int control(struct raw_decoder *d, const uint64_t *w, struct trms_error *err)
 {
-    enum raw_control what = (enum raw_control)(w[0] >> RAW_SUB_SHIFT & RAW_SUB_MASK);
-    uint64_t low = w[0] & RAW_LOW_MASK;
+    enum raw_control what = (enum raw_control)raw_word_sub(w[0]);
+    uint64_t low = raw_word_low(w[0]);
     struct call_tracker *t = &d->tracker;
     switch (what) {
     case RAW_THREAD:
@@ -165,18 +169,76 @@ static int control(struct raw_decoder *d, const uint64_t *w, struct trms_error *
 
 static int record(struct raw_decoder *d, const uint64_t *w, struct trms_error *err)
 {
-    switch (w[0] >> RAW_OP_SHIFT) {
+    switch (raw_word_op(w[0])) {
     case RAW_READ:
-        return emit_access(d, EVENT_READ, w[0] & RAW_LOW_MASK,
-                           w[0] >> RAW_SUB_SHIFT & RAW_SUB_MASK, err);
+        return emit_access(d, EVENT_READ, raw_word_low(w[0]), raw_word_sub(w[0]), err);
     case RAW_WRITE:
-        return emit_access(d, EVENT_WRITE, w[0] & RAW_LOW_MASK,
-                           w[0] >> RAW_SUB_SHIFT & RAW_SUB_MASK, err);
+        return emit_access(d, EVENT_WRITE, raw_word_low(w[0]), raw_word_sub(w[0]), err);
     case RAW_CONTROL:
         return control(d, w, err);
     default:
         return error_set(err, "raw stream: unknown word 0x%016" PRIx64, w[0]);
     }
+}
+
+/* The trace opcodes (event_load_store_opcodes) of each load and store the
+ * hot loop encodes, 0 for the rest (no bytes, or a size the record must
+ * spell out): the general path takes those. The struct is calloc'ed. */
+static void fill_fast_opcodes(uint16_t *opcodes)
+{
+    static const enum event_type types[] = {[RAW_READ] = EVENT_READ, [RAW_WRITE] = EVENT_WRITE};
+    for (uint64_t op = RAW_READ; op <= RAW_WRITE; op++)
+        for (uint64_t size = 1; size <= RAW_MAX_ACCESS; size++)
+            if (event_size_class(size) != EVENT_SIZE_FOLLOWS)
+                opcodes[op << RAW_OP_SHIFT | size] = event_load_store_opcodes(types[op], size);
+}
+
+_Static_assert(RAW_READ == 1 && RAW_WRITE == 2, "the hot loop counts writes by opcode sum");
+
+/* Longest record the hot loop writes. */
+#define FAST_RECORD_MAX (1 + VARINT_MAX)
+
+/* Consecutive loads and stores, encoded straight into the trace block: the
+ * recorder's hot loop (nearly every word is one). Stops at any word the
+ * table leaves to the general path; returns the words taken. */
+static size_t decode_access_run(struct raw_decoder *d, const uint64_t *w, size_t n,
+                                struct trms_error *err)
+{
+    struct trace_window win;
+    if (trace_writer_open_window(d->writer, &win, err) != 0)
+        return SIZE_MAX;
+    uint8_t *p = win.next;
+    size_t i = 0;
+    uint64_t ops = 0;   /* sum of the opcodes: one per read, two per write */
+    while (i < n && p < win.end) {
+        /* As many records as surely start in the window: no room check
+         * inside. */
+        size_t chunk = (size_t)(win.end - p) / FAST_RECORD_MAX + 1;
+        size_t stop = n - i < chunk ? n : i + chunk;
+        for (; i < stop; i++) {
+            uint64_t word = w[i];  /* once: the stores below may alias W */
+            uint64_t op_and_sub = OP_AND_SUB(word);
+            uint16_t opcodes = d->fast_opcodes[op_and_sub];
+            if (opcodes == 0)
+                goto done;
+            p += event_encode_load_store(&win.encoder, opcodes, raw_word_low(word),
+                                         op_and_sub & RAW_SUB_MASK, p);
+            ops += op_and_sub >> RAW_OP_SHIFT;
+        }
+    }
+done:
+    win.next = p;
+    trace_writer_close_window(d->writer, &win, (uint32_t)i);
+    d->summary->events[EVENT_READ] += i - (ops - i);
+    d->summary->events[EVENT_WRITE] += ops - i;
+    d->summary->words += i;
+    return i;
+}
+
+static int is_access(uint64_t word)
+{
+    unsigned op = raw_word_op(word);
+    return op == RAW_READ || op == RAW_WRITE;
 }
 
 void raw_summary_free(struct raw_summary *s)
@@ -197,6 +259,7 @@ struct raw_decoder *raw_decoder_new(struct trace_writer *writer, struct routine_
     d->writer = writer;
     d->routines = routines;
     u64map_init(&d->threads);
+    fill_fast_opcodes(d->fast_opcodes);
     call_tracker_init(&d->tracker, routines, cb->classify, cb->ctx, emit, d);
     return d;
 }
@@ -212,6 +275,14 @@ int raw_decoder_feed(struct raw_decoder *d, const uint64_t *words, size_t n, siz
         pos = 1;
     }
     while (pos < n) {
+        if (d->have_thread && is_access(words[pos])) {
+            size_t run = decode_access_run(d, &words[pos], n - pos, err);
+            if (run == SIZE_MAX)
+                return -1;
+            pos += run;
+            if (run > 0)
+                continue;
+        }
         size_t need = record_words(&words[pos], n - pos);
         if (need > n - pos)
             break;

@@ -5,15 +5,17 @@
  * interpretation (calls and returns from control flow, routine identity,
  * the binary trace) to the recorder process on the other core.
  *
- * A word's top 4 bits are its opcode. Loads and stores take one word each,
- * appended inline by the instrumented code:
+ * A word's bits 15..12 are its opcode. Loads and stores take one word
+ * each, appended inline by the instrumented code:
  *
- *   RAW_READ / RAW_WRITE   bits 59..48 size in bytes (1..4095), 47..0 address
+ *   RAW_READ / RAW_WRITE   bits 63..16 address, 11..0 size in bytes (1..4095)
  *
- * Everything else is a control word (RAW_CONTROL): bits 59..48 say which,
- * bits 47..0 carry its first operand, and a fixed number of operand words
+ * Everything else is a control word (RAW_CONTROL): bits 11..0 say which,
+ * bits 63..16 carry its first operand, and a fixed number of operand words
  * follow; a path follows some, as its bytes NUL-padded to whole words
- * (at least one NUL).
+ * (at least one NUL). Addresses keep their low 48 bits (all of user
+ * space): the instrumented code builds a word with one shift and one OR of
+ * a 16-bit constant, no 64-bit masks.
  *
  * Header only, freestanding: the tool includes it too. */
 #ifndef TRMS_RAW_STREAM_H
@@ -21,7 +23,7 @@
 
 #include <stdint.h>
 
-#define RAW_MAGIC UINT64_C(0x314d41525453524d)  /* "MRSTRAM1", the first word */
+#define RAW_MAGIC UINT64_C(0x324d41525453524d)  /* "MRSTRAM2", the first word */
 
 /* Transport: the words go through a ring of RAW_RING_SEGMENTS segments of
  * RAW_SEGMENT_WORDS words in memory both processes map (a memfd), filled
@@ -45,9 +47,9 @@ struct raw_ring_mark {
     uint64_t bytes;          /* written into that one */
 };
 
-#define RAW_OP_SHIFT 60
-#define RAW_SUB_SHIFT 48
-#define RAW_LOW_MASK ((UINT64_C(1) << 48) - 1)
+#define RAW_LOW_SHIFT 16
+#define RAW_OP_SHIFT 12
+#define RAW_LOW_MASK ((UINT64_C(1) << 48) - 1)  /* the first operand's range */
 #define RAW_SUB_MASK UINT64_C(0xfff)
 #define RAW_MAX_ACCESS 4095u
 
@@ -86,13 +88,29 @@ enum raw_control {
 
 static inline uint64_t raw_access_word(enum raw_op op, uint64_t size, uint64_t addr)
 {
-    return (uint64_t)op << RAW_OP_SHIFT | size << RAW_SUB_SHIFT | (addr & RAW_LOW_MASK);
+    return addr << RAW_LOW_SHIFT | (uint64_t)op << RAW_OP_SHIFT | size;
 }
 
 static inline uint64_t raw_control_word(enum raw_control what, uint64_t low)
 {
-    return (uint64_t)RAW_CONTROL << RAW_OP_SHIFT | (uint64_t)what << RAW_SUB_SHIFT |
-           (low & RAW_LOW_MASK);
+    return low << RAW_LOW_SHIFT | (uint64_t)RAW_CONTROL << RAW_OP_SHIFT | what;
+}
+
+static inline unsigned raw_word_op(uint64_t word)
+{
+    return (unsigned)(word >> RAW_OP_SHIFT & 0xf);
+}
+
+/* An access's size, or which control word. */
+static inline unsigned raw_word_sub(uint64_t word)
+{
+    return (unsigned)(word & RAW_SUB_MASK);
+}
+
+/* An access's address, or a control word's first operand. */
+static inline uint64_t raw_word_low(uint64_t word)
+{
+    return word >> RAW_LOW_SHIFT;
 }
 
 /* Operand words that follow a control word (RAW_MAP: plus its path words). */

@@ -167,26 +167,22 @@ static ssize_t next_lengths(int fd, uint64_t *lengths, size_t max, struct trms_e
     return (ssize_t)(got / 8);
 }
 
-/* Decodes segments in ring order as the tool announces them, handing each
- * back once decoded, until the tool closes its end. */
-static int decode_segment(const struct ring *r, struct raw_decoder *d, uint64_t done,
-                          uint64_t bytes, struct trms_error *err)
+/* Passes the segment the tool handed over as the DONE-th, BYTES long, to SINK. */
+static int pass_segment(const struct ring *r, const struct raw_segment_sink *sink, uint64_t done,
+                        uint64_t bytes, struct trms_error *err)
 {
     if (bytes > SEGMENT_BYTES || bytes % 8 != 0)
         return error_set(err, "the recorder's ring announced %" PRIu64 " bytes", bytes);
-    size_t words = (size_t)(bytes / 8), used;
     const uint64_t *segment = r->words + (done % RAW_RING_SEGMENTS) * RAW_SEGMENT_WORDS;
-    if (raw_decoder_feed(d, segment, words, &used, err) != 0)
-        return -1;
-    if (used != words)
-        return error_set(err, "raw stream: a record crosses a ring segment");
-    return 0;
+    return sink->segment(sink->ctx, segment, (size_t)(bytes / 8), err);
 }
 
-/* Decodes segments in ring order as the tool announces them, handing each
- * back once decoded, until the tool closes its end; then, if it died
- * without finishing, what its mark still shows. */
-static int drain_ring(const struct ring *r, struct raw_decoder *d, const struct raw_summary *s,
+/* Passes segments in ring order as the tool announces them, handing each
+ * back once passed, until the tool closes its end; then, if it died
+ * without handing over its last one, what its mark still shows. A tool
+ * that finished handed over a segment after the last mark, so the mark is
+ * behind and shows nothing more. */
+static int drain_ring(const struct ring *r, const struct raw_segment_sink *sink,
                       struct trms_error *err)
 {
     uint64_t done = 0;
@@ -198,7 +194,7 @@ static int drain_ring(const struct ring *r, struct raw_decoder *d, const struct 
         if (n == 0)
             break;
         for (ssize_t i = 0; i < n; i++, done++) {
-            if (decode_segment(r, d, done, lengths[i], err) != 0)
+            if (pass_segment(r, sink, done, lengths[i], err) != 0)
                 return -1;
             /* The tool may be gone (killed); then nobody needs it back. */
             if (write(r->free[1], "", 1) < 0 && errno != EPIPE)
@@ -207,14 +203,12 @@ static int drain_ring(const struct ring *r, struct raw_decoder *d, const struct 
     }
     const volatile struct raw_ring_mark *mark =
         (const void *)((const char *)r->words + RAW_RING_MARK_OFFSET);
-    if (!s->ended && mark->segments_done == done && mark->bytes > 0)
-        return decode_segment(r, d, done, mark->bytes, err);
+    if (mark->segments_done == done && mark->bytes > 0)
+        return pass_segment(r, sink, done, mark->bytes, err);
     return 0;
 }
 
-int valgrind_record(const struct valgrind_run *run, struct trace_writer *writer,
-                    struct routine_table *routines,
-                    const struct raw_decoder_callbacks *cb, struct raw_summary *summary,
+int valgrind_stream(const struct valgrind_run *run, const struct raw_segment_sink *sink,
                     struct program_outcome *outcome, struct trms_error *err)
 {
     struct ring ring;
@@ -241,10 +235,7 @@ int valgrind_record(const struct valgrind_run *run, struct trace_writer *writer,
         /* Only the tool's copies may keep its ends open. */
         close_fd(&ring.notify[1]);
         close_fd(&ring.free[0]);
-        struct raw_decoder *d = raw_decoder_new(writer, routines, cb, summary);
-        rc = drain_ring(&ring, d, summary, err);
-        if (raw_decoder_finish(d, rc == 0 ? err : &(struct trms_error){0}) != 0)
-            rc = -1;
+        rc = drain_ring(&ring, sink, err);
         if (rc != 0)
             kill(pid, SIGKILL);  /* it would wait for segments nobody hands back */
         struct trms_error wait_err;
@@ -255,5 +246,29 @@ int valgrind_record(const struct valgrind_run *run, struct trace_writer *writer,
     sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGQUIT, &old_quit, NULL);
     sigaction(SIGPIPE, &old_pipe, NULL);
+    return rc;
+}
+
+/* Segments into the decoder: records never span them. */
+static int decode_segment(void *ctx, const uint64_t *words, size_t n, struct trms_error *err)
+{
+    size_t used;
+    if (raw_decoder_feed(ctx, words, n, &used, err) != 0)
+        return -1;
+    if (used != n)
+        return error_set(err, "raw stream: a record crosses a ring segment");
+    return 0;
+}
+
+int valgrind_record(const struct valgrind_run *run, struct trace_writer *writer,
+                    struct routine_table *routines,
+                    const struct raw_decoder_callbacks *cb, struct raw_summary *summary,
+                    struct program_outcome *outcome, struct trms_error *err)
+{
+    struct raw_decoder *d = raw_decoder_new(writer, routines, cb, summary);
+    struct raw_segment_sink sink = {.segment = decode_segment, .ctx = d};
+    int rc = valgrind_stream(run, &sink, outcome, err);
+    if (raw_decoder_finish(d, rc == 0 ? err : &(struct trms_error){0}) != 0)
+        rc = -1;
     return rc;
 }

@@ -3,6 +3,9 @@
 #ifndef TRMS_VALGRIND_ENGINE_H
 #define TRMS_VALGRIND_ENGINE_H
 
+#include <stddef.h>
+#include <stdint.h>
+
 #include "common/error.h"
 #include "recorder/raw_decoder.h"
 
@@ -21,8 +24,22 @@ struct valgrind_run {
  * saying what is missing). Free the result. */
 char *valgrind_tool_dir(struct trms_error *err);
 
-/* The version Valgrind prints ("valgrind-3.19.0"), or NULL. Free it. */
+/* The version Valgrind prints ("valgrind-3.19.0"), or NULL when there is no
+ * valgrind to run. Free it. */
 char *valgrind_version(void);
+
+/* Receives the tool's raw stream a ring segment at a time, in order;
+ * records never span segments. */
+struct raw_segment_sink {
+    int (*segment)(void *ctx, const uint64_t *words, size_t n, struct trms_error *err);
+    void *ctx;
+};
+
+/* Runs RUN->argv under the tool and passes its stream to SINK as it comes
+ * (including, from a tool that died, what it wrote up to its last system
+ * call). Signals and descriptors as for valgrind_record. */
+int valgrind_stream(const struct valgrind_run *run, const struct raw_segment_sink *sink,
+                    struct program_outcome *outcome, struct trms_error *err);
 
 /* Runs RUN->argv under the tool, decoding into WRITER (maps and symbols
  * through CB). The program's stdin,

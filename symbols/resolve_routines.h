@@ -5,6 +5,7 @@
 
 #include "common/error.h"
 #include "symbols/memory_maps.h"
+#include "symbols/symbolizer.h"
 #include "trace/routine_table.h"
 
 /* Resolves every routine of ROUTINES that has an address but no name
@@ -13,5 +14,14 @@
  * Routines no symbol covers are left out (reports print their address). */
 int symbols_resolve_routines(const char *rec_path, const struct memory_maps *maps,
                              const struct routine_table *routines, struct trms_error *err);
+
+/* The same with LIVE, the symbolizer that followed the process's maps as
+ * they came and went (and answered for its code meanwhile): MAPS, every
+ * mapping ever seen, is added back into it, so that the names are those
+ * a fresh symbolizer of MAPS would give, without loading every file and
+ * looking every routine up again. */
+int symbols_resolve_routines_with(struct symbolizer *live, const char *rec_path,
+                                  const struct memory_maps *maps,
+                                  const struct routine_table *routines, struct trms_error *err);
 
 #endif

@@ -362,32 +362,75 @@ int symbolizer_is_function_entry(struct symbolizer *s, uint64_t addr)
     return symbolizer_lookup(s, addr, &info) == 0 && info.entry == addr;
 }
 
-/* Any change of the maps may change answers, cached ones included. */
-static void forget_answers(struct symbolizer *s)
+/* The cached answers outside [START, END): an answer depends only on the
+ * map holding its address (and, by entry, on the module of that map). */
+struct keep_outside {
+    struct u64map *kept;
+    uint64_t start, end;
+};
+
+static int keep_if_outside(void *ctx, uint64_t key, uint64_t value)
 {
-    u64map_free(&s->by_addr);
-    u64map_free(&s->by_entry);
-    u64map_init(&s->by_addr);
-    u64map_init(&s->by_entry);
+    struct keep_outside *k = ctx;
+    if (key < k->start || key >= k->end)
+        *u64map_upsert(k->kept, key, NULL) = value;
+    return 0;
+}
+
+static void forget_in(struct u64map *cache, uint64_t start, uint64_t end)
+{
+    struct u64map kept;
+    u64map_init(&kept);
+    struct keep_outside k = {&kept, start, end};
+    u64map_each(cache, keep_if_outside, &k);
+    u64map_free(cache);
+    *cache = kept;
+}
+
+/* A change of the maps over [START, END) may change the answers there. */
+static void forget_answers(struct symbolizer *s, uint64_t start, uint64_t end)
+{
+    forget_in(&s->by_addr, start, end);
+    forget_in(&s->by_entry, start, end);
+}
+
+/* Whether MAP's build id rules its file out (module_for refuses it). */
+static int refused_by_build_id(struct symbolizer *s, const struct map_entry *map)
+{
+    return map->build_id[0] && strcmp(map->build_id, file_for(s, map->path)->build_id) != 0;
+}
+
+/* Whether NEW gives every address the answers OLD gave: the same file at
+ * the same place, and a build id (known now, perhaps not before) that
+ * accepts or refuses the file alike. */
+static int same_answers(struct symbolizer *s, const struct map_entry *old,
+                        const struct map_entry *new)
+{
+    return old && old->start == new->start && old->end == new->end &&
+           old->offset == new->offset && strcmp(old->path, new->path) == 0 &&
+           (strcmp(old->build_id, new->build_id) == 0 ||
+            refused_by_build_id(s, old) == refused_by_build_id(s, new));
 }
 
 int symbolizer_add_map(struct symbolizer *s, const struct map_entry *map)
 {
     if (!map->path)
         return -1;
-    const struct map_entry *old = memory_maps_find(&s->maps, map->start);
-    int same = old && old->start == map->start && old->end == map->end &&
-               old->offset == map->offset && strcmp(old->path, map->path) == 0 &&
-               strcmp(old->build_id, map->build_id) == 0;
+    int same = same_answers(s, memory_maps_find(&s->maps, map->start), map);
     if (memory_maps_add(&s->maps, map) != 0)
         return -1;
     if (!same)
-        forget_answers(s);
+        forget_answers(s, map->start, map->end);
     return module_for(s, map) ? 0 : -1;
 }
 
 void symbolizer_remove_range(struct symbolizer *s, uint64_t start, uint64_t end)
 {
     memory_maps_remove(&s->maps, start, end);
-    forget_answers(s);
+    forget_answers(s, start, end);
+}
+
+const struct memory_maps *symbolizer_maps(const struct symbolizer *s)
+{
+    return &s->maps;
 }

@@ -40,6 +40,9 @@ int symbolizer_add_map(struct symbolizer *s, const struct map_entry *map);
 /* Forgets [START, END) (munmap). */
 void symbolizer_remove_range(struct symbolizer *s, uint64_t start, uint64_t end);
 
+/* The maps it holds now. */
+const struct memory_maps *symbolizer_maps(const struct symbolizer *s);
+
 /* Resolves ADDR into OUT (always filled). 0 when a function name was
  * found, -1 otherwise. The strings stay valid until symbolizer_free. */
 int symbolizer_lookup(struct symbolizer *s, uint64_t addr, struct symbol_info *out);

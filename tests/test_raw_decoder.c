@@ -883,7 +883,7 @@ static void errors(void)
         start(&s);
         ctl(&s, RAW_THREAD, 1);
         acc(&s, RAW_READ, 4, 0x1000);
-        begin(&s, op << RAW_OP_SHIFT | UINT64_C(4) << RAW_SUB_SHIFT | 0x1000);
+        begin(&s, UINT64_C(0x1000) << RAW_LOW_SHIFT | op << RAW_OP_SHIFT | 4);
         EXPECT_ERROR(&s, "raw stream: unknown word");
     }
 
@@ -892,7 +892,7 @@ static void errors(void)
     for (size_t i = 0; i < sizeof unknown / sizeof unknown[0]; i++) {
         start(&s);
         ctl(&s, RAW_THREAD, 1);
-        begin(&s, (uint64_t)RAW_CONTROL << RAW_OP_SHIFT | unknown[i] << RAW_SUB_SHIFT | 1);
+        begin(&s, UINT64_C(1) << RAW_LOW_SHIFT | (uint64_t)RAW_CONTROL << RAW_OP_SHIFT | unknown[i]);
         EXPECT_ERROR(&s, "raw stream: unknown control word");
     }
 
@@ -1025,6 +1025,139 @@ static void fd_trailing_partial_record(void)
     run_free(&r);
 }
 
+/* ---- long runs: the decoder's hot loop ---- */
+
+struct expected_events {
+    struct event *items;
+    size_t n, cap;
+    size_t seen;            /* read back so far */
+    size_t first_mismatch;  /* SIZE_MAX when none */
+};
+
+static void expect_event(struct expected_events *x, struct event ev)
+{
+    if (x->n == x->cap) {
+        x->cap = x->cap ? 2 * x->cap : 4096;
+        x->items = realloc(x->items, x->cap * sizeof *x->items);
+        if (!x->items)
+            abort();
+    }
+    x->items[x->n++] = ev;
+}
+
+static int compare_event(void *ctx, const struct event *ev, struct trms_error *err)
+{
+    (void)err;
+    struct expected_events *x = ctx;
+    const struct event *want = x->seen < x->n ? &x->items[x->seen] : NULL;
+    int same = want && want->type == ev->type;
+    if (same && ev->type == EVENT_THREAD)
+        same = want->tid == ev->tid;
+    else if (same && event_is_access(ev->type))
+        same = want->addr == ev->addr && want->size == ev->size;
+    else if (same && ev->type == EVENT_COST)
+        same = want->size == ev->size;
+    if (!same && x->first_mismatch == SIZE_MAX)
+        x->first_mismatch = x->seen;
+    x->seen++;
+    return 0;
+}
+
+static uint64_t next_random(uint64_t *state)
+{
+    *state = *state * 6364136223846793005u + 1442695040888963407u;
+    return *state >> 16;
+}
+
+/* Long runs of loads and stores take the decoder's hot loop, which encodes
+ * them straight into trace blocks. Runs that cross many blocks, fed in
+ * pieces that cut them anywhere, with what the hot loop leaves to the
+ * general path mixed in (sizes the record spells out, accesses of no
+ * bytes, costs, thread switches), must read back exactly, address deltas
+ * of every varint length and the 48-bit extremes included. */
+static void long_access_runs(void)
+{
+    enum { WORDS = 400000 };
+    uint64_t *w = malloc((WORDS + 1) * sizeof *w);
+    struct expected_events x = {.first_mismatch = SIZE_MAX};
+    if (!w)
+        abort();
+    size_t n = 0;
+    w[n++] = RAW_MAGIC;
+    uint64_t state = 12345, addr = 0x1000, reads = 0, writes = 0, tid = 1;
+    w[n++] = raw_control_word(RAW_THREAD, tid);
+    expect_event(&x, (struct event){.type = EVENT_THREAD, .tid = 1});
+    static const uint64_t odd_sizes[] = {3, 12, 100, RAW_MAX_ACCESS};
+    while (n < WORDS + 1) {
+        uint64_t r = next_random(&state), pick = r % 1000;
+        if (pick == 0) {
+            uint64_t cost = r % 5000 + 1;
+            w[n++] = raw_control_word(RAW_COST, cost);
+            expect_event(&x, (struct event){.type = EVENT_COST, .size = cost});
+            continue;
+        }
+        if (pick == 1) {
+            tid = 3 - tid;
+            w[n++] = raw_control_word(RAW_THREAD, tid);
+            expect_event(&x, (struct event){.type = EVENT_THREAD, .tid = (uint32_t)tid});
+            continue;
+        }
+        enum raw_op op = r >> 20 & 1 ? RAW_WRITE : RAW_READ;
+        uint64_t size = UINT64_C(1) << (r >> 10 & 7) % 6;     /* 1..32 */
+        if (pick < 5)
+            size = odd_sizes[pick - 1];
+        if (pick == 5)
+            size = 0;                                          /* no event */
+        uint64_t jump = r >> 24 & 15;
+        if (jump == 0)
+            addr = next_random(&state) & RAW_LOW_MASK;         /* anywhere */
+        else if (jump == 1)
+            addr = (r & 1) ? RAW_LOW_MASK - size + 1 : 0;      /* the extremes */
+        else if (jump == 2)
+            addr -= r >> 30 & 0xffff;                          /* back a little */
+        addr &= RAW_LOW_MASK;
+        w[n++] = raw_access_word(op, size, addr);
+        if (size > 0) {
+            expect_event(&x, (struct event){.type = op == RAW_READ ? EVENT_READ : EVENT_WRITE,
+                                            .addr = addr, .size = size});
+            reads += op == RAW_READ;
+            writes += op == RAW_WRITE;
+        }
+        addr += size;  /* mostly sequential: one-byte deltas */
+    }
+
+    static const size_t pieces[] = {1, 7, 4096, 100000, 3, 65536, 2};
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/trace%d", tmpdir, ++files);
+    struct run r;
+    run_init(&r, 0);
+    struct trace_writer *tw = trace_writer_create(path, &r.err);
+    CHECK(tw != NULL);
+    struct raw_decoder *d = raw_decoder_new(tw, &r.routines, &r.cb, &r.summary);
+    for (size_t pos = 0, i = 0; pos < n; i++) {
+        size_t piece = pieces[i % (sizeof pieces / sizeof pieces[0])], used = SIZE_MAX;
+        if (piece > n - pos)
+            piece = n - pos;
+        CHECK_EQ(raw_decoder_feed(d, w + pos, piece, &used, &r.err), 0);
+        CHECK_EQ(used, piece);  /* every record here is one word */
+        pos += piece;
+    }
+    CHECK_EQ(raw_decoder_finish(d, &r.err), 0);
+    CHECK_EQ(trace_writer_close(tw, &r.routines, &r.err), 0);
+    struct trace_stats stats;
+    CHECK_EQ(trace_read(path, &r.read_routines, compare_event, &x, &stats, &r.err), 0);
+    CHECK_EQ(x.seen, x.n);
+    CHECK_EQ(x.first_mismatch, SIZE_MAX);
+    CHECK(stats.blocks >= 10);
+    CHECK_EQ(r.summary.words, WORDS);
+    CHECK_EQ(r.summary.events[EVENT_READ], reads);
+    CHECK_EQ(r.summary.events[EVENT_WRITE], writes);
+    unlink(path);
+    run_free(&r);
+    free(x.items);
+    free(w);
+}
+
 int main(void)
 {
     if (!mkdtemp(tmpdir)) {
@@ -1042,6 +1175,7 @@ int main(void)
     feed_leaves_cut_records();
     packets_arrive_split();
     fd_trailing_partial_record();
+    long_access_runs();
     if (rmdir(tmpdir) != 0)
         perror("rmdir");
     return check_report("test_raw_decoder");

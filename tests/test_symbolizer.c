@@ -4,14 +4,18 @@
  * their /proc/self/maps; the symbolizer, fed those maps, must give back
  * each function's name, entry, source file and line, from inside the
  * function too, mark PLT stubs, use separate debuginfo, and refuse a file
- * whose build id differs from the map's. */
+ * whose build id differs from the map's. Routines named at the end of a
+ * recording with the recorder's own symbolizer, or with the one the
+ * resolver thread kept, get exactly the names a fresh symbolizer gives. */
 #include <fcntl.h>
+#include <inttypes.h>
 #include <gelf.h>
 #include <stdlib.h>
 #include <unistd.h>
 
 #include "store/symbol_store.h"
 #include "symbols/resolve_routines.h"
+#include "symbols/routine_resolver.h"
 #include "symbols/symbolizer.h"
 #include "tests/check.h"
 
@@ -287,6 +291,149 @@ static void resolve_into_store(const struct sample *s)
         fprintf(stderr, "could not remove %s\n", dir);
 }
 
+/* The stored names of the recording at DIR, as "addr name file line" lines. */
+static void stored_names(const char *dir, char *out, size_t size)
+{
+    struct symbol_names names;
+    struct trms_error err;
+    out[0] = '\0';
+    CHECK(symbol_store_load(dir, &names, &err) == 0);
+    size_t len = 0;
+    for (size_t i = 0; i < names.count && len < size; i++) {
+        const struct symbol_name *n = &names.items[i];
+        len += (size_t)snprintf(out + len, size - len, "%" PRIx64 " %s %s %d\n", n->addr,
+                                n->name, n->file ? n->file : "-", n->line);
+    }
+    symbol_names_free(&names);
+}
+
+static void remove_dir(const char *dir)
+{
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    if (system(cmd) != 0)
+        fprintf(stderr, "could not remove %s\n", dir);
+}
+
+/* The recorder resolves its routines with the symbolizer that followed the
+ * process (files loaded, answers cached), which may have seen mappings go
+ * (a library unmapped before the end) and never saw the build ids: given
+ * every mapping ever seen, it must name the routines exactly as a fresh
+ * symbolizer of them does. */
+static void resolve_with_live_symbolizer(const struct sample *s)
+{
+    char fresh_dir[] = "/tmp/trms-test-symbolizer-XXXXXX";
+    char live_dir[] = "/tmp/trms-test-symbolizer-XXXXXX";
+    if (!mkdtemp(fresh_dir) || !mkdtemp(live_dir)) {
+        perror("mkdtemp");
+        check_failures++;
+        return;
+    }
+    struct memory_maps all;
+    memory_maps_init(&all);
+    for (size_t i = 0; i < s->maps.count; i++)
+        memory_maps_add(&all, &s->maps.items[i]);
+    memory_maps_fill_build_ids(&all);
+
+    struct routine_table routines;
+    routine_table_init(&routines);
+    uint32_t id;
+    for (size_t i = 0; i < s->n_funcs; i++)
+        routine_table_intern_addr(&routines, s->funcs[i].addr, &id);
+    routine_table_intern_addr(&routines, s->funcs[0].addr + 1, &id); /* inside one */
+    routine_table_intern_addr(&routines, 0x10, &id);                 /* no map */
+
+    struct symbolizer *live = symbolizer_of(&s->maps);
+    struct symbol_info info;
+    for (size_t i = 0; i < routines.count; i++)
+        symbolizer_classify(live, routines.items[i].addr, &info);
+    /* The library goes, as at dlclose: the live symbolizer forgets it. */
+    uint64_t lib_func = func_addr(s, "lib_count_vowels", NULL);
+    const struct map_entry *lib = memory_maps_find(&s->maps, lib_func);
+    CHECK(lib != NULL);
+    if (lib) {
+        symbolizer_remove_range(live, lib->start, lib->end);
+        CHECK(symbolizer_classify(live, lib_func, &info) != 0);
+    }
+
+    struct trms_error err;
+    CHECK(symbols_resolve_routines(fresh_dir, &all, &routines, &err) == 0);
+    CHECK(symbols_resolve_routines_with(live, live_dir, &all, &routines, &err) == 0);
+    char fresh[4096], with_live[4096];
+    stored_names(fresh_dir, fresh, sizeof fresh);
+    stored_names(live_dir, with_live, sizeof with_live);
+    CHECK_STR(with_live, fresh);
+    CHECK(strstr(fresh, " lib_count_vowels libsym_sample.c ") != NULL);
+    CHECK(strstr(fresh, " str_tolower sym_sample.c ") != NULL);
+
+    symbolizer_free(live);
+    routine_table_free(&routines);
+    memory_maps_free(&all);
+    remove_dir(fresh_dir);
+    remove_dir(live_dir);
+}
+
+/* The resolver thread, fed the mappings and routines as the recorder
+ * sees them and stopped at any point (at once, or after it had time to do
+ * everything), leaves a symbolizer that names the routines exactly as a
+ * fresh one of every mapping does. */
+static void resolver_thread_names_alike(const struct sample *s)
+{
+    struct memory_maps all;
+    memory_maps_init(&all);
+    for (size_t i = 0; i < s->maps.count; i++)
+        memory_maps_add(&all, &s->maps.items[i]);
+    memory_maps_fill_build_ids(&all);
+    struct routine_table routines;
+    routine_table_init(&routines);
+    uint32_t id;
+    for (size_t i = 0; i < s->n_funcs; i++)
+        routine_table_intern_addr(&routines, s->funcs[i].addr, &id);
+    routine_table_intern_addr(&routines, 0x10, &id);
+
+    char fresh_dir[] = "/tmp/trms-test-symbolizer-XXXXXX";
+    struct trms_error err;
+    if (!mkdtemp(fresh_dir)) {
+        perror("mkdtemp");
+        check_failures++;
+        return;
+    }
+    CHECK(symbols_resolve_routines(fresh_dir, &all, &routines, &err) == 0);
+    char fresh[4096];
+    stored_names(fresh_dir, fresh, sizeof fresh);
+    CHECK(strstr(fresh, " lib_count_vowels libsym_sample.c ") != NULL);
+
+    for (int wait = 0; wait < 2; wait++) {
+        struct routine_resolver *rr = routine_resolver_start();
+        CHECK(rr != NULL);
+        if (!rr)
+            break;
+        for (size_t i = 0; i < s->maps.count; i++)
+            routine_resolver_map(rr, &s->maps.items[i]);
+        for (size_t i = 0; i < routines.count; i++)
+            routine_resolver_routine(rr, routines.items[i].addr);
+        if (wait)
+            usleep(500 * 1000);
+        struct symbolizer *warm = routine_resolver_finish(rr);
+        char dir[] = "/tmp/trms-test-symbolizer-XXXXXX";
+        if (!mkdtemp(dir)) {
+            perror("mkdtemp");
+            check_failures++;
+            symbolizer_free(warm);
+            break;
+        }
+        CHECK(symbols_resolve_routines_with(warm, dir, &all, &routines, &err) == 0);
+        char names[4096];
+        stored_names(dir, names, sizeof names);
+        CHECK_STR(names, fresh);
+        symbolizer_free(warm);
+        remove_dir(dir);
+    }
+    routine_table_free(&routines);
+    memory_maps_free(&all);
+    remove_dir(fresh_dir);
+}
+
 int main(void)
 {
     elf_version(EV_CURRENT);
@@ -298,6 +445,8 @@ int main(void)
     pie(&s);
     separate_debuginfo(&s);
     resolve_into_store(&s);
+    resolve_with_live_symbolizer(&s);
+    resolver_thread_names_alike(&s);
     memory_maps_free(&s.maps);
     if (run_sample(SYM_SAMPLE_NOPIE, &s) != 0) {
         fprintf(stderr, "test_symbolizer: cannot run %s\n", SYM_SAMPLE_NOPIE);

@@ -5,13 +5,19 @@
  *  - every single-byte corruption and every truncation of a binary trace is
  *    refused with a message naming the file;
  *  - malformed text lines are refused with FILE:LINE and the exact reason,
- *    and the accepted forms parse as documented. */
+ *    and the accepted forms parse as documented;
+ *  - version 2's one-byte short access: the exact bytes the writer chooses,
+ *    long sequential runs across blocks at about a byte an access, and the
+ *    reader refusing a short access where none may be (a block's first
+ *    access, a version 1 file), while still reading version 1. */
 #include <stdlib.h>
 #include <unistd.h>
 
 #include "tests/check.h"
 #include "tests/fixture.h"
 #include "tests/random_trace.h"
+#include "trace/crc32.h"
+#include "trace/event_codec.h"
 #include "trace/text_reader.h"
 #include "trace/trace_reader.h"
 #include "trace/trace_writer.h"
@@ -300,6 +306,209 @@ static void accepted_text(void)
     routine_table_free(&routines);
 }
 
+/* ---- version 2's short access ---- */
+
+static void push_access(struct event_list *events, enum event_type type, uint64_t addr,
+                        uint64_t size)
+{
+    struct event ev = {.type = type, .addr = addr, .size = size};
+    event_list_push(events, &ev);
+}
+
+/* Writes EVENTS (no routines) and reads them back unchanged; returns the
+ * file's size. */
+static size_t roundtrip_file(const char *path, const struct event_list *events,
+                             unsigned char *payload, size_t *payload_len)
+{
+    struct routine_table routines, read_routines;
+    routine_table_init(&routines);
+    routine_table_init(&read_routines);
+    write_trace(path, events, &routines);
+    struct event_list back = {0};
+    struct trms_error err;
+    CHECK(trace_read(path, &read_routines, collect, &back, NULL, &err) == 0);
+    CHECK_EQ(back.count, events->count);
+    for (size_t i = 0; i < back.count && i < events->count; i++)
+        if (!same_event(&back.items[i], &events->items[i])) {
+            fprintf(stderr, "%s: event %zu differs after the round trip\n", path, i);
+            check_failures++;
+            break;
+        }
+    size_t len;
+    unsigned char *data = slurp(path, &len);
+    if (payload && len >= TRACE_FILE_HEADER_SIZE + TRACE_BLOCK_HEADER_SIZE) {
+        /* The first block's payload. */
+        const unsigned char *block = data + TRACE_FILE_HEADER_SIZE;
+        *payload_len = get_le32(block + 4);
+        memcpy(payload, block + TRACE_BLOCK_HEADER_SIZE, *payload_len);
+    }
+    free(data);
+    event_list_free(&back);
+    routine_table_free(&routines);
+    routine_table_free(&read_routines);
+    return len;
+}
+
+/* The writer's exact choices: short where the size repeats and the
+ * zigzag distance is below 32 (31 in, 32 out), long at a size change, for
+ * kernel accesses and for sizes the opcode cannot hold. */
+static void short_access_bytes(void)
+{
+    struct event_list events = {0};
+    struct event thread = {.type = EVENT_THREAD, .tid = 1};
+    event_list_push(&events, &thread);
+    push_access(&events, EVENT_READ, 0x1000, 4);   /* first: long, distance 0x1000 */
+    push_access(&events, EVENT_READ, 0x1004, 4);   /* next to it: short */
+    push_access(&events, EVENT_WRITE, 0x1000, 4);  /* 8 back, zigzag 15: short */
+    push_access(&events, EVENT_WRITE, 0x1008, 8);  /* new size: long */
+    push_access(&events, EVENT_READ, 0x1010, 8);   /* short */
+    push_access(&events, EVENT_KREAD, 0x1018, 8);  /* the kernel's: long */
+    push_access(&events, EVENT_READ, 0x1020, 8);   /* same size as the kread: short */
+    push_access(&events, EVENT_WRITE, 0x1018, 8);  /* 16 back, zigzag 31: short */
+    push_access(&events, EVENT_WRITE, 0x1030, 8);  /* 16 on, zigzag 32: long */
+    push_access(&events, EVENT_READ, 0x1038, 3);   /* size spelled out: long */
+    push_access(&events, EVENT_READ, 0x103b, 3);   /* long again */
+    struct event cost = {.type = EVENT_COST, .size = 5};
+    event_list_push(&events, &cost);
+    push_access(&events, EVENT_READ, 0x1040, 8);   /* new size: long */
+    static const unsigned char expected[] = {
+        0x01, 0x01, 0x82, 0x80, 0x40, 0xc0, 0xef, 0x8b, 0x08, 0xc0, 0x93, 0x00, 0xc0,
+        0xff, 0x8b, 0x20, 0x87, 0x03, 0x00, 0x87, 0x03, 0x00, 0x04, 0x05, 0x83, 0x04};
+    char path[128];
+    snprintf(path, sizeof path, "%s/short.trms", tmpdir);
+    unsigned char payload[256];
+    size_t len = 0;
+    roundtrip_file(path, &events, payload, &len);
+    CHECK_EQ(len, sizeof expected);
+    if (len == sizeof expected && memcmp(payload, expected, len) != 0) {
+        fprintf(stderr, "short.trms: the payload's bytes differ:");
+        for (size_t i = 0; i < len; i++)
+            fprintf(stderr, " %02x", payload[i]);
+        fprintf(stderr, "\n");
+        check_failures++;
+    }
+    event_list_free(&events);
+}
+
+/* Sequential runs over many blocks: every block starts its accesses long
+ * (a short one there would be refused), and the rest take a byte each. */
+static void short_access_runs(void)
+{
+    struct event_list events = {0};
+    struct event thread = {.type = EVENT_THREAD, .tid = 7};
+    event_list_push(&events, &thread);
+    uint64_t addr = UINT64_C(0x7ffd00000000);
+    enum { ACCESSES = 300000 };
+    for (unsigned i = 0; i < ACCESSES; i++) {
+        uint64_t size = i / 1000 % 2 ? 8 : 4;          /* runs of one size */
+        push_access(&events, i % 3 ? EVENT_READ : EVENT_WRITE, addr, size);
+        addr += size;
+        if (i % 7 == 0)
+            addr -= 16;                                 /* back: still short */
+    }
+    char path[128];
+    snprintf(path, sizeof path, "%s/runs.trms", tmpdir);
+    size_t bytes = roundtrip_file(path, &events, NULL, NULL);
+    /* A byte each, but for the first of each size run and of each block. */
+    CHECK(bytes < ACCESSES + ACCESSES / 50);
+    event_list_free(&events);
+
+    /* At address 0 a block's first access is near where the base restarts:
+     * only the size (none yet in the block) keeps it long. */
+    event_list_push(&events, &thread);
+    for (unsigned i = 0; i < ACCESSES; i++)
+        push_access(&events, EVENT_READ, 0, 4);
+    bytes = roundtrip_file(path, &events, NULL, NULL);
+    CHECK(bytes < ACCESSES + ACCESSES / 50);
+    event_list_free(&events);
+}
+
+/* A file of format VERSION with one events block holding PAYLOAD (EVENTS
+ * records) and the end block that totals it. */
+static void craft(const char *path, uint32_t version, const unsigned char *payload, size_t len,
+                  uint32_t events)
+{
+    unsigned char data[512];
+    size_t n = 0;
+    memcpy(data, TRACE_MAGIC, 8);
+    put_le32(data + 8, version);
+    put_le32(data + 12, 0);
+    n = TRACE_FILE_HEADER_SIZE;
+    put_le32(data + n, TRACE_BLOCK_EVENTS);
+    put_le32(data + n + 4, (uint32_t)len);
+    put_le32(data + n + 8, events);
+    put_le32(data + n + 12, crc32_update(0, payload, len));
+    memcpy(data + n + TRACE_BLOCK_HEADER_SIZE, payload, len);
+    n += TRACE_BLOCK_HEADER_SIZE + len;
+    unsigned char end[3] = {(unsigned char)events, 1, 0};
+    put_le32(data + n, TRACE_BLOCK_END);
+    put_le32(data + n + 4, sizeof end);
+    put_le32(data + n + 8, 0);
+    put_le32(data + n + 12, crc32_update(0, end, sizeof end));
+    memcpy(data + n + TRACE_BLOCK_HEADER_SIZE, end, sizeof end);
+    n += TRACE_BLOCK_HEADER_SIZE + sizeof end;
+    spill(path, data, n);
+}
+
+/* Reads PATH; the error message, or "" when it read. */
+static const char *read_error(const char *path, struct event_list *events)
+{
+    static struct trms_error err;
+    struct routine_table routines;
+    routine_table_init(&routines);
+    int rc = trace_read(path, &routines, collect, events, NULL, &err);
+    routine_table_free(&routines);
+    return rc ? err.message : "";
+}
+
+static void short_access_strictness(void)
+{
+    char path[128];
+    snprintf(path, sizeof path, "%s/crafted.trms", tmpdir);
+    /* thread 1, read 4 at 0x10 (long), read 4 at 0x14 (short). */
+    static const unsigned char good[] = {0x01, 0x01, 0x82, 0x20, 0xc0};
+    struct event_list events = {0};
+    craft(path, 2, good, sizeof good, 3);
+    CHECK_STR(read_error(path, &events), "");
+    CHECK_EQ(events.count, 3);
+    if (events.count == 3) {
+        CHECK_EQ(events.items[2].type, EVENT_READ);
+        CHECK_EQ(events.items[2].addr, 0x14);
+        CHECK_EQ(events.items[2].size, 4);
+    }
+    event_list_free(&events);
+
+    char want[256];
+    /* A short access first in its block: nothing to take the size from. */
+    static const unsigned char first[] = {0x01, 0x01, 0xc0};
+    craft(path, 2, first, sizeof first, 2);
+    snprintf(want, sizeof want, "%s: corrupt recording: short access without an access "
+                                "before it in the block at byte 16", path);
+    CHECK_STR(read_error(path, &events), want);
+    event_list_free(&events);
+    /* Version 1 has no short access... */
+    craft(path, 1, good, sizeof good, 3);
+    snprintf(want, sizeof want, "%s: corrupt recording: unknown opcode in the block at "
+                                "byte 16", path);
+    CHECK_STR(read_error(path, &events), want);
+    event_list_free(&events);
+    /* ...but is read otherwise. */
+    craft(path, 1, good, sizeof good - 1, 2);
+    CHECK_STR(read_error(path, &events), "");
+    CHECK_EQ(events.count, 2);
+    event_list_free(&events);
+    /* 0xa0..0xbf are no record. */
+    static const unsigned char gap[] = {0x01, 0x01, 0x82, 0x20, 0xa0};
+    craft(path, 2, gap, sizeof gap, 3);
+    CHECK_STR(read_error(path, &events), want);
+    event_list_free(&events);
+    craft(path, 3, good, sizeof good, 3);
+    snprintf(want, sizeof want, "%s: event trace format version 3 is not supported (this "
+                                "trms reads versions 1 to 2)", path);
+    CHECK_STR(read_error(path, &events), want);
+    event_list_free(&events);
+}
+
 int main(void)
 {
     if (!mkdtemp(tmpdir)) {
@@ -310,6 +519,9 @@ int main(void)
         roundtrip(seed, 500);
     roundtrip(99, 300000);
     corruption();
+    short_access_bytes();
+    short_access_runs();
+    short_access_strictness();
     malformed_text();
     accepted_text();
     char cmd[160];

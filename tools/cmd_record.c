@@ -18,6 +18,7 @@
 #include "recorder/valgrind_engine.h"
 #include "symbols/memory_maps.h"
 #include "symbols/resolve_routines.h"
+#include "symbols/routine_resolver.h"
 #include "symbols/symbolizer.h"
 #include "tools/cli.h"
 #include "trace/recording.h"
@@ -31,12 +32,27 @@ struct record {
     struct routine_table routines;
     struct memory_maps maps;        /* every file mapping seen, for names */
     struct symbolizer *symbols;     /* the live ones, for PLTs and entries */
+    struct routine_resolver *resolver;  /* names routines meanwhile, or NULL */
+    size_t routines_queued;         /* to the resolver */
     const char *tool_dir;
+    const char *valgrind_version;   /* "valgrind-3.19.0" */
 };
+
+/* Routines appear as calls are tracked, each after a classification. */
+static void queue_new_routines(struct record *r)
+{
+    for (; r->routines_queued < r->routines.count; r->routines_queued++) {
+        const struct routine *routine = &r->routines.items[r->routines_queued];
+        if (!routine->name && routine->addr)
+            routine_resolver_routine(r->resolver, routine->addr);
+    }
+}
 
 static void classify(void *ctx, uint64_t addr, struct code_class *out)
 {
     struct record *r = ctx;
+    if (r->resolver && r->routines_queued < r->routines.count)
+        queue_new_routines(r);
     struct symbol_info info;
     symbolizer_classify(r->symbols, addr, &info);  /* PLT stubs have no name */
     out->is_plt = info.is_plt;
@@ -55,6 +71,8 @@ static int add_mapping(void *ctx, const struct raw_mapping *m, struct trms_error
     /* Code only; a file without symbols just leaves its routines unnamed. */
     if (e.prot & MAPS_PROT_X)
         symbolizer_add_map(r->symbols, &e);
+    if (r->resolver)
+        routine_resolver_map(r->resolver, &e);
     return 0;
 }
 
@@ -94,11 +112,6 @@ static char *find_program(const char *name, int *status)
         path += len + (path[len] == ':');
     }
     return NULL;
-}
-
-static int have_valgrind(void)
-{
-    return system("valgrind --version >/dev/null 2>&1") == 0;
 }
 
 /* PROG.rec, or PROG.2.rec and so on when taken. */
@@ -179,8 +192,8 @@ static char *describe_unmodeled(const struct raw_summary *s, uint64_t *total)
 }
 
 static int write_meta(const char *staging, const char *program, char *const *argv,
-                      const struct raw_summary *s, const struct program_outcome *o,
-                      size_t routines, struct trms_error *err)
+                      const char *version, const struct raw_summary *s,
+                      const struct program_outcome *o, size_t routines, struct trms_error *err)
 {
     char created[32], events[32], threads[32], how[96], tails[32], unwound[32],
         routine_count[32], unmodeled_total[32];
@@ -196,7 +209,6 @@ static int write_meta(const char *staging, const char *program, char *const *arg
     snprintf(unwound, sizeof unwound, "%" PRIu64, s->unwound_frames);
     describe_outcome(o, how, sizeof how);
     char *command = quoted_command(argv);
-    char *version = valgrind_version();
     char *unmodeled_list = describe_unmodeled(s, &unmodeled);
     snprintf(unmodeled_total, sizeof unmodeled_total, "%" PRIu64, unmodeled);
     char cwd[PATH_MAX];
@@ -206,14 +218,13 @@ static int write_meta(const char *staging, const char *program, char *const *arg
                           "trms-version", "outcome", "complete", "events", "threads",
                           "routines", "tail-calls", "unwound-frames", "unmodeled-syscalls",
                           "unmodeled-syscall-list", "exec"};
-    const char *values[] = {"valgrind", version ? version : "unknown", program, command, cwd,
+    const char *values[] = {"valgrind", version, program, command, cwd,
                             created, TRMS_VERSION, how, s->ended ? "yes" : "no", events,
                             threads, routine_count, tails, unwound, unmodeled_total,
                             unmodeled_list[0] ? unmodeled_list : "-",
                             s->exec_path ? s->exec_path : "-"};
     int rc = recording_write_meta(staging, keys, values, sizeof keys / sizeof *keys, err);
     free(command);
-    free(version);
     free(unmodeled_list);
     return rc;
 }
@@ -274,11 +285,18 @@ static int record_into(const char *staging, const char *program, char **argv,
     rc = memory_maps_write(&r->maps, maps_path, err);
     free(maps_path);
     if (rc == 0)
-        rc = write_meta(staging, program, argv, summary, outcome, r->routines.count, err);
-    if (rc == 0 && symbols_resolve_routines(staging, &r->maps, &r->routines, err) != 0) {
+        rc = write_meta(staging, program, argv, r->valgrind_version, summary, outcome,
+                        r->routines.count, err);
+    /* Named by the resolver's symbolizer when there is one: it followed
+     * every mapping and looked most routines up already. */
+    struct symbolizer *warm = r->resolver ? routine_resolver_finish(r->resolver) : NULL;
+    r->resolver = NULL;
+    if (rc == 0 && symbols_resolve_routines_with(warm ? warm : r->symbols, staging, &r->maps,
+                                                 &r->routines, err) != 0) {
         /* Names are a convenience: the recording stands without them. */
         fprintf(stderr, "trms: warning: routine names not resolved: %s\n", err->message);
     }
+    symbolizer_free(warm);
     return rc;
 }
 
@@ -329,7 +347,9 @@ static int run(int argc, char **argv)
         return not_found_status;
     }
     struct trms_error err;
-    if (!have_valgrind()) {
+    /* Asked once: each `valgrind --version` takes a shell and two execs. */
+    char *version = valgrind_version();
+    if (!version) {
         free(program);
         error_set(&err, "valgrind is not installed (Debian package valgrind; "
                         "tools/install-deps.sh installs it)");
@@ -337,6 +357,7 @@ static int run(int argc, char **argv)
     }
     char *tool_dir = valgrind_tool_dir(&err);
     if (!tool_dir) {
+        free(version);
         free(program);
         return cli_fail(&err);
     }
@@ -346,10 +367,11 @@ static int run(int argc, char **argv)
         output = default_path;
 
     char *staging = NULL;
-    struct record r = {.tool_dir = tool_dir};
+    struct record r = {.tool_dir = tool_dir, .valgrind_version = version};
     routine_table_init(&r.routines);
     memory_maps_init(&r.maps);
     r.symbols = symbolizer_new();
+    r.resolver = routine_resolver_start();
     struct raw_summary summary = {0};
     struct program_outcome outcome = {0};
     int rc = recording_stage(output, &staging, &err);
@@ -390,12 +412,15 @@ static int run(int argc, char **argv)
                 total, summary.threads, r.routines.count, output);
     }
     raw_summary_free(&summary);
+    if (r.resolver)  /* the recording failed before naming */
+        symbolizer_free(routine_resolver_finish(r.resolver));
     symbolizer_free(r.symbols);
     memory_maps_free(&r.maps);
     routine_table_free(&r.routines);
     free(staging);
     free(default_path);
     free(tool_dir);
+    free(version);
     free(program);
     return status;
 }

@@ -61,11 +61,14 @@ size_t routine_encode(uint32_t id, const char *name, size_t len, uint64_t addr, 
     return n;
 }
 
-void event_decoder_start(struct event_decoder *dec, const uint8_t *payload, size_t len)
+void event_decoder_start(struct event_decoder *dec, const uint8_t *payload, size_t len,
+                         uint32_t version)
 {
     dec->p = payload;
     dec->end = payload + len;
     dec->prev_end = 0;
+    dec->prev_size = 0;
+    dec->short_accesses = version >= 2;
     dec->error = 0;
 }
 
@@ -75,6 +78,20 @@ static enum decode_status fail(struct event_decoder *dec, const char *why)
     return DECODE_ERROR;
 }
 
+/* The address of the access EV, of its size, at ZIGZAG from the end of
+ * the previous one. */
+static enum decode_status access_at(struct event_decoder *dec, struct event *ev,
+                                    uint64_t zigzag)
+{
+    uint64_t delta = (zigzag >> 1) ^ (~(zigzag & 1) + 1);
+    ev->addr = dec->prev_end + delta;
+    if (ev->addr + (ev->size - 1) < ev->addr)
+        return fail(dec, "access wraps around the address space");
+    dec->prev_end = ev->addr + ev->size;
+    dec->prev_size = ev->size;
+    return DECODE_EVENT;
+}
+
 enum decode_status event_decode(struct event_decoder *dec, struct event *ev,
                                 struct decoded_routine *routine)
 {
@@ -82,6 +99,15 @@ enum decode_status event_decode(struct event_decoder *dec, struct event *ev,
         return DECODE_END;
     uint8_t op = *dec->p++;
     uint64_t v;
+    if ((op & OP_SHORT_ACCESS) == OP_SHORT_ACCESS) {
+        if (!dec->short_accesses)
+            return fail(dec, "unknown opcode");
+        if (dec->prev_size == 0)
+            return fail(dec, "short access without an access before it");
+        ev->type = access_types[(op >> 5) & 1];
+        ev->size = dec->prev_size;
+        return access_at(dec, ev, op & (SHORT_ACCESS_ZIGZAG_LIMIT - 1));
+    }
     if (op & OP_ACCESS) {
         if (op & 0x60)
             return fail(dec, "unknown opcode");
@@ -95,12 +121,7 @@ enum decode_status event_decode(struct event_decoder *dec, struct event *ev,
             return fail(dec, "access size out of range");
         if (get_varint(&dec->p, dec->end, &v) != 0)
             return fail(dec, "truncated access address");
-        uint64_t delta = (v >> 1) ^ (~(v & 1) + 1);
-        ev->addr = dec->prev_end + delta;
-        if (ev->addr + (ev->size - 1) < ev->addr)
-            return fail(dec, "access wraps around the address space");
-        dec->prev_end = ev->addr + ev->size;
-        return DECODE_EVENT;
+        return access_at(dec, ev, v);
     }
     switch (op) {
     case OP_THREAD:

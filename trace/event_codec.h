@@ -1,4 +1,4 @@
-/* event_codec: the byte layout of binary recordings (format version 1).
+/* event_codec: the byte layout of binary recordings (format version 2).
  *
  *   file   = header block* end-block
  *   header = "TRMSEVTS" u32:version u32:flags(0)            (16 bytes)
@@ -17,8 +17,15 @@
  *        3 kwrite; size-class 0..6 is 1..64 bytes, 7 means varint:size
  *        follows; then zigzag varint of addr minus the end of the previous
  *        access in the block (sequential scans cost one byte).
+ *   0xc0 | kind << 5 | zigzag        short access (version 2): a read (kind
+ *        0) or write (1) of the size of the previous access in the block,
+ *        whose zigzag distance, as above, is below 32: one byte for most
+ *        of a program's loads and stores. Not the block's first access.
+ *   0xa0..0xbf are no record.
  * Blocks decode independently: the writer repeats the current thread at the
  * start of each block, and the address base restarts at 0.
+ *
+ * Version 1 is version 2 without the short access; readers read both.
  *
  * Freestanding (no libc), so engines that run without libc encode with it. */
 #ifndef TRMS_EVENT_CODEC_H
@@ -31,7 +38,8 @@
 #include "trace/event.h"
 
 #define TRACE_MAGIC "TRMSEVTS"
-#define TRACE_VERSION 1u
+#define TRACE_VERSION 2u
+#define TRACE_OLDEST_VERSION 1u   /* the oldest a reader still reads */
 #define TRACE_FILE_HEADER_SIZE 16u
 #define TRACE_BLOCK_HEADER_SIZE 16u
 #define TRACE_BLOCK_EVENTS 1u
@@ -52,15 +60,20 @@ enum {
     OP_COST = 0x04,
     OP_ROUTINE = 0x05,
     OP_ACCESS = 0x80,
+    OP_SHORT_ACCESS = 0xc0,
 };
+
+#define SHORT_ACCESS_ZIGZAG_LIMIT 32u
 
 struct event_encoder {
     uint64_t prev_end;  /* end of the previous access in this block */
+    uint64_t prev_size; /* its size; 0 before the block's first access */
 };
 
 static inline void event_encoder_start_block(struct event_encoder *enc)
 {
     enc->prev_end = 0;
+    enc->prev_size = 0;
 }
 
 /* 0..6 for the powers of two 1..64, 7 for any other size. */
@@ -71,22 +84,73 @@ static inline unsigned event_size_class(uint64_t size)
     return 7;
 }
 
+#define EVENT_SIZE_FOLLOWS 7u
+
+/* The opcode byte of an access of TYPE (event_is_access) and SIZE. */
+static inline uint8_t event_access_opcode(enum event_type type, uint64_t size)
+{
+    /* The opcode's kind field follows the event types' order. */
+    return (uint8_t)(OP_ACCESS | (unsigned)(type - EVENT_READ) << 3 | event_size_class(size));
+}
+
+/* An access's address as the record holds it: its distance from the end
+ * of the previous access, zigzag-encoded (small either way). */
+static inline uint64_t event_address_zigzag(uint64_t prev_end, uint64_t addr)
+{
+    uint64_t delta = addr - prev_end;
+    return (delta << 1) ^ (uint64_t)((int64_t)delta >> 63);
+}
+
+/* A read's or write's two opcodes: the long form's (event_access_opcode,
+ * with its size class) in the low byte, the short form's (zigzag 0) in the
+ * high one. */
+static inline uint16_t event_load_store_opcodes(enum event_type type, uint64_t size)
+{
+    uint8_t opcode = event_access_opcode(type, size);
+    /* The kind bit moves from bit 3 of the long form to bit 5. */
+    return (uint16_t)(opcode | (OP_SHORT_ACCESS | (opcode & 0x08u) << 2) << 8);
+}
+
+/* Encodes a read or write of OPCODES (event_load_store_opcodes) at DST
+ * (1 + VARINT_MAX bytes available): one byte when the short form holds
+ * it. Returns bytes used. Inline: the recorder writes hundreds of
+ * millions of these. */
+static inline size_t event_encode_load_store(struct event_encoder *enc, uint16_t opcodes,
+                                             uint64_t addr, uint64_t size, uint8_t *dst)
+{
+    uint64_t zigzag = event_address_zigzag(enc->prev_end, addr);
+    int same_size = size == enc->prev_size;
+    enc->prev_end = addr + size;
+    enc->prev_size = size;
+    if (same_size && zigzag < SHORT_ACCESS_ZIGZAG_LIMIT) {
+        *dst = (uint8_t)((opcodes >> 8) | zigzag);
+        return 1;
+    }
+    uint8_t opcode = (uint8_t)opcodes;
+    dst[0] = opcode;
+    if (zigzag < 0x80) {
+        dst[1] = (uint8_t)zigzag;
+        return 2;
+    }
+    return 1 + put_varint(dst + 1, zigzag);
+}
+
 /* Encodes an access of TYPE (event_is_access) at DST, EVENT_RECORD_MAX
- * bytes available; returns bytes used. Inline: the recorder writes
- * hundreds of millions of these. */
+ * bytes available; returns bytes used. */
 static inline size_t event_encode_access(struct event_encoder *enc, enum event_type type,
                                          uint64_t addr, uint64_t size, uint8_t *dst)
 {
+    uint8_t opcode = event_access_opcode(type, size);
+    if ((opcode & 7) != EVENT_SIZE_FOLLOWS && (type == EVENT_READ || type == EVENT_WRITE))
+        return event_encode_load_store(enc, event_load_store_opcodes(type, size), addr, size,
+                                       dst);
     size_t n = 0;
-    unsigned cls = event_size_class(size);
-    /* The opcode's kind field follows the event types' order. */
-    dst[n++] = (uint8_t)(OP_ACCESS | (unsigned)(type - EVENT_READ) << 3 | cls);
-    if (cls == 7)
+    dst[n++] = opcode;
+    if ((opcode & 7) == EVENT_SIZE_FOLLOWS)
         n += put_varint(dst + n, size);
-    uint64_t delta = addr - enc->prev_end;
-    uint64_t zigzag = (delta << 1) ^ (uint64_t)((int64_t)delta >> 63);
-    n += put_varint(dst + n, zigzag);
+    n += put_varint(dst + n, event_address_zigzag(enc->prev_end, addr));
     enc->prev_end = addr + size;
+    enc->prev_size = size;
     return n;
 }
 
@@ -118,10 +182,14 @@ struct event_decoder {
     const uint8_t *p;
     const uint8_t *end;
     uint64_t prev_end;
-    const char *error;  /* set with DECODE_ERROR */
+    uint64_t prev_size;     /* 0 before the block's first access */
+    int short_accesses;     /* the trace's version has them */
+    const char *error;      /* set with DECODE_ERROR */
 };
 
-void event_decoder_start(struct event_decoder *dec, const uint8_t *payload, size_t len);
+/* Starts decoding a block of a trace of format VERSION. */
+void event_decoder_start(struct event_decoder *dec, const uint8_t *payload, size_t len,
+                         uint32_t version);
 
 /* Decodes the next record into EV or ROUTINE. */
 enum decode_status event_decode(struct event_decoder *dec, struct event *ev,

@@ -20,6 +20,7 @@ struct reader {
     int has_thread;
     uint32_t thread;
     struct trace_stats stats;
+    uint32_t version;       /* of the file's format */
 };
 
 /* Reads exactly LEN bytes; 1 at a clean end of file, -1 on a short read. */
@@ -58,7 +59,7 @@ static int read_events_block(struct reader *r, size_t len, uint32_t expected_eve
                              event_sink sink, void *ctx, struct trms_error *err)
 {
     struct event_decoder dec;
-    event_decoder_start(&dec, r->payload, len);
+    event_decoder_start(&dec, r->payload, len, r->version);
     uint32_t records = 0;
     for (;;) {
         struct event ev = {0};
@@ -117,10 +118,11 @@ static int read_blocks(struct reader *r, event_sink sink, void *ctx, struct trms
         return rc > 0 ? error_set(err, "%s: empty file, not a trms recording", r->path) : -1;
     if (memcmp(header, TRACE_MAGIC, 8) != 0)
         return error_set(err, "%s: not a trms event trace", r->path);
-    if (get_le32(header + 8) != TRACE_VERSION)
+    r->version = get_le32(header + 8);
+    if (r->version < TRACE_OLDEST_VERSION || r->version > TRACE_VERSION)
         return error_set(err, "%s: event trace format version %" PRIu32
-                              " is not supported (this trms reads version %u)",
-                         r->path, get_le32(header + 8), TRACE_VERSION);
+                              " is not supported (this trms reads versions %u to %u)",
+                         r->path, r->version, TRACE_OLDEST_VERSION, TRACE_VERSION);
     if (get_le32(header + 12) != 0)
         return error_set(err, "%s: event trace uses features this trms does not know", r->path);
     r->offset = TRACE_FILE_HEADER_SIZE;

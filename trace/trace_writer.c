@@ -1,6 +1,8 @@
+#define _GNU_SOURCE  /* sync_file_range */
 #include "trace/trace_writer.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,12 +13,17 @@
 #include "trace/crc32.h"
 #include "trace/event_codec.h"
 
+/* Written blocks are handed to the disk every this many bytes, so that
+ * the fsync at the end has little left to wait for. */
+#define WRITEBACK_BYTES (8u << 20)
+
 struct trace_writer {
-    FILE *fp;
+    int fd;
     char *path;
-    uint8_t *payload;
+    uint8_t *block;     /* the block header, then the payload: one write each */
+    uint8_t *payload;   /* block + TRACE_BLOCK_HEADER_SIZE */
     size_t used;
-    size_t capacity;
+    size_t capacity;    /* of the payload */
     uint32_t block_events;
     uint64_t total_events;
     uint64_t blocks;
@@ -24,29 +31,59 @@ struct trace_writer {
     struct event_encoder encoder;
     int has_thread;
     uint32_t thread;
+    uint64_t written;           /* bytes in the file */
+    uint64_t writeback_start;   /* bytes before this were handed to the disk */
 };
 
 static int write_bytes(struct trace_writer *w, const void *data, size_t len,
                        struct trms_error *err)
 {
-    if (fwrite(data, 1, len, w->fp) != len)
-        return error_set(err, "%s: cannot write: %s", w->path, strerror(errno));
+    const char *p = data;
+    while (len > 0) {
+        ssize_t n = write(w->fd, p, len);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            return error_set(err, "%s: cannot write: %s", w->path, strerror(errno));
+        p += n;
+        len -= (size_t)n;
+        w->written += (uint64_t)n;
+    }
     return 0;
+}
+
+/* Starts the disk writes of what is complete without waiting for them: a
+ * hint, so a file system that cannot is no error. */
+static void start_writeback(struct trace_writer *w)
+{
+    if (w->written - w->writeback_start < WRITEBACK_BYTES)
+        return;
+    sync_file_range(w->fd, (off_t)w->writeback_start,
+                    (off_t)(w->written - w->writeback_start), SYNC_FILE_RANGE_WRITE);
+    w->writeback_start = w->written;
+}
+
+static void free_writer(struct trace_writer *w)
+{
+    free(w->block);
+    free(w->path);
+    free(w);
 }
 
 struct trace_writer *trace_writer_create(const char *path, struct trms_error *err)
 {
-    FILE *fp = fopen(path, "wbx");
-    if (!fp) {
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    if (fd < 0) {
         error_set(err, "%s: cannot create: %s", path, strerror(errno));
         return NULL;
     }
     struct trace_writer *w = xcalloc(1, sizeof *w);
-    w->fp = fp;
+    w->fd = fd;
     w->path = xmalloc(strlen(path) + 1);
     strcpy(w->path, path);
     w->capacity = TRACE_BLOCK_TARGET_PAYLOAD + 4096;
-    w->payload = xmalloc(w->capacity);
+    w->block = xmalloc(TRACE_BLOCK_HEADER_SIZE + w->capacity);
+    w->payload = w->block + TRACE_BLOCK_HEADER_SIZE;
     uint8_t header[TRACE_FILE_HEADER_SIZE];
     memcpy(header, TRACE_MAGIC, 8);
     put_le32(header + 8, TRACE_VERSION);
@@ -61,15 +98,14 @@ struct trace_writer *trace_writer_create(const char *path, struct trms_error *er
 static int write_block(struct trace_writer *w, uint32_t kind, uint32_t events,
                        struct trms_error *err)
 {
-    uint8_t header[TRACE_BLOCK_HEADER_SIZE];
-    put_le32(header, kind);
-    put_le32(header + 4, (uint32_t)w->used);
-    put_le32(header + 8, events);
-    put_le32(header + 12, crc32_update(0, w->payload, w->used));
-    if (write_bytes(w, header, sizeof header, err) != 0 ||
-        write_bytes(w, w->payload, w->used, err) != 0)
+    put_le32(w->block, kind);
+    put_le32(w->block + 4, (uint32_t)w->used);
+    put_le32(w->block + 8, events);
+    put_le32(w->block + 12, crc32_update(0, w->payload, w->used));
+    if (write_bytes(w, w->block, TRACE_BLOCK_HEADER_SIZE + w->used, err) != 0)
         return -1;
     w->used = 0;
+    start_writeback(w);
     return 0;
 }
 
@@ -88,7 +124,8 @@ static void reserve(struct trace_writer *w, size_t len)
 {
     if (w->used + len > w->capacity) {
         w->capacity = w->used + len + 4096;
-        w->payload = xrealloc(w->payload, w->capacity);
+        w->block = xrealloc(w->block, TRACE_BLOCK_HEADER_SIZE + w->capacity);
+        w->payload = w->block + TRACE_BLOCK_HEADER_SIZE;
     }
 }
 
@@ -163,14 +200,33 @@ int trace_writer_access(struct trace_writer *w, enum event_type type, uint64_t a
     return 0;
 }
 
+int trace_writer_open_window(struct trace_writer *w, struct trace_window *win,
+                             struct trms_error *err)
+{
+    if (open_block(w, err) != 0)
+        return -1;
+    reserve(w, TRACE_BLOCK_TARGET_PAYLOAD - w->used + EVENT_RECORD_MAX);
+    win->next = w->payload + w->used;
+    win->end = w->payload + TRACE_BLOCK_TARGET_PAYLOAD;
+    win->encoder = w->encoder;
+    return 0;
+}
+
+void trace_writer_close_window(struct trace_writer *w, const struct trace_window *win,
+                               uint32_t records)
+{
+    w->used = (size_t)(win->next - w->payload);
+    w->encoder = win->encoder;
+    w->block_events += records;
+    w->total_events += records;
+}
+
 void trace_writer_abandon(struct trace_writer *w)
 {
     if (!w)
         return;
-    fclose(w->fp);
-    free(w->payload);
-    free(w->path);
-    free(w);
+    close(w->fd);
+    free_writer(w);
 }
 
 int trace_writer_close(struct trace_writer *w, const struct routine_table *routines,
@@ -191,12 +247,10 @@ int trace_writer_close(struct trace_writer *w, const struct routine_table *routi
         w->used += put_varint(w->payload + w->used, w->routines_written);
         rc = write_block(w, TRACE_BLOCK_END, 0, err);
     }
-    if (rc == 0 && (fflush(w->fp) != 0 || fsync(fileno(w->fp)) != 0))
+    if (rc == 0 && fsync(w->fd) != 0)
         rc = error_set(err, "%s: cannot write: %s", w->path, strerror(errno));
-    if (fclose(w->fp) != 0 && rc == 0)
+    if (close(w->fd) != 0 && rc == 0)
         rc = error_set(err, "%s: cannot write: %s", w->path, strerror(errno));
-    free(w->payload);
-    free(w->path);
-    free(w);
+    free_writer(w);
     return rc;
 }

@@ -12,6 +12,7 @@
 
 #include "common/error.h"
 #include "trace/event.h"
+#include "trace/event_codec.h"
 #include "trace/routine_table.h"
 
 struct trace_writer;
@@ -27,6 +28,24 @@ int trace_writer_event(struct trace_writer *w, const struct event *ev,
  * the recorder's fast path. */
 int trace_writer_access(struct trace_writer *w, enum event_type type, uint64_t addr,
                         uint64_t size, struct trms_error *err);
+
+/* The recorder's fast path: the rest of the current block, for a run of
+ * accesses encoded in place (event_encode_access or its parts, with
+ * ENCODER). Records may start anywhere up to END: the block has room for
+ * one more record there. The caller gives the window back with NEXT past
+ * what it wrote and the number of records; nothing else may be written to
+ * the trace in between. */
+struct trace_window {
+    uint8_t *next;
+    uint8_t *end;
+    struct event_encoder encoder;
+};
+
+/* Opens a window of at least one record (writing out a full block). */
+int trace_writer_open_window(struct trace_writer *w, struct trace_window *win,
+                             struct trms_error *err);
+void trace_writer_close_window(struct trace_writer *w, const struct trace_window *win,
+                               uint32_t records);
 
 /* Writes the end block and closes; the writer is freed either way. */
 int trace_writer_close(struct trace_writer *w, const struct routine_table *routines,

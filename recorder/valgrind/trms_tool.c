@@ -335,8 +335,8 @@ static IRExpr *as_atom(struct builder *b, IRExpr *e)
 /* Appends an access of at most RAW_MAX_ACCESS bytes, inline. */
 static void add_access(struct builder *b, enum raw_op op, IRExpr *addr, Int size)
 {
-    IRTemp low = assign(b, Ity_I64, IRExpr_Binop(Iop_And64, as_atom(b, addr),
-                                                 mkIRExpr_HWord(RAW_LOW_MASK)));
+    IRTemp low = assign(b, Ity_I64, IRExpr_Binop(Iop_Shl64, as_atom(b, addr),
+                                                 IRExpr_Const(IRConst_U8(RAW_LOW_SHIFT))));
     IRTemp word = assign(b, Ity_I64, IRExpr_Binop(Iop_Or64, IRExpr_RdTmp(low),
                                                   mkIRExpr_HWord(raw_access_word(op, (ULong)size, 0))));
     addStmtToIRSB(b->out, IRStmt_Store(Iend_LE, base_plus(b, b->words), IRExpr_RdTmp(word)));
