@@ -75,6 +75,7 @@ struct rerun_decoder {
     struct u64map thread_index;  /* tid -> index into threads */
     struct thread *threads;
     size_t n_threads;
+    size_t last_thread;          /* index of the last record's thread, when n_threads */
     struct u64map child_index;   /* tid -> index + 1 into children, 0 when used */
     struct child *children;
     size_t n_children;
@@ -304,6 +305,8 @@ static int is_clone(uint64_t nr)
 
 static struct thread *thread_of(struct rerun_decoder *d, uint32_t tid)
 {
+    if (d->n_threads && d->threads[d->last_thread].tid == tid)
+        return &d->threads[d->last_thread];  /* threads run many steps in a row */
     int inserted;
     uint64_t *index = u64map_upsert(&d->thread_index, tid, &inserted);
     if (inserted) {
@@ -311,6 +314,7 @@ static struct thread *thread_of(struct rerun_decoder *d, uint32_t tid)
         d->threads[d->n_threads] = (struct thread){.tid = tid, .state = THREAD_NEW};
         *index = d->n_threads++;
     }
+    d->last_thread = (size_t)*index;
     return &d->threads[*index];
 }
 
@@ -445,28 +449,26 @@ static int end_group(struct rerun_decoder *d, struct thread *t, struct trms_erro
     return 0;
 }
 
-/* The `syscall` instruction of T ran from AT to ENTRY. */
+/* The `syscall` instruction of T ran from AT (which may be T's pre) to
+ * ENTRY. */
 static int enter_syscall(struct rerun_decoder *d, struct thread *t, const struct rerun_record *at,
                          const struct rerun_record *entry, struct trms_error *err)
 {
+    t->at_syscall = *at;
+    t->pre = *entry;
     if (switch_to(d, t, err) != 0)
         return -1;
     d->pending_cost++;
     /* The Valgrind tool reports the cost before every system call. */
     if (flush_cost(d, err) != 0)
         return -1;
-    if (entry->gp[RERUN_RAX] != ENOSYS_RESULT) {
-        /* A producer that shows no entry: this is already the exit. */
-        t->pre = *entry;
-        return complete_syscall(d, t, at, entry, err);
-    }
-    t->at_syscall = *at;
+    if (entry->gp[RERUN_RAX] != ENOSYS_RESULT)  /* a producer that shows no entry */
+        return complete_syscall(d, t, &t->at_syscall, entry, err);
     t->state = THREAD_IN_SYSCALL;
     t->syscall_order = ++d->syscall_order;
-    t->pre = *entry;
-    uint64_t nr = at->gp[RERUN_RAX];
+    uint64_t nr = t->at_syscall.gp[RERUN_RAX];
     if (is_clone(nr))
-        t->clone = clone_request(d, at);
+        t->clone = clone_request(d, &t->at_syscall);
     if (nr == NR_EXIT)
         return end_thread(d, t, err);
     if (nr == NR_EXIT_GROUP)
@@ -549,29 +551,48 @@ static int deliver_signal(struct rerun_decoder *d, struct thread *t, const struc
 
 /* ---- the state machine ---- */
 
+static int leave_syscall(struct rerun_decoder *d, struct thread *t, const struct rerun_record *r,
+                         struct trms_error *err);
+
 /* T ran from its previous record to R. */
 static int step(struct rerun_decoder *d, struct thread *t, const struct rerun_record *r,
                 struct trms_error *err)
 {
-    struct rerun_record pre = t->pre;
-    uint64_t restart_at = t->restart_at;
-    t->restart_at = 0;
-    t->pre = *r;
-    if (restart_at) {
-        if (r->ip == restart_at - 2)
+    const struct rerun_record *pre = &t->pre;
+    if (t->restart_at) {
+        uint64_t restart_at = t->restart_at;
+        t->restart_at = 0;
+        if (r->ip == restart_at - 2) {
+            t->pre = *r;
             return 0;  /* the kernel moved back onto the syscall instruction */
+        }
         if (r->ip == restart_at && r->gp[RERUN_RAX] == ENOSYS_RESULT) {
-            pre.ip = restart_at - 2;
-            pre.gp[RERUN_RAX] = t->restart_nr;
-            return enter_syscall(d, t, &pre, r, err);
+            struct rerun_record at = *pre;
+            at.ip = restart_at - 2;
+            at.gp[RERUN_RAX] = t->restart_nr;
+            return enter_syscall(d, t, &at, r, err);
         }
     }
-    struct insn *insn = lookup(d, pre.ip);
-    if (insn->family == FAMILY_SYSCALL && r->ip == pre.ip + insn->length)
-        return enter_syscall(d, t, &pre, r, err);
-    if (!insn_follows(insn, &pre, r))
-        return deliver_signal(d, t, &pre, r, err);
-    return execute(d, t, insn, &pre, r, err);
+    struct insn *insn = lookup(d, pre->ip);
+    if (insn->family == FAMILY_SYSCALL) {
+        if (r->ip == pre->ip + insn->length)
+            return enter_syscall(d, t, pre, r, err);
+        uint64_t nr = pre->gp[RERUN_RAX];
+        if (nr == NR_RT_SIGRETURN || nr == NR_EXECVE || nr == NR_EXECVEAT) {
+            /* A producer that shows no entry record, at a call whose exit
+             * is elsewhere: the entry it would have shown, then R. */
+            struct rerun_record entry = *pre;
+            entry.ip += insn->length;
+            entry.gp[RERUN_RAX] = ENOSYS_RESULT;
+            if (enter_syscall(d, t, pre, &entry, err) != 0)
+                return -1;
+            return leave_syscall(d, t, r, err);
+        }
+    }
+    int rc = insn_follows(insn, pre, r) ? execute(d, t, insn, pre, r, err)
+                                        : deliver_signal(d, t, pre, r, err);
+    t->pre = *r;
+    return rc;
 }
 
 /* T's record R while T is inside a system call: the call's exit. */

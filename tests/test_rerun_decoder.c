@@ -880,6 +880,41 @@ static void test_syscalls(void)
     CHECK_EQ(f->summary.unexpected, 0);
     finish(f);
     destroy(f);
+
+    /* A producer that shows no entry records (one step over `syscall`
+     * lands after the call): the same effects; rt_sigreturn still ends
+     * the handler, whose exit is elsewhere. */
+    f = make();
+    r = state(1, CODE + 0x100);
+    go(f, &r);
+    entry = syscall_at(f, &r, 0, 3, 0x6000, 100);
+    r = result(&entry, 5);
+    go(f, &r);
+    EXPECT(f, "t1 $5 kw0x6000/5");
+    uint8_t act[32] = {0};
+    put_u64(act, HANDLER);
+    put_memory(f, 0x6800, act, sizeof act);
+    entry = syscall_at(f, &r, 13, 10, 0x6800, 0);
+    r = result(&entry, 0);
+    go(f, &r);
+    EXPECT(f, "$5 kr0x6800/32");
+    uint64_t interrupted = r.ip;
+    at(f, interrupted, "90");  /* nop: interrupted before it */
+    struct rerun_record h = r;
+    h.ip = HANDLER;
+    h.gp[RERUN_RSP] = STACK - 0x400;
+    go(f, &h);
+    EXPECT(f, "c0x%" PRIx64 " kw0x%" PRIx64 "/%d", HANDLER, STACK - 0x400, 0x400 - 128);
+    r = h;
+    set(f, &r, RERUN_RAX, 15);
+    at(f, r.ip, "0f 05");
+    struct rerun_record restored = state(1, interrupted);
+    go(f, &restored);
+    EXPECT(f, "$2 x");
+    CHECK_EQ(f->summary.sigreturns, 1);
+    CHECK_EQ(f->summary.signals, 1);
+    CHECK_EQ(f->summary.unexpected, 0);
+    destroy(f);
 }
 
 /* ---- threads and processes ---- */
