@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "common/oom.h"
+#include "replayer/clone_call.h"
 #include "replayer/code_cache.h"
 #include "replayer/insn_access.h"
 #include "replayer/insn_decode.h"
@@ -14,15 +15,11 @@
 /* x86-64 system call numbers the state machine interprets. */
 enum {
     NR_MMAP = 9, NR_MPROTECT = 10, NR_MUNMAP = 11, NR_RT_SIGACTION = 13, NR_RT_SIGRETURN = 15,
-    NR_MREMAP = 25, NR_CLONE = 56, NR_FORK = 57, NR_VFORK = 58, NR_EXECVE = 59, NR_EXIT = 60,
-    NR_EXIT_GROUP = 231, NR_EXECVEAT = 322, NR_PKEY_MPROTECT = 329, NR_CLONE3 = 435,
+    NR_MREMAP = 25, NR_EXECVE = 59, NR_EXIT = 60, NR_EXIT_GROUP = 231, NR_EXECVEAT = 322,
+    NR_PKEY_MPROTECT = 329,
 };
 
 #define ENOSYS_RESULT ((uint64_t)-38)
-#define CLONE_VM UINT64_C(0x100)
-#define CLONE_VFORK UINT64_C(0x4000)
-#define CLONE_THREAD UINT64_C(0x10000)
-#define CLONE_SETTLS UINT64_C(0x80000)
 
 /* Signals 1..64; handlers 0 and 1 are SIG_DFL and SIG_IGN. */
 #define MAX_SIGNAL 64
@@ -36,12 +33,6 @@ enum {
 
 enum thread_state { THREAD_NEW, THREAD_RUNNING, THREAD_IN_SYSCALL, THREAD_GONE };
 
-/* What a clone asked for, read at its entry. */
-struct clone_request {
-    uint64_t flags, stack, tls;
-    int known;  /* clone3's arguments could be read */
-};
-
 struct thread {
     uint32_t tid;
     uint8_t state;
@@ -52,7 +43,7 @@ struct thread {
     uint64_t syscall_order;    /* IN_SYSCALL: when it entered, across threads */
     uint64_t restart_at;       /* ip past a syscall that returned -ERESTART*, or 0 */
     uint64_t restart_nr;
-    struct clone_request clone;
+    struct clone_call clone;   /* IN_SYSCALL of a clone: its request */
 };
 
 /* A thread announced by its parent's clone, before its first record. */
@@ -263,46 +254,6 @@ static int read_memory(const struct rerun_decoder *d, uint64_t addr, void *buf, 
     return d->cfg.read_memory ? d->cfg.read_memory(d->cfg.ctx, addr, buf, size) : -1;
 }
 
-static uint64_t le64(const uint8_t *p)
-{
-    uint64_t v = 0;
-    for (int i = 7; i >= 0; i--)
-        v = v << 8 | p[i];
-    return v;
-}
-
-/* At a clone's entry: what the child will be (struct clone_args of clone3
- * is read now, while it is sure to be there). */
-static struct clone_request clone_request(const struct rerun_decoder *d,
-                                          const struct rerun_record *at)
-{
-    uint64_t nr = at->gp[RERUN_RAX];
-    struct clone_request c = {.known = 1};
-    if (nr == NR_CLONE) {
-        c.flags = at->gp[RERUN_RDI];
-        c.stack = at->gp[RERUN_RSI];
-        c.tls = at->gp[RERUN_R8];
-    } else if (nr == NR_VFORK) {
-        c.flags = CLONE_VM | CLONE_VFORK;
-    } else if (nr == NR_CLONE3) {
-        /* flags at 0, stack at 40, stack_size at 48, tls at 56 */
-        uint8_t args[64];
-        if (read_memory(d, at->gp[RERUN_RDI], args, sizeof args) == 0) {
-            c.flags = le64(args);
-            c.stack = le64(args + 40) ? le64(args + 40) + le64(args + 48) : 0;
-            c.tls = le64(args + 56);
-        } else {
-            c.known = 0;
-        }
-    }
-    return c;
-}
-
-static int is_clone(uint64_t nr)
-{
-    return nr == NR_CLONE || nr == NR_FORK || nr == NR_VFORK || nr == NR_CLONE3;
-}
-
 static struct thread *thread_of(struct rerun_decoder *d, uint32_t tid)
 {
     if (d->n_threads && d->threads[d->last_thread].tid == tid)
@@ -318,31 +269,15 @@ static struct thread *thread_of(struct rerun_decoder *d, uint32_t tid)
     return &d->threads[*index];
 }
 
-/* The child of PARENT's clone as it starts: the parent's registers at the
- * call with rax 0, rcx and r11 as `syscall` leaves them, the new stack and
- * TLS when given. FIRST is the child's first record, which decides a
- * clone3 whose arguments could not be read: a thread starts on a stack of
- * its own. */
+/* The child of PARENT's clone as it starts; FIRST is its first record
+ * when seen. */
 static struct child child_of(struct rerun_decoder *d, const struct thread *parent,
                              const struct rerun_record *first)
 {
-    const struct clone_request *c = &parent->clone;
-    uint64_t nr = parent->at_syscall.gp[RERUN_RAX];
-    struct child child = {.pre = parent->at_syscall};
-    struct rerun_record *pre = &child.pre;
-    pre->ip += 2;
-    pre->gp[RERUN_RAX] = 0;
-    pre->gp[RERUN_RCX] = pre->ip;
-    pre->gp[RERUN_R11] = pre->flags;
-    if (c->stack)
-        pre->gp[RERUN_RSP] = c->stack;
-    if (c->flags & CLONE_SETTLS)
-        pre->fsbase = c->tls;
-    if (!c->known)
-        child.kept = first && first->gp[RERUN_RSP] != parent->at_syscall.gp[RERUN_RSP];
-    else
-        child.kept = nr != NR_FORK && (c->flags & CLONE_VM) && !(c->flags & CLONE_VFORK);
-    child.group = c->known && (c->flags & CLONE_THREAD) ? parent->group : ++d->groups;
+    struct child child;
+    clone_call_child_start(&parent->clone, &parent->at_syscall, &child.pre);
+    child.kept = (uint8_t)clone_call_shares_memory(&parent->clone, &parent->at_syscall, first);
+    child.group = clone_call_same_group(&parent->clone) ? parent->group : ++d->groups;
     return child;
 }
 
@@ -386,10 +321,13 @@ static void drop_changed_code(struct rerun_decoder *d, const struct rerun_record
 static void note_handler(struct rerun_decoder *d, const struct rerun_record *at)
 {
     uint64_t sig = at->gp[RERUN_RDI], act = at->gp[RERUN_RSI];
-    uint8_t handler[8];
-    if (act == 0 || sig == 0 || sig > MAX_SIGNAL || read_memory(d, act, handler, 8) != 0)
+    uint8_t bytes[8];
+    if (act == 0 || sig == 0 || sig > MAX_SIGNAL || read_memory(d, act, bytes, 8) != 0)
         return;
-    d->handlers[sig] = le64(handler);
+    uint64_t handler = 0;
+    for (int i = 7; i >= 0; i--)
+        handler = handler << 8 | bytes[i];
+    d->handlers[sig] = handler;
 }
 
 /* A system call of T completed: AT is the thread's registers before the
@@ -419,7 +357,7 @@ static int complete_syscall(struct rerun_decoder *d, struct thread *t,
     }
     if (failed(call.result))
         return 0;
-    if (is_clone(call.nr) && call.result > 0)
+    if (clone_call_is(call.nr) && call.result > 0)
         announce_child(d, t, (uint64_t)call.result);
     else if (call.nr == NR_RT_SIGACTION)
         note_handler(d, at);
@@ -467,8 +405,8 @@ static int enter_syscall(struct rerun_decoder *d, struct thread *t, const struct
     t->state = THREAD_IN_SYSCALL;
     t->syscall_order = ++d->syscall_order;
     uint64_t nr = t->at_syscall.gp[RERUN_RAX];
-    if (is_clone(nr))
-        t->clone = clone_request(d, &t->at_syscall);
+    if (clone_call_is(nr))
+        t->clone = clone_call_read(&t->at_syscall, d->cfg.read_memory, d->cfg.ctx);
     if (nr == NR_EXIT)
         return end_thread(d, t, err);
     if (nr == NR_EXIT_GROUP)
@@ -645,7 +583,7 @@ static int first_record(struct rerun_decoder *d, struct thread *t, const struct 
         const struct thread *parent = NULL;
         for (size_t i = 0; i < d->n_threads; i++) {
             const struct thread *u = &d->threads[i];
-            if (u->kept && u->state == THREAD_IN_SYSCALL && is_clone(u->at_syscall.gp[RERUN_RAX]) &&
+            if (u->kept && u->state == THREAD_IN_SYSCALL && clone_call_is(u->at_syscall.gp[RERUN_RAX]) &&
                 (!parent || u->syscall_order > parent->syscall_order))
                 parent = u;
         }

@@ -505,8 +505,18 @@ static void test_calls(void)
     set(f, &r, RERUN_RAX, M + 0x80);
     transfer(f, &r, "ff e0", M + 0x80, S2);
     EXPECT(f, "$2");
+
+    /* longjmp: HANDLER (called) jumps back with the stack pointer above
+     * its frame, which ends. */
+    set(f, &r, RERUN_RAX, M + 0xc0);
+    rel32(hex, sizeof hex, "e8", r.ip, 5, HANDLER);
+    transfer(f, &r, hex, HANDLER, S2 - 8);
+    EXPECT(f, "$2 c0x%" PRIx64 " w0x%" PRIx64 "/8", HANDLER, S2 - 8);
+    transfer(f, &r, "ff e0", M + 0xc0, S2 + 0x20);
+    EXPECT(f, "$1 x");
     finish(f);
     CHECK_EQ(f->summary.tail_calls, 1);
+    CHECK_EQ(f->summary.unwound_frames, 1);
     destroy(f);
 }
 
