@@ -28,16 +28,41 @@ static int lmdb_error(struct result_store *s, struct trms_error *err, const char
 #define RESULT_PREFIX "result/"
 #define ANALYZED_PREFIX "analyzed/"
 
-/* PREFIX "cell=N/line=M": a result, and beside it when it was stored. */
-static void options_key(char *buf, size_t len, const char *prefix, uint64_t cell,
-                        uint64_t line)
+/* PREFIX "cell=N/line=M[/events=F-T]": a result, and beside it when it was
+ * stored (T "end" when 0). */
+static void options_key(char *buf, size_t len, const char *prefix, const struct result_key *k)
 {
-    snprintf(buf, len, "%scell=%" PRIu64 "/line=%" PRIu64, prefix, cell, line);
+    int n = snprintf(buf, len, "%scell=%" PRIu64 "/line=%" PRIu64, prefix, k->cell_size,
+                     k->line_size);
+    if (k->from || k->to) {
+        char to[24] = "end";
+        if (k->to)
+            snprintf(to, sizeof to, "%" PRIu64, k->to);
+        snprintf(buf + n, len - (size_t)n, "/events=%" PRIu64 "-%s", k->from, to);
+    }
 }
 
-static void result_key(char *buf, size_t len, uint64_t cell, uint64_t line)
+/* The key of a result key string; -1 when STR is not one. */
+static int parse_result_key(const char *str, struct result_key *k)
 {
-    options_key(buf, len, RESULT_PREFIX, cell, line);
+    *k = (struct result_key){0};
+    int used = 0;
+    if (sscanf(str, RESULT_PREFIX "cell=%" SCNu64 "/line=%" SCNu64 "%n", &k->cell_size,
+               &k->line_size, &used) != 2 || used == 0)
+        return -1;
+    str += used;
+    if (*str == '\0')
+        return 0;
+    used = 0;
+    if (sscanf(str, "/events=%" SCNu64 "-%n", &k->from, &used) != 1 || used == 0)
+        return -1;
+    str += used;
+    if (strcmp(str, "end") == 0)
+        return 0;
+    used = 0;
+    if (sscanf(str, "%" SCNu64 "%n", &k->to, &used) != 1 || str[used] != '\0')
+        return -1;
+    return 0;
 }
 
 int result_store_open(const char *rec_path, int writable, struct result_store **out,
@@ -95,11 +120,18 @@ void result_store_close(struct result_store *s)
 int result_store_save(struct result_store *s, const struct analysis_result *r,
                       struct trms_error *err)
 {
+    struct result_key whole = {.cell_size = r->cell_size, .line_size = r->line_size};
+    return result_store_save_key(s, r, &whole, err);
+}
+
+int result_store_save_key(struct result_store *s, const struct analysis_result *r,
+                          const struct result_key *rk, struct trms_error *err)
+{
     struct byte_buffer blob = {0};
     result_encode(r, &blob);
-    char key[96], when_key[96], when[32];
-    result_key(key, sizeof key, r->cell_size, r->line_size);
-    options_key(when_key, sizeof when_key, ANALYZED_PREFIX, r->cell_size, r->line_size);
+    char key[128], when_key[128], when[32];
+    options_key(key, sizeof key, RESULT_PREFIX, rk);
+    options_key(when_key, sizeof when_key, ANALYZED_PREFIX, rk);
     time_t now = time(NULL);
     strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
     MDB_txn *txn;
@@ -128,11 +160,19 @@ int result_store_save(struct result_store *s, const struct analysis_result *r,
 int result_store_load(struct result_store *s, uint64_t cell_size, uint64_t line_size,
                       struct analysis_result **out, struct trms_error *err)
 {
+    struct result_key whole = {.cell_size = cell_size, .line_size = line_size};
+    return result_store_load_key(s, &whole, out, err);
+}
+
+int result_store_load_key(struct result_store *s, struct result_key *rk,
+                          struct analysis_result **out, struct trms_error *err)
+{
+    uint64_t cell_size = rk->cell_size, line_size = rk->line_size;
     MDB_txn *txn;
     int rc = mdb_txn_begin(s->env, NULL, MDB_RDONLY, &txn);
     if (rc != 0)
         return lmdb_error(s, err, "cannot read the result store", rc);
-    char key[96];
+    char key[128];
     MDB_val k, v;
     if (cell_size == 0 && line_size == 0) {
         MDB_val lk = {strlen(LATEST_KEY), LATEST_KEY};
@@ -143,8 +183,10 @@ int result_store_load(struct result_store *s, uint64_t cell_size, uint64_t line_
         } else if (rc == 0) {
             rc = MDB_CORRUPTED;
         }
+        if (rc == 0 && parse_result_key(key, rk) != 0)
+            rc = MDB_CORRUPTED;
     } else {
-        result_key(key, sizeof key, cell_size, line_size);
+        options_key(key, sizeof key, RESULT_PREFIX, rk);
     }
     if (rc == 0) {
         k = (MDB_val){strlen(key), key};
@@ -152,10 +194,14 @@ int result_store_load(struct result_store *s, uint64_t cell_size, uint64_t line_
     }
     if (rc == MDB_NOTFOUND) {
         mdb_txn_abort(txn);
+        char window[64] = "";
+        if (rk->from || rk->to)
+            snprintf(window, sizeof window, " over events %" PRIu64 " to %" PRIu64, rk->from,
+                     rk->to);
         if (cell_size || line_size)
             return error_set(err, "%s: no result for cell size %" PRIu64 " and line size %" PRIu64
-                                  "; run `trms analyze` with those options first",
-                             s->path, cell_size, line_size);
+                                  "%s; run `trms analyze` with those options first",
+                             s->path, cell_size, line_size, window);
         return error_set(err, "%s: no analysis stored yet", s->path);
     }
     if (rc != 0) {
@@ -180,10 +226,14 @@ static void value_string(const MDB_val *v, char *buf, size_t size)
 
 static int compare_options(const void *a, const void *b)
 {
-    const struct stored_result_info *x = a, *y = b;
-    if (x->cell_size != y->cell_size)
-        return x->cell_size < y->cell_size ? -1 : 1;
-    return x->line_size < y->line_size ? -1 : x->line_size > y->line_size;
+    const struct result_key *x = &((const struct stored_result_info *)a)->key,
+                            *y = &((const struct stored_result_info *)b)->key;
+    const uint64_t xs[] = {x->cell_size, x->line_size, x->from, x->to},
+                   ys[] = {y->cell_size, y->line_size, y->from, y->to};
+    for (int i = 0; i < 4; i++)
+        if (xs[i] != ys[i])
+            return xs[i] < ys[i] ? -1 : 1;
+    return 0;
 }
 
 int result_store_list(struct result_store *s,
@@ -194,7 +244,7 @@ int result_store_list(struct result_store *s,
     int rc = mdb_txn_begin(s->env, NULL, MDB_RDONLY, &txn);
     if (rc != 0)
         return lmdb_error(s, err, "cannot read the result store", rc);
-    char latest[96] = "";
+    char latest[128] = "";
     MDB_val lk = {strlen(LATEST_KEY), LATEST_KEY}, v;
     if (mdb_get(txn, s->results, &lk, &v) == 0)
         value_string(&v, latest, sizeof latest);
@@ -210,16 +260,16 @@ int result_store_list(struct result_store *s,
     MDB_val k = {strlen(RESULT_PREFIX), RESULT_PREFIX};
     for (rc = mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE); rc == 0;
          rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
-        char key[96];
+        char key[128];
         value_string(&k, key, sizeof key);
         struct stored_result_info info = {0};
-        int used = 0;
-        if (sscanf(key, RESULT_PREFIX "cell=%" SCNu64 "/line=%" SCNu64 "%n", &info.cell_size,
-                   &info.line_size, &used) != 2 || key[used] != '\0')
+        if (strncmp(key, RESULT_PREFIX, strlen(RESULT_PREFIX)) != 0)
             break;  /* past the results */
+        if (parse_result_key(key, &info.key) != 0)
+            continue;
         info.latest = strcmp(key, latest) == 0;
-        char when_key[96];
-        options_key(when_key, sizeof when_key, ANALYZED_PREFIX, info.cell_size, info.line_size);
+        char when_key[128];
+        options_key(when_key, sizeof when_key, ANALYZED_PREFIX, &info.key);
         MDB_val wk = {strlen(when_key), when_key}, wv;
         if (mdb_get(txn, s->results, &wk, &wv) == 0)
             value_string(&wv, info.analyzed, sizeof info.analyzed);

@@ -26,14 +26,26 @@ int result_store_open(const char *rec_path, int writable, struct result_store **
                       struct trms_error *err);
 void result_store_close(struct result_store *s);
 
-/* Stores R, replacing the result with the same options, and makes it the
- * latest. */
+/* What a result is stored under: the options it was computed with, and
+ * for an analysis of part of an rr recording, that part (rr's events FROM
+ * to TO; 0 and 0 for the whole recording, TO 0 for "to the end"). */
+struct result_key {
+    uint64_t cell_size, line_size;
+    uint64_t from, to;
+};
+
+/* Stores R under KEY (whose sizes must be R's), replacing the result with
+ * the same key, and makes it the latest. */
+int result_store_save_key(struct result_store *s, const struct analysis_result *r,
+                          const struct result_key *key, struct trms_error *err);
+
+/* result_store_save_key for the whole recording. */
 int result_store_save(struct result_store *s, const struct analysis_result *r,
                       struct trms_error *err);
 
 /* What is stored of one result, without loading it. */
 struct stored_result_info {
-    uint64_t cell_size, line_size;
+    struct result_key key;
     int latest;             /* the one `trms report` shows by default */
     char analyzed[32];      /* when it was stored (UTC, ISO 8601), or "" */
 };
@@ -44,8 +56,14 @@ int result_store_list(struct result_store *s,
                       int (*fn)(void *ctx, const struct stored_result_info *info), void *ctx,
                       struct trms_error *err);
 
-/* Loads the result computed with CELL_SIZE and LINE_SIZE, or the latest
- * one when both are 0. Fails with a message when there is none. */
+/* Loads the result stored under KEY, or the latest one when KEY's sizes
+ * are 0 (*KEY then receives its key). Fails with a message when there is
+ * none. */
+int result_store_load_key(struct result_store *s, struct result_key *key,
+                          struct analysis_result **out, struct trms_error *err);
+
+/* Loads the whole recording's result computed with CELL_SIZE and
+ * LINE_SIZE, or the latest one when both are 0. */
 int result_store_load(struct result_store *s, uint64_t cell_size, uint64_t line_size,
                       struct analysis_result **out, struct trms_error *err);
 

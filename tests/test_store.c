@@ -72,6 +72,61 @@ static void roundtrip_and_replace(const char *rec)
     analysis_result_free(c);
 }
 
+static int collect(void *ctx, const struct stored_result_info *info)
+{
+    struct stored_result_info *out = ctx;
+    int i = 0;
+    while (out[i].key.cell_size)
+        i++;
+    if (i < 7)
+        out[i] = *info;
+    return 0;
+}
+
+/* Results of parts of a recording (rr event windows) stand beside the
+ * whole one: each replaces only its own, and the latest names its part. */
+static void windows(const char *rec)
+{
+    struct trms_error err;
+    struct result_store *s;
+    CHECK(result_store_open(rec, 1, &s, &err) == 0);
+    struct analysis_result *whole = random_result(4, 2, 64);
+    struct analysis_result *part = random_result(5, 2, 64);
+    struct analysis_result *tail = random_result(6, 2, 64);
+    struct result_key k_part = {2, 64, 10, 20}, k_tail = {2, 64, 30, 0};
+    CHECK(result_store_save(s, whole, &err) == 0);
+    CHECK(result_store_save_key(s, part, &k_part, &err) == 0);
+    CHECK(result_store_save_key(s, tail, &k_tail, &err) == 0);
+
+    struct analysis_result *got;
+    CHECK(result_store_load(s, 2, 64, &got, &err) == 0 && results_equal(got, whole));
+    analysis_result_free(got);
+    struct result_key k = {2, 64, 10, 20};
+    CHECK(result_store_load_key(s, &k, &got, &err) == 0 && results_equal(got, part));
+    analysis_result_free(got);
+    k = (struct result_key){0};
+    CHECK(result_store_load_key(s, &k, &got, &err) == 0 && results_equal(got, tail));
+    analysis_result_free(got);
+    CHECK(k.cell_size == 2 && k.line_size == 64 && k.from == 30 && k.to == 0);
+    k = (struct result_key){2, 64, 10, 21};
+    CHECK(result_store_load_key(s, &k, &got, &err) != 0);
+    CHECK(strstr(err.message, "over events 10 to 21") != NULL);
+
+    /* Listed in key order, whole before its parts; earlier tests' results
+     * (cell 4 and 8) after. */
+    struct stored_result_info infos[8] = {0};
+    CHECK(result_store_list(s, collect, infos, &err) == 0);
+    CHECK(infos[0].key.cell_size == 2 && infos[0].key.from == 0 && !infos[0].latest);
+    CHECK(infos[1].key.from == 10 && infos[1].key.to == 20 && !infos[1].latest);
+    CHECK(infos[2].key.from == 30 && infos[2].key.to == 0 && infos[2].latest);
+    CHECK(infos[3].key.cell_size == 4 && infos[4].key.cell_size == 8);
+    CHECK(infos[5].key.cell_size == 0);
+    result_store_close(s);
+    analysis_result_free(whole);
+    analysis_result_free(part);
+    analysis_result_free(tail);
+}
+
 static void broken_store(const char *rec)
 {
     char path[256];
@@ -135,6 +190,7 @@ int main(void)
     snprintf(rec, sizeof rec, "%s/rec", tmpdir);
     mkdir(rec, 0777);
     roundtrip_and_replace(rec);
+    windows(rec);
     broken_store(rec);
     corrupt_blobs();
     char cmd[160];

@@ -137,11 +137,18 @@ static void print_text(FILE *out, const char *rec_path, const struct recording *
             human_bytes(sz->results, results));
     if (a->n == 0)
         fprintf(out, "%-16s none yet: `trms analyze %s`\n", "analyses", rec_path);
-    for (size_t i = 0; i < a->n; i++)
-        fprintf(out, "%-16s cell size %" PRIu64 ", line size %" PRIu64 "%s%s%s\n",
-                i == 0 ? "analyses" : "", a->items[i].cell_size, a->items[i].line_size,
-                a->items[i].analyzed[0] ? ", stored " : "", a->items[i].analyzed,
+    for (size_t i = 0; i < a->n; i++) {
+        const struct result_key *k = &a->items[i].key;
+        fprintf(out, "%-16s cell size %" PRIu64 ", line size %" PRIu64, i == 0 ? "analyses" : "",
+                k->cell_size, k->line_size);
+        if (k->to)
+            fprintf(out, ", events %" PRIu64 " to %" PRIu64, k->from, k->to);
+        else if (k->from)
+            fprintf(out, ", events %" PRIu64 " to the end", k->from);
+        fprintf(out, "%s%s%s\n", a->items[i].analyzed[0] ? ", stored " : "",
+                a->items[i].analyzed,
                 a->items[i].latest ? " (latest: what `trms report` shows)" : "");
+    }
 }
 
 static void print_json(FILE *out, const char *rec_path, const struct recording *rec,
@@ -161,9 +168,10 @@ static void print_json(FILE *out, const char *rec_path, const struct recording *
             ", \"results_bytes\": %" PRIu64 ", \"analyses\": [",
             sz->total, sz->events, sz->results);
     for (size_t i = 0; i < a->n; i++) {
+        const struct result_key *k = &a->items[i].key;
         fprintf(out, "%s{\"cell_size\": %" PRIu64 ", \"line_size\": %" PRIu64
-                     ", \"latest\": %s, \"analyzed\": ",
-                i ? ", " : "", a->items[i].cell_size, a->items[i].line_size,
+                     ", \"from\": %" PRIu64 ", \"to\": %" PRIu64 ", \"latest\": %s, \"analyzed\": ",
+                i ? ", " : "", k->cell_size, k->line_size, k->from, k->to,
                 a->items[i].latest ? "true" : "false");
         json_string(out, a->items[i].analyzed);
         fputc('}', out);
