@@ -282,7 +282,8 @@ int result_store_list(struct result_store *s,
         free(infos);
         return lmdb_error(s, err, "cannot read the result store", rc);
     }
-    qsort(infos, n, sizeof *infos, compare_options);
+    if (n > 1)
+        qsort(infos, n, sizeof *infos, compare_options);
     int answer = 0;
     for (size_t i = 0; i < n && answer == 0; i++)
         answer = fn(ctx, &infos[i]);

@@ -8,14 +8,20 @@
 #include <unistd.h>
 
 #include "analyses/analysis.h"
+#include "common/parse_number.h"
+#include "replayer/rr_replay.h"
 #include "store/result_store.h"
 #include "store/symbol_store.h"
+#include "symbols/resolve_routines.h"
 #include "tools/cli.h"
 #include "tools/csv.h"
 #include "tools/progress.h"
 #include "tools/report.h"
 #include "trace/recording.h"
 #include "trace/trace_reader.h"
+
+/* Where an rr recording keeps rr's own trace. */
+#define RECORDING_RR_TRACE "rr"
 
 struct run_state {
     struct analysis *analysis;
@@ -72,24 +78,122 @@ static FILE *open_csv(const char *path, char **tmp, struct trms_error *err)
     return fp;
 }
 
+/* ---- the events of a recording: its event trace, or an rr replay ---- */
+
+static void replay_progress(void *ctx, uint64_t time, uint64_t last_time, uint64_t instructions)
+{
+    struct run_state *st = ctx;
+    if (!st->progress)
+        st->progress = progress_start("replaying with rr", "events", last_time);
+    char n[16], detail[48];
+    snprintf(detail, sizeof detail, "%s instructions",
+             progress_short_count((double)instructions, n));
+    progress_update_detail(st->progress, time, detail);
+}
+
+static int add_value(void *ctx, uint64_t key, uint64_t value)
+{
+    (void)key;
+    *(uint64_t *)ctx += value;
+    return 0;
+}
+
+static uint64_t sum_of(const struct u64map *m)
+{
+    uint64_t total = 0;
+    u64map_each(m, add_value, &total);
+    return total;
+}
+
+/* Says on stderr, in one line each, what the replay could not decode
+ * exactly (the recording's own counts). */
+static void report_replay(const struct rerun_summary *s)
+{
+    if (s->undecodable.count)
+        fprintf(stderr, "trms: warning: %zu instructions capstone could not decode (%" PRIu64
+                        " executions without their memory accesses)\n",
+                s->undecodable.count, sum_of(&s->undecodable));
+    if (s->approximated.count)
+        fprintf(stderr, "trms: warning: %zu instructions whose accesses are approximated "
+                        "(vector masks, gathers)\n", s->approximated.count);
+    if (s->unmodeled_syscalls.count)
+        fprintf(stderr, "trms: warning: %" PRIu64 " system calls whose kernel reads are not "
+                        "known (their writes are rr's)\n", sum_of(&s->unmodeled_syscalls));
+    if (s->other_process_threads)
+        fprintf(stderr, "trms: %" PRIu64 " threads of other processes (forked children) left "
+                        "out\n", s->other_process_threads);
+}
+
+/* Replays the rr trace in REC through the analysis, then names its
+ * routines in the recording's symbol store from the trace's files. */
+static int replay_rr(const char *rec_path, const struct result_key *window, struct run_state *st,
+                     struct trms_error *err)
+{
+    char *trace_dir = recording_file(rec_path, RECORDING_RR_TRACE);
+    struct rr_replay_options o = {.trace_dir = trace_dir, .from = window->from,
+                                  .to = window->to, .sink = feed, .sink_ctx = st,
+                                  .routines = &st->routines, .progress = replay_progress,
+                                  .progress_ctx = st};
+    struct rr_replay_result r;
+    int rc = rr_replay(&o, &r, err);
+    progress_finish(st->progress);
+    st->progress = NULL;
+    if (rc == 0) {
+        report_replay(&r.summary);
+        if (symbols_resolve_routines_with(r.symbols, rec_path, &r.maps, &st->routines, err) != 0)
+            fprintf(stderr, "trms: warning: routine names not resolved: %s\n", err->message);
+    }
+    rr_replay_result_free(&r);
+    free(trace_dir);
+    return rc;
+}
+
+static int read_events(const char *rec_path, const struct recording *rec, struct run_state *st,
+                       struct trms_error *err)
+{
+    char *events_path = recording_file(rec_path, RECORDING_EVENTS);
+    const char *total = recording_meta(rec, "events");
+    st->progress = progress_start("analyzing", "events", total ? strtoull(total, NULL, 10) : 0);
+    int rc = trace_read(events_path, &st->routines, feed, st, NULL, err);
+    progress_finish(st->progress);
+    st->progress = NULL;
+    free(events_path);
+    return rc;
+}
+
 static int analyze(const char *rec_path, const struct analysis_options *opt,
-                   const char *csv_path, struct trms_error *err)
+                   const struct result_key *window, const char *csv_path,
+                   struct trms_error *err)
 {
     struct recording rec;
     if (recording_open(rec_path, &rec, err) != 0)
         return -1;
-    /* Open the store before the long part, so a broken store fails fast. */
+    const char *engine = recording_meta(&rec, "engine");
+    int is_rr = engine && strcmp(engine, "rr") == 0;
+    if ((window->from || window->to) && !is_rr) {
+        error_set(err, "%s: --from and --to choose part of an rr recording; this one was "
+                       "recorded by %s", rec_path, engine ? engine : "an unknown engine");
+        recording_close(&rec);
+        return -1;
+    }
     struct result_store *store = NULL;
     struct run_state st = {0};
     routine_table_init(&st.routines);
     symbol_names_init(&st.symbols);
-    char *csv_tmp = NULL, *events_path = NULL;
+    char *csv_tmp = NULL;
     struct analysis_result *result = NULL;
     /* The CSV names routines as the reports do; the names are read before
      * the result store is opened (one open of the environment at a time). */
     int rc = csv_path ? symbol_store_load(rec_path, &st.symbols, err) : 0;
+    /* Open the store before the long part, so a broken store fails fast.
+     * A replay names routines in the same environment afterwards: there
+     * the store is opened again at the end. */
     if (rc == 0)
         rc = result_store_open(rec_path, 1, &store, err);
+    if (rc == 0 && is_rr) {
+        result_store_close(store);
+        store = NULL;
+    }
     if (rc == 0 && csv_path && !(st.csv = open_csv(csv_path, &csv_tmp, err)))
         rc = -1;
     if (rc == 0 && !(st.analysis = analysis_new(opt, err)))
@@ -97,15 +201,16 @@ static int analyze(const char *rec_path, const struct analysis_options *opt,
     if (rc == 0) {
         if (st.csv)
             analysis_on_activation(st.analysis, write_activation, &st);
-        events_path = recording_file(rec_path, RECORDING_EVENTS);
-        const char *total = recording_meta(&rec, "events");
-        st.progress = progress_start("analyzing", "events", total ? strtoull(total, NULL, 10) : 0);
-        rc = trace_read(events_path, &st.routines, feed, &st, NULL, err);
-        progress_finish(st.progress);
+        rc = is_rr ? replay_rr(rec_path, window, &st, err) : read_events(rec_path, &rec, &st, err);
     }
+    if (rc == 0 && !store)
+        rc = result_store_open(rec_path, 1, &store, err);
     if (rc == 0) {
         result = analysis_finish(st.analysis, &st.routines);
-        rc = result_store_save(store, result, err);
+        struct result_key key = *window;
+        key.cell_size = result->cell_size;
+        key.line_size = result->line_size;
+        rc = result_store_save_key(store, result, &key, err);
     }
     if (st.csv) {
         if ((fflush(st.csv) != 0 || ferror(st.csv)) && rc == 0)
@@ -133,7 +238,6 @@ static int analyze(const char *rec_path, const struct analysis_options *opt,
     result_store_close(store);
     recording_close(&rec);
     free(csv_tmp);
-    free(events_path);
     return rc;
 }
 
@@ -142,10 +246,13 @@ static int run(int argc, char **argv)
     static const struct option options[] = {{"cell-size", required_argument, NULL, 'c'},
                                             {"line-size", required_argument, NULL, 'l'},
                                             {"activations", required_argument, NULL, 'a'},
+                                            {"from", required_argument, NULL, 'F'},
+                                            {"to", required_argument, NULL, 'T'},
                                             {NULL, 0, NULL, 0}};
     struct analysis_options opt;
     analysis_options_default(&opt);
     const char *csv_path = NULL;
+    struct result_key window = {0};
     int c;
     while ((c = getopt_long(argc, argv, "", options, NULL)) != -1) {
         switch (c) {
@@ -160,14 +267,26 @@ static int run(int argc, char **argv)
         case 'a':
             csv_path = optarg;
             break;
+        case 'F':
+        case 'T':
+            /* rr numbers events from 1 (rerun's -s and -e) */
+            if (parse_u64_cstr(optarg, c == 'F' ? &window.from : &window.to) !=
+                    PARSE_NUMBER_OK ||
+                (c == 'F' ? window.from : window.to) == 0)
+                return cli_usage_error(&cmd_analyze, "--%s needs an event number (1 or more), "
+                                       "not '%s'", c == 'F' ? "from" : "to", optarg);
+            break;
         default:
             return cli_usage_error(&cmd_analyze, "unknown option");
         }
     }
     if (optind != argc - 1)
         return cli_usage_error(&cmd_analyze, "expects one recording");
+    if (window.to && window.from > window.to)
+        return cli_usage_error(&cmd_analyze, "--from %" PRIu64 " is after --to %" PRIu64,
+                               window.from, window.to);
     struct trms_error err;
-    if (analyze(argv[optind], &opt, csv_path, &err) != 0)
+    if (analyze(argv[optind], &opt, &window, csv_path, &err) != 0)
         return cli_fail(&err);
     return 0;
 }
@@ -176,10 +295,14 @@ const struct command cmd_analyze = {
     .name = "analyze",
     .summary = "compute RMS, TRMS, profiles and reuse distances of a recording",
     .usage =
-        "usage: trms analyze REC [--cell-size N] [--line-size N] [--activations FILE.csv]\n\n"
+        "usage: trms analyze REC [--cell-size N] [--line-size N] [--activations FILE.csv]\n"
+        "                        [--from EVENT] [--to EVENT]\n\n"
         "Runs every analysis over the recording in one pass and stores the result\n"
         "in REC/results, replacing an earlier result computed with the same\n"
-        "options (atomically: a failed analysis leaves the earlier result intact).\n\n"
+        "options (atomically: a failed analysis leaves the earlier result intact).\n"
+        "An rr recording is replayed with rr (rr rerun, single-stepping) and its\n"
+        "instructions decoded as they come; that needs rr and hardware performance\n"
+        "counters. On a terminal, a progress line shows how far it has come.\n\n"
         "options:\n"
         "  --cell-size N          bytes per memory cell for RMS/TRMS, a power of two\n"
         "                         (default 4); an access touches every cell it overlaps\n"
@@ -188,6 +311,9 @@ const struct command cmd_analyze = {
         "  --activations FILE     also write one CSV row per completed activation, in\n"
         "                         completion order: thread,routine,depth,rms,trms,cost,\n"
         "                         self_cost,induced_thread,induced_external (each thread's\n"
-        "                         root activation, routine <root>, has depth 0)\n",
+        "                         root activation, routine <root>, has depth 0)\n"
+        "  --from EVENT, --to EVENT  analyze only rr's events EVENT.. of an rr recording\n"
+        "                         (`rr rerun -s/-e`); stored beside the whole recording's\n"
+        "                         result, under the window\n",
     .run = run,
 };

@@ -36,7 +36,7 @@ struct progress *progress_start(const char *what, const char *unit, uint64_t tot
 }
 
 /* 12.3M, 4.56G: counts at a glance. */
-static const char *short_count(double v, char buf[static 16])
+const char *progress_short_count(double v, char buf[static 16])
 {
     static const char suffix[] = " kMGTP";
     int i = 0;
@@ -51,17 +51,22 @@ static const char *short_count(double v, char buf[static 16])
     return buf;
 }
 
-static const char *duration(double s, char buf[static 16])
+static const char *duration(double s, char buf[static 32])
 {
-    unsigned long t = (unsigned long)(s + 0.5);
+    unsigned long t = s < 1e9 ? (unsigned long)(s + 0.5) : 999999999ul;
     if (t >= 3600)
-        snprintf(buf, 16, "%luh%02lum", t / 3600, t / 60 % 60);
+        snprintf(buf, 32, "%luh%02lum", t / 3600, t / 60 % 60);
     else
-        snprintf(buf, 16, "%lum%02lus", t / 60, t % 60);
+        snprintf(buf, 32, "%lum%02lus", t / 60, t % 60);
     return buf;
 }
 
 void progress_update(struct progress *p, uint64_t done)
+{
+    progress_update_detail(p, done, NULL);
+}
+
+void progress_update_detail(struct progress *p, uint64_t done, const char *detail)
 {
     if (!p)
         return;
@@ -70,15 +75,17 @@ void progress_update(struct progress *p, uint64_t done)
         return;
     p->drawn = t;
     double elapsed = t - p->started, rate = elapsed > 0 ? (double)done / elapsed : 0;
-    char a[16], b[16], r[16], left[16];
+    char a[16], b[16], r[16], left[32];
     /* \r and erase-to-end-of-line: the line is redrawn in place. */
-    fprintf(stderr, "\r\033[K%s: %s", p->what, short_count((double)done, a));
+    fprintf(stderr, "\r\033[K%s: %s", p->what, progress_short_count((double)done, a));
     if (p->total && done <= p->total)
-        fprintf(stderr, " of %s %s (%.0f%%)", short_count((double)p->total, b), p->unit,
+        fprintf(stderr, " of %s %s (%.0f%%)", progress_short_count((double)p->total, b), p->unit,
                 100.0 * (double)done / (double)p->total);
     else
         fprintf(stderr, " %s", p->unit);
-    fprintf(stderr, ", %s/s", short_count(rate, r));
+    if (detail)
+        fprintf(stderr, ", %s", detail);
+    fprintf(stderr, ", %s/s", progress_short_count(rate, r));
     if (p->total && done <= p->total && rate > 0)
         fprintf(stderr, ", %s left", duration((double)(p->total - done) / rate, left));
     fflush(stderr);

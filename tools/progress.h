@@ -18,6 +18,12 @@ struct progress *progress_start(const char *what, const char *unit, uint64_t tot
  * every few thousand units. */
 void progress_update(struct progress *p, uint64_t done);
 
+/* The same with DETAIL ("12.3M instructions") after the amount. */
+void progress_update_detail(struct progress *p, uint64_t done, const char *detail);
+
+/* V in three significant digits and a suffix ("12.3M"), for details. */
+const char *progress_short_count(double v, char buf[static 16]);
+
 /* Erases the line (the command prints its own summary) and frees P. */
 void progress_finish(struct progress *p);
 
