@@ -7,12 +7,8 @@
 #include <stdint.h>
 
 #include "common/error.h"
+#include "recorder/program_outcome.h"
 #include "recorder/raw_decoder.h"
-
-struct program_outcome {
-    int signal;             /* the signal that killed it, 0 when it exited */
-    int exit_code;          /* when it exited */
-};
 
 struct valgrind_run {
     const char *tool_dir;   /* holds trms-amd64-linux and the core's files */
