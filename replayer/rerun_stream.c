@@ -28,6 +28,8 @@ int rerun_stream_feed(struct rerun_stream *s, const uint8_t *bytes, size_t n, si
                              "rerun stream: record %" PRIu64 " (byte offset %" PRIu64
                              ") does not end with a newline: not a %s stream, or corrupt",
                              s->records, s->offset, RERUN_FIELDS);
+        if (s->before)
+            s->before(s->before_ctx, &r);
         if (rerun_decoder_record(s->decoder, &r, err) != 0)
             return -1;
         pos += RERUN_RECORD_BYTES;

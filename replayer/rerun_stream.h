@@ -19,6 +19,11 @@ struct rerun_stream {
     struct rerun_decoder *decoder;
     uint64_t offset;  /* bytes of the stream consumed */
     uint64_t records;
+    /* Called with each record before the decoder sees it (a producer that
+     * must act first, e.g. make a frame's new mappings visible); may be
+     * NULL. */
+    void (*before)(void *ctx, const struct rerun_record *r);
+    void *before_ctx;
 };
 
 void rerun_stream_init(struct rerun_stream *s, struct rerun_decoder *decoder);

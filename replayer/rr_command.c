@@ -84,6 +84,7 @@ int rr_command_finish(struct rr_command *c, struct trms_error *err)
     while (waitpid(c->pid, &status, 0) < 0 && errno == EINTR)
         ;
     c->pid = -1;
+    c->status = status;
     char line[512];
     first_line(c->err_fd, line, sizeof line);
     close(c->err_fd);

@@ -14,6 +14,7 @@ struct rr_command {
     int out;            /* read end of the child's stdout */
     int err_fd;         /* the child's stderr, an unlinked temporary file */
     const char *what;   /* "rr rerun", for messages */
+    int status;         /* its wait status, once finished */
 };
 
 /* Starts `rr ARGS...` (ARGV[0] is "rr", found on PATH). Fails with a

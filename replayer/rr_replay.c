@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "common/oom.h"
@@ -30,8 +32,10 @@ struct replay {
     struct memory_maps code;        /* what is mapped now, by data file */
     struct open_file *files;
     size_t n_files;
-    int stream_cut;                 /* rerun's output stopped inside a record */
+    uint64_t records;
 };
+
+#define PROGRESS_RECORDS 4096
 
 /* ---- code bytes, from the files the trace keeps ---- */
 
@@ -162,63 +166,17 @@ static int read_dump(struct replay *p, struct trms_error *err)
     return rc != 0 || child_rc != 0 ? -1 : 0;
 }
 
-static void report_progress(struct replay *p, const uint8_t *last_record,
-                            const struct rerun_summary *s)
+/* Before each record: the frame's mappings become visible before code
+ * in them runs, and every few thousand records the caller hears how far
+ * the replay has come. */
+static void before_record(void *ctx, const struct rerun_record *r)
 {
-    if (!p->o->progress)
-        return;
-    struct rerun_record r;
-    if (rerun_record_decode(last_record, &r) == 0)
-        p->o->progress(p->o->progress_ctx, r.event, p->trace.last_time, s->instructions);
-}
-
-/* Feeds rerun's stdout through the decoder, applying each frame's
- * mappings before the records that may run their code. */
-static int stream_records(struct replay *p, struct rerun_decoder *d, int fd,
-                          struct trms_error *err)
-{
-    struct rerun_stream s;
-    rerun_stream_init(&s, d);
-    enum { CHUNK = 1 << 20 };
-    uint8_t *buf = xmalloc(CHUNK);
-    size_t have = 0;
-    int rc = 0;
-    for (;;) {
-        ssize_t n = read(fd, buf + have, CHUNK - have);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0) {
-            rc = error_set(err, "rr rerun: cannot read its output: %s", strerror(errno));
-            break;
-        }
-        if (n == 0)
-            break;
-        have += (size_t)n;
-        /* Record by record when mappings wait to be applied, else all. */
-        size_t at = 0;
-        while (rc == 0 && have - at >= RERUN_RECORD_BYTES) {
-            size_t whole = (have - at) / RERUN_RECORD_BYTES * RERUN_RECORD_BYTES;
-            if (p->next_mapping < p->trace.n_mappings) {
-                struct rerun_record r;
-                if (rerun_record_decode(buf + at, &r) == 0)
-                    apply_mappings(p, r.event);
-                whole = RERUN_RECORD_BYTES;
-            }
-            size_t used;
-            rc = rerun_stream_feed(&s, buf + at, whole, &used, err);
-            at += used;
-        }
-        if (rc != 0)
-            break;
-        if (at)
-            report_progress(p, buf + at - RERUN_RECORD_BYTES, &p->result->summary);
-        memmove(buf, buf + at, have - at);
-        have -= at;
-    }
-    if (rc == 0 && (rc = rerun_stream_end(&s, have, err)) != 0)
-        p->stream_cut = 1;
-    free(buf);
-    return rc;
+    struct replay *p = ctx;
+    if (p->next_mapping < p->trace.n_mappings)
+        apply_mappings(p, r->event);
+    if (p->o->progress && ++p->records % PROGRESS_RECORDS == 0)
+        p->o->progress(p->o->progress_ctx, r->event, p->trace.last_time,
+                       p->result->summary.instructions);
 }
 
 static int rerun(struct replay *p, struct trms_error *err)
@@ -251,7 +209,11 @@ static int rerun(struct replay *p, struct trms_error *err)
         rerun_decoder_finish(d, err);
         return -1;
     }
-    int rc = stream_records(p, d, c.out, err);
+    struct rerun_stream stream;
+    rerun_stream_init(&stream, d);
+    stream.before = before_record;
+    stream.before_ctx = p;
+    int rc = rerun_stream_read_fd(&stream, c.out, err);
     struct trms_error child;
     int child_rc = rr_command_finish(&c, &child);
     if (child_rc != 0 && rc == 0) {
@@ -263,8 +225,9 @@ static int rerun(struct replay *p, struct trms_error *err)
                                 "this machine lacks: %s)", child.message, why);
         else
             rc = error_set(err, "%s", child.message);
-    } else if (child_rc != 0 && p->stream_cut) {
-        /* rr died mid-record: its words say why, ours where */
+    } else if (child_rc != 0 && !(WIFSIGNALED(c.status) && WTERMSIG(c.status) == SIGPIPE)) {
+        /* rr died (not because we stopped reading): its words say why,
+         * ours where the stream stopped */
         char where[sizeof err->message];
         memcpy(where, err->message, sizeof where);
         rc = error_set(err, "%s; %s", child.message, where);
