@@ -5,32 +5,11 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "analyses/analysis_internal.h"
 #include "analyses/engine.h"
 #include "analyses/profiles.h"
 #include "common/oom.h"
 #include "common/u64map.h"
-
-/* The analysis validates the event stream, numbers threads densely, and
- * hands the events to the engine, which runs the passes; it keeps the
- * profiles of the activations the engine completes and assembles the
- * result. */
-struct analysis {
-    struct analysis_options options;
-    struct engine *engine;
-    struct profiles *profiles;
-    uint64_t activations;
-    activation_sink extra_sink;
-    void *extra_ctx;
-    struct u64map thread_index;                /* tid -> dense index */
-    uint32_t *tids;                            /* by dense index */
-    uint64_t *depth;                           /* pending calls, by index */
-    uint64_t *cost;                            /* instructions, by index */
-    size_t n_threads;
-    size_t threads_capacity;
-    int has_thread;
-    uint32_t current_index;
-    uint64_t events[EVENT_TYPE_COUNT];
-};
 
 void analysis_options_default(struct analysis_options *opt)
 {
@@ -52,7 +31,7 @@ static int log2_exact(uint64_t v, unsigned *shift)
     return 0;
 }
 
-static void collect(void *ctx, const struct activation *act)
+void analysis_collect(void *ctx, const struct activation *act)
 {
     struct analysis *a = ctx;
     a->activations++;
@@ -61,33 +40,36 @@ static void collect(void *ctx, const struct activation *act)
         a->extra_sink(a->extra_ctx, act);
 }
 
-struct analysis *analysis_new(const struct analysis_options *opt, struct trms_error *err)
+int analysis_engine_config(const struct analysis_options *opt, struct engine_config *config,
+                           struct trms_error *err)
 {
-    struct engine_config config = {
+    *config = (struct engine_config){
         .input_size = (opt->passes & PASS_INPUT_SIZE) != 0,
         .reuse = (opt->passes & PASS_REUSE) != 0,
         .time_limit = opt->time_limit,
         .reuse_window = opt->reuse_window,
         .threads = opt->threads,
     };
-    if (log2_exact(opt->cell_size, &config.cell_shift) != 0) {
-        error_set(err, "cell size %" PRIu64 " is not a power of two", opt->cell_size);
+    if (log2_exact(opt->cell_size, &config->cell_shift) != 0)
+        return error_set(err, "cell size %" PRIu64 " is not a power of two", opt->cell_size);
+    if (log2_exact(opt->line_size, &config->line_shift) != 0)
+        return error_set(err, "line size %" PRIu64 " is not a power of two", opt->line_size);
+    if (log2_exact(opt->shards, &config->shard_shift) != 0 || opt->shards > ENGINE_MAX_SHARDS)
+        return error_set(err, "%u shards: a power of two up to %d is needed", opt->shards,
+                         ENGINE_MAX_SHARDS);
+    return 0;
+}
+
+struct analysis *analysis_new(const struct analysis_options *opt, struct trms_error *err)
+{
+    struct engine_config config;
+    if (analysis_engine_config(opt, &config, err) != 0)
         return NULL;
-    }
-    if (log2_exact(opt->line_size, &config.line_shift) != 0) {
-        error_set(err, "line size %" PRIu64 " is not a power of two", opt->line_size);
-        return NULL;
-    }
-    if (log2_exact(opt->shards, &config.shard_shift) != 0 || opt->shards > ENGINE_MAX_SHARDS) {
-        error_set(err, "%u shards: a power of two up to %d is needed", opt->shards,
-                  ENGINE_MAX_SHARDS);
-        return NULL;
-    }
     struct analysis *a = xcalloc(1, sizeof *a);
     a->options = *opt;
     a->profiles = profiles_new();
     u64map_init(&a->thread_index);
-    a->engine = engine_new(&config, collect, a);
+    a->engine = engine_new(&config, analysis_collect, a);
     return a;
 }
 

@@ -6,75 +6,14 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "analyses/engine_internal.h"
 #include "analyses/input_size.h"
 #include "analyses/reuse_distance.h"
 #include "common/oom.h"
 
-#define BATCH_EVENTS 16384
-#define RING 16
-#define MAX_SHARDS ENGINE_MAX_SHARDS
-
-struct activation_list {
-    struct activation *items;
-    size_t count;
-    size_t capacity;
-};
-
-struct batch {
-    struct batch_event *events;
-    size_t count;
-    int final;                                 /* jobs finish after it */
-    struct activation_list out[MAX_SHARDS];    /* per input-size shard */
-    unsigned pending;                          /* worker groups still at it */
-    uint64_t seq;
-};
-
-enum job_kind { JOB_INPUT_SIZE, JOB_REUSE_GLOBAL, JOB_REUSE_THREADS };
-
-struct job {
-    enum job_kind kind;
-    struct engine *e;
-    unsigned group;
-    /* JOB_INPUT_SIZE */
-    unsigned shard;
-    struct input_size *input_size;
-    struct activation_list *out;               /* of the batch being processed */
-    /* JOB_REUSE_* */
-    struct reuse_distance *global;
-    struct reuse_distance **per_thread;        /* by dense thread index */
-    size_t n_per_thread;
-    struct reuse_distance *current;
-};
-
-struct worker {
-    struct engine *e;
-    unsigned group;
-    pthread_t thread;
-};
-
-struct engine {
-    struct engine_config config;
-    activation_sink collect;
-    void *collect_ctx;
-    struct batch ring[RING];
-    uint64_t next_seq;                         /* of the batch being filled */
-    uint64_t merged_seq;                       /* batches before it are merged */
-    struct job jobs[MAX_SHARDS + 2];
-    unsigned n_jobs;
-    unsigned n_groups;                         /* worker threads, or 1 */
-    struct worker workers[MAX_SHARDS + 2];
-    int threaded;
-    int finished;
-    int discard;                               /* abandoned: merge nothing */
-    pthread_mutex_t lock;
-    pthread_cond_t published;
-    pthread_cond_t done;
-    uint64_t published_seq;                    /* batches before it are out */
-};
-
 /* ---- jobs ---- */
 
-static void keep_partial(void *ctx, const struct activation *act)
+void engine_keep_partial(void *ctx, const struct activation *act)
 {
     struct job *job = ctx;
     struct activation_list *l = job->out;
@@ -230,7 +169,7 @@ static void add_job(struct engine *e, enum job_kind kind, unsigned shard)
     job->shard = shard;
     if (kind == JOB_INPUT_SIZE) {
         job->input_size = input_size_new(e->config.cell_shift, shard, e->config.shard_shift,
-                                         keep_partial, job);
+                                         engine_keep_partial, job);
         if (e->config.time_limit)
             input_size_set_time_limit(job->input_size, e->config.time_limit);
     } else if (kind == JOB_REUSE_GLOBAL) {
@@ -282,6 +221,14 @@ struct batch_event *engine_next(struct engine *e)
         b = &e->ring[e->next_seq % RING];
     }
     return &b->events[b->count++];
+}
+
+void engine_quiesce(struct engine *e)
+{
+    if (e->ring[e->next_seq % RING].count)
+        publish(e, 0);
+    for (uint64_t seq = e->merged_seq; seq < e->next_seq; seq++)
+        retire(e, seq);
 }
 
 void engine_finish(struct engine *e)

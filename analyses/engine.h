@@ -47,6 +47,12 @@ void engine_free(struct engine *e);
 /* The slot for the next event, in the batch being filled. */
 struct batch_event *engine_next(struct engine *e);
 
+/* Runs everything outstanding: every event given so far has been through
+ * every job and its completed activations have reached COLLECT; the
+ * workers are idle, waiting for the next batch, so the jobs' state can be
+ * read (saved) from the calling thread. Events may follow. */
+void engine_quiesce(struct engine *e);
+
 /* Runs everything outstanding and completes the pending activations; every
  * activation has reached COLLECT when it returns. */
 void engine_finish(struct engine *e);

@@ -82,11 +82,12 @@ static void add_point(struct point_set *s, uint64_t n, uint64_t cost, uint64_t s
     pt->self_sumsq += (unsigned __int128)self * self;
 }
 
-void profiles_add(struct profiles *p, const struct activation *a)
+/* The profile of (ROUTINE, TID), created empty when new (*INSERTED says). */
+static struct building_profile *profile_of(struct profiles *p, uint32_t routine, uint32_t tid,
+                                           int *inserted)
 {
-    int inserted;
-    uint64_t *index = u64map_upsert(&p->by_key, (uint64_t)a->routine << 32 | a->tid, &inserted);
-    if (inserted) {
+    uint64_t *index = u64map_upsert(&p->by_key, (uint64_t)routine << 32 | tid, inserted);
+    if (*inserted) {
         if (p->count == p->capacity) {
             p->capacity = p->capacity ? p->capacity * 2 : 64;
             p->items = xrealloc(p->items, p->capacity * sizeof *p->items);
@@ -94,12 +95,18 @@ void profiles_add(struct profiles *p, const struct activation *a)
         *index = p->count;
         struct building_profile *b = &p->items[p->count++];
         memset(b, 0, sizeof *b);
-        b->totals.routine = a->routine;
-        b->totals.tid = a->tid;
+        b->totals.routine = routine;
+        b->totals.tid = tid;
         u64map_init(&b->rms.by_n);
         u64map_init(&b->trms.by_n);
     }
-    struct building_profile *b = &p->items[*index];
+    return &p->items[*index];
+}
+
+void profiles_add(struct profiles *p, const struct activation *a)
+{
+    int inserted;
+    struct building_profile *b = profile_of(p, a->routine, a->tid, &inserted);
     b->totals.calls++;
     if (!a->recursive)
         b->totals.cost += a->cost;
@@ -161,4 +168,50 @@ size_t profiles_bytes(const struct profiles *p)
         bytes += u64map_bytes(&b->trms.by_n) + b->trms.capacity * sizeof(struct profile_point);
     }
     return bytes;
+}
+
+void profiles_each(const struct profiles *p,
+                   void (*visit)(void *ctx, const struct routine_profile *rp), void *ctx)
+{
+    for (size_t i = 0; i < p->count; i++) {
+        const struct building_profile *b = &p->items[i];
+        struct routine_profile rp = b->totals;
+        rp.rms_points = b->rms.points;
+        rp.n_rms_points = b->rms.count;
+        rp.trms_points = b->trms.points;
+        rp.n_trms_points = b->trms.count;
+        visit(ctx, &rp);
+    }
+}
+
+static int restore_points(struct point_set *s, const struct profile_point *points, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        int inserted;
+        uint64_t *index = u64map_upsert(&s->by_n, points[i].n, &inserted);
+        if (!inserted)
+            return -1;
+        if (s->count == s->capacity) {
+            s->capacity = s->capacity ? s->capacity * 2 : 4;
+            s->points = xrealloc(s->points, s->capacity * sizeof *s->points);
+        }
+        *index = s->count;
+        s->points[s->count++] = points[i];
+    }
+    return 0;
+}
+
+int profiles_restore(struct profiles *p, const struct routine_profile *rp)
+{
+    int inserted;
+    struct building_profile *b = profile_of(p, rp->routine, rp->tid, &inserted);
+    if (!inserted)
+        return -1;
+    b->totals = *rp;
+    b->totals.rms_points = b->totals.trms_points = NULL;
+    b->totals.n_rms_points = b->totals.n_trms_points = 0;
+    if (restore_points(&b->rms, rp->rms_points, rp->n_rms_points) != 0 ||
+        restore_points(&b->trms, rp->trms_points, rp->n_trms_points) != 0)
+        return -1;
+    return 0;
 }

@@ -22,4 +22,14 @@ void profiles_export(struct profiles *p, struct analysis_result *result);
 
 size_t profiles_bytes(const struct profiles *p);
 
+/* Calls VISIT with each profile as it stands (its points in no particular
+ * order); P is unchanged. For checkpoints. */
+void profiles_each(const struct profiles *p,
+                   void (*visit)(void *ctx, const struct routine_profile *rp), void *ctx);
+
+/* Adds RP, as profiles_each gave it, as a profile of its own; -1 when P
+ * has its routine and thread already or two of its points have the same
+ * n. */
+int profiles_restore(struct profiles *p, const struct routine_profile *rp);
+
 #endif

@@ -2,34 +2,10 @@
 
 #include <stdlib.h>
 
+#include "analyses/reuse_distance_internal.h"
 #include "analyses/shadow_map.h"
 #include "common/compiler.h"
 #include "common/oom.h"
-
-/* Smallest time window by default; also the first one. */
-#define DEFAULT_MIN_WINDOW 65536u
-/* After a renumbering the window holds this many times the live marks, so
- * renumberings (each O(M log M)) come at most every 7 M accesses. */
-#define WINDOW_FACTOR 8
-/* Distances up to this many time steps are counted by scanning the bitmap
- * directly, which beats the tree for the many short reuses of real code. */
-#define SCAN_LIMIT 512u
-
-struct reuse_distance {
-    struct shadow_map last;  /* line -> time of its latest access, 0 = never */
-    uint64_t *marks;         /* bit t set: time t is some line's latest access */
-    uint32_t *tree;          /* Fenwick tree of popcount(marks[w]), 1-based */
-    uint64_t words;          /* capacity / 64 */
-    uint64_t capacity;       /* times 0 .. capacity-1; time 0 is never used */
-    uint64_t min_capacity;   /* a multiple of 64 */
-    uint64_t now;            /* the next time to hand out */
-    uint64_t live;           /* distinct lines seen = marks set */
-    uint64_t accesses;
-    uint64_t cold;
-    uint64_t *histogram;     /* histogram[d]: accesses at distance d */
-    uint64_t span;           /* 1 + largest distance seen */
-    uint64_t histogram_capacity;
-};
 
 /* Marks in words [0, w). */
 static uint64_t tree_prefix(const struct reuse_distance *rd, uint64_t w)
@@ -67,7 +43,7 @@ static uint64_t marks_after(const struct reuse_distance *rd, uint64_t t)
     return n + (uint64_t)__builtin_popcountll(bits);
 }
 
-static void allocate_window(struct reuse_distance *rd, uint64_t capacity)
+void reuse_window_allocate(struct reuse_distance *rd, uint64_t capacity)
 {
     free(rd->marks);
     free(rd->tree);
@@ -82,7 +58,7 @@ struct reuse_distance *reuse_distance_new(uint64_t min_window)
     struct reuse_distance *rd = xcalloc(1, sizeof *rd);
     shadow_map_init(&rd->last, 1);
     rd->min_capacity = min_window ? (min_window + 63) / 64 * 64 : DEFAULT_MIN_WINDOW;
-    allocate_window(rd, rd->min_capacity);
+    reuse_window_allocate(rd, rd->min_capacity);
     rd->now = 1;
     return rd;
 }
@@ -107,6 +83,16 @@ static void renumber_chunk(void *ctx, uint64_t number, uint64_t *chunk)
             chunk[i] = marks_through(rd, chunk[i]); /* rank among live marks */
 }
 
+void reuse_window_count_marks(struct reuse_distance *rd)
+{
+    for (uint64_t i = 1; i <= rd->words; i++) {
+        rd->tree[i] += (uint32_t)__builtin_popcountll(rd->marks[i - 1]);
+        uint64_t parent = i + (i & (~i + 1));
+        if (parent <= rd->words)
+            rd->tree[parent] += rd->tree[i];
+    }
+}
+
 /* Time has reached the end of the window: give the live marks the times
  * 1..live, in order, in a window WINDOW_FACTOR times that size. */
 static void compact(struct reuse_distance *rd)
@@ -115,15 +101,10 @@ static void compact(struct reuse_distance *rd)
     uint64_t capacity = rd->min_capacity;
     while (capacity < WINDOW_FACTOR * (rd->live + 1))
         capacity *= 2;
-    allocate_window(rd, capacity);
+    reuse_window_allocate(rd, capacity);
     for (uint64_t t = 1; t <= rd->live; t++)
         rd->marks[t >> 6] |= 1ull << (t & 63);
-    for (uint64_t i = 1; i <= rd->words; i++) {
-        rd->tree[i] += (uint32_t)__builtin_popcountll(rd->marks[i - 1]);
-        uint64_t parent = i + (i & (~i + 1));
-        if (parent <= rd->words)
-            rd->tree[parent] += rd->tree[i];
-    }
+    reuse_window_count_marks(rd);
     rd->now = rd->live + 1;
 }
 

@@ -11,6 +11,7 @@
 #include "common/oom.h"
 #include "store/result_codec.h"
 #include "store/store_env.h"
+#include "store/store_internal.h"
 
 #define LATEST_KEY "latest"
 
@@ -30,7 +31,7 @@ static int lmdb_error(struct result_store *s, struct trms_error *err, const char
 
 /* PREFIX "cell=N/line=M[/events=F-T]": a result, and beside it when it was
  * stored (T "end" when 0). */
-static void options_key(char *buf, size_t len, const char *prefix, const struct result_key *k)
+void result_key_string(char *buf, size_t len, const char *prefix, const struct result_key *k)
 {
     int n = snprintf(buf, len, "%scell=%" PRIu64 "/line=%" PRIu64, prefix, k->cell_size,
                      k->line_size);
@@ -42,13 +43,16 @@ static void options_key(char *buf, size_t len, const char *prefix, const struct 
     }
 }
 
-/* The key of a result key string; -1 when STR is not one. */
-static int parse_result_key(const char *str, struct result_key *k)
+int result_key_parse(const char *str, const char *prefix, struct result_key *k)
 {
     *k = (struct result_key){0};
+    size_t n = strlen(prefix);
+    if (strncmp(str, prefix, n) != 0)
+        return -1;
+    str += n;
     int used = 0;
-    if (sscanf(str, RESULT_PREFIX "cell=%" SCNu64 "/line=%" SCNu64 "%n", &k->cell_size,
-               &k->line_size, &used) != 2 || used == 0)
+    if (sscanf(str, "cell=%" SCNu64 "/line=%" SCNu64 "%n", &k->cell_size, &k->line_size,
+               &used) != 2 || used == 0)
         return -1;
     str += used;
     if (*str == '\0')
@@ -107,6 +111,16 @@ fail:
     return answer;
 }
 
+MDB_env *result_store_env(const struct result_store *s)
+{
+    return s->env;
+}
+
+const char *result_store_path(const struct result_store *s)
+{
+    return s->path;
+}
+
 void result_store_close(struct result_store *s)
 {
     if (!s)
@@ -130,8 +144,8 @@ int result_store_save_key(struct result_store *s, const struct analysis_result *
     struct byte_buffer blob = {0};
     result_encode(r, &blob);
     char key[128], when_key[128], when[32];
-    options_key(key, sizeof key, RESULT_PREFIX, rk);
-    options_key(when_key, sizeof when_key, ANALYZED_PREFIX, rk);
+    result_key_string(key, sizeof key, RESULT_PREFIX, rk);
+    result_key_string(when_key, sizeof when_key, ANALYZED_PREFIX, rk);
     time_t now = time(NULL);
     strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
     MDB_txn *txn;
@@ -145,7 +159,8 @@ int result_store_save_key(struct result_store *s, const struct analysis_result *
     MDB_val wk = {strlen(when_key), when_key}, wv = {strlen(when), when};
     if ((rc = mdb_put(txn, s->results, &k, &v, 0)) != 0 ||
         (rc = mdb_put(txn, s->results, &lk, &lv, 0)) != 0 ||
-        (rc = mdb_put(txn, s->results, &wk, &wv, 0)) != 0) {
+        (rc = mdb_put(txn, s->results, &wk, &wv, 0)) != 0 ||
+        (rc = checkpoint_drop(txn, rk)) != 0) {
         mdb_txn_abort(txn);
         byte_buffer_free(&blob);
         return lmdb_error(s, err, "cannot write the result store", rc);
@@ -183,10 +198,10 @@ int result_store_load_key(struct result_store *s, struct result_key *rk,
         } else if (rc == 0) {
             rc = MDB_CORRUPTED;
         }
-        if (rc == 0 && parse_result_key(key, rk) != 0)
+        if (rc == 0 && result_key_parse(key, RESULT_PREFIX, rk) != 0)
             rc = MDB_CORRUPTED;
     } else {
-        options_key(key, sizeof key, RESULT_PREFIX, rk);
+        result_key_string(key, sizeof key, RESULT_PREFIX, rk);
     }
     if (rc == 0) {
         k = (MDB_val){strlen(key), key};
@@ -265,11 +280,11 @@ int result_store_list(struct result_store *s,
         struct stored_result_info info = {0};
         if (strncmp(key, RESULT_PREFIX, strlen(RESULT_PREFIX)) != 0)
             break;  /* past the results */
-        if (parse_result_key(key, &info.key) != 0)
+        if (result_key_parse(key, RESULT_PREFIX, &info.key) != 0)
             continue;
         info.latest = strcmp(key, latest) == 0;
         char when_key[128];
-        options_key(when_key, sizeof when_key, ANALYZED_PREFIX, &info.key);
+        result_key_string(when_key, sizeof when_key, ANALYZED_PREFIX, &info.key);
         MDB_val wk = {strlen(when_key), when_key}, wv;
         if (mdb_get(txn, s->results, &wk, &wv) == 0)
             value_string(&wv, info.analyzed, sizeof info.analyzed);

@@ -35,7 +35,9 @@ struct result_key {
 };
 
 /* Stores R under KEY (whose sizes must be R's), replacing the result with
- * the same key, and makes it the latest. */
+ * the same key, and makes it the latest; in the same transaction, drops
+ * the checkpoint of an analysis under KEY (store/checkpoint_store.h),
+ * which the result makes obsolete. */
 int result_store_save_key(struct result_store *s, const struct analysis_result *r,
                           const struct result_key *key, struct trms_error *err);
 

@@ -17,6 +17,7 @@
 #include "tests/fixture.h"
 #include "tests/random_trace.h"
 #include "trace/crc32.h"
+#include "common/oom.h"
 #include "trace/event_codec.h"
 #include "trace/text_reader.h"
 #include "trace/trace_reader.h"
@@ -127,6 +128,97 @@ static void roundtrip(uint64_t seed, unsigned n_events)
     event_list_free(&back);
     routine_table_free(&routines);
     routine_table_free(&read_routines);
+}
+
+/* Positions kept while reading, at chosen events. */
+struct position_log {
+    struct event_list events;
+    struct trace_position at;           /* the reader keeps it current */
+    struct trace_position *kept;
+    size_t *kept_index;                 /* the event each was kept at */
+    size_t n_kept;
+    uint64_t rng;
+};
+
+static int keep_positions(void *ctx, const struct event *ev, struct trms_error *err)
+{
+    (void)err;
+    struct position_log *log = ctx;
+    event_list_push(&log->events, ev);
+    if (random_below(&log->rng, 5000) == 0 || log->events.count == 1) {
+        log->kept = xrealloc(log->kept, (log->n_kept + 1) * sizeof *log->kept);
+        log->kept_index = xrealloc(log->kept_index, (log->n_kept + 1) * sizeof *log->kept_index);
+        log->kept[log->n_kept] = log->at;
+        log->kept_index[log->n_kept++] = log->events.count;
+    }
+    return 0;
+}
+
+/* A read resumed at a kept position delivers exactly the events after it
+ * and ends with every routine and the trace's totals, having read only the
+ * blocks from there on. */
+static void resumed_reads(void)
+{
+    struct random_trace_shape shape = {.threads = 4, .events = 200000, .routines = 300,
+                                       .regions = 4, .region_span = 1 << 16, .max_depth = 9};
+    struct event_list events = {0};
+    struct routine_table routines, all;
+    routine_table_init(&routines);
+    routine_table_init(&all);
+    random_trace(5, &shape, &events, &routines);
+    char path[128];
+    snprintf(path, sizeof path, "%s/resume.trms", tmpdir);
+    write_trace(path, &events, &routines);
+    struct position_log log = {.rng = 17};
+    struct trace_read_options keep = {.at = &log.at};
+    struct trms_error err;
+    struct trace_stats whole;
+    FILE *fp = fopen(path, "rb");
+    CHECK(trace_read_stream(fp, path, &all, keep_positions, &log, &keep, &whole, &err) == 0);
+    CHECK(log.n_kept > 10);
+    CHECK(whole.blocks > 4);
+    size_t later_blocks = 0;
+    for (size_t k = 0; k < log.n_kept; k++) {
+        const struct trace_position *from = &log.kept[k];
+        later_blocks += from->blocks > 0;
+        struct routine_table defined;
+        routine_table_init(&defined);
+        for (uint64_t i = 0; i < from->routines; i++) {
+            uint32_t id;
+            const struct routine *rt = &all.items[i];
+            routine_table_append(&defined, rt->name, rt->name ? strlen(rt->name) : 0, rt->addr, &id);
+        }
+        struct event_list rest = {0};
+        struct trace_read_options resume = {.from = from};
+        struct trace_stats stats;
+        CHECK(trace_read_stream(fp, path, &defined, collect, &rest, &resume, &stats, &err) == 0);
+        size_t skipped = log.kept_index[k];
+        CHECK_EQ(rest.count + skipped, log.events.count);
+        CHECK_EQ(stats.events, whole.events);
+        CHECK_EQ(defined.count, all.count);
+        for (size_t i = 0; i < rest.count && skipped + i < log.events.count; i++)
+            if (!same_event(&rest.items[i], &log.events.items[skipped + i])) {
+                fprintf(stderr, "resumed at event %zu: event %zu differs\n", skipped, i);
+                check_failures++;
+                break;
+            }
+        event_list_free(&rest);
+        routine_table_free(&defined);
+    }
+    CHECK(later_blocks > 5);
+    /* Resumed with the wrong routines: refused, not misread. */
+    struct event_list rest = {0};
+    struct trace_read_options resume = {.from = &log.kept[log.n_kept - 1]};
+    CHECK(trace_read_stream(fp, path, &routines, collect, &rest, &resume, NULL, &err) != 0 ||
+          log.kept[log.n_kept - 1].routines == routines.count);
+    fclose(fp);
+    free(log.kept);
+    free(log.kept_index);
+    event_list_free(&rest);
+    event_list_free(&log.events);
+    event_list_free(&events);
+    routine_table_free(&routines);
+    routine_table_free(&all);
 }
 
 static int ignore(void *ctx, const struct event *ev, struct trms_error *err)
@@ -518,6 +610,7 @@ int main(void)
     for (uint64_t seed = 1; seed <= 20; seed++)
         roundtrip(seed, 500);
     roundtrip(99, 300000);
+    resumed_reads();
     corruption();
     short_access_bytes();
     short_access_runs();

@@ -21,6 +21,8 @@ struct reader {
     uint32_t thread;
     struct trace_stats stats;
     uint32_t version;       /* of the file's format */
+    uint64_t skip;          /* records of the first block already delivered */
+    struct trace_position *at;
 };
 
 /* Reads exactly LEN bytes; 1 at a clean end of file, -1 on a short read. */
@@ -61,6 +63,13 @@ static int read_events_block(struct reader *r, size_t len, uint32_t expected_eve
     struct event_decoder dec;
     event_decoder_start(&dec, r->payload, len, r->version);
     uint32_t records = 0;
+    uint64_t skip = r->skip;
+    r->skip = 0;
+    if (r->at)
+        *r->at = (struct trace_position){.offset = r->offset, .events = r->stats.events,
+                                         .blocks = r->stats.blocks,
+                                         .routines = r->routines->count, .thread = r->thread,
+                                         .has_thread = r->has_thread};
     for (;;) {
         struct event ev = {0};
         struct decoded_routine routine;
@@ -85,11 +94,15 @@ static int read_events_block(struct reader *r, size_t len, uint32_t expected_eve
         } else if (!r->has_thread) {
             return corrupt(r, err, "event before any thread");
         }
+        r->stats.events++;
+        if (records <= skip)
+            continue; /* delivered before the read was resumed */
+        if (r->at)
+            r->at->skip = records;
         if (sink(ctx, &ev, err) != 0)
             return -1;
-        r->stats.events++;
     }
-    if (records != expected_events)
+    if (records != expected_events || records < skip)
         return corrupt(r, err, "event count mismatch");
     return 0;
 }
@@ -110,9 +123,31 @@ static int read_end_block(struct reader *r, size_t len, struct trms_error *err)
     return 0;
 }
 
-static int read_blocks(struct reader *r, event_sink sink, void *ctx, struct trms_error *err)
+/* Moves to FROM's block, with the counts and the thread read so far. */
+static int resume(struct reader *r, const struct trace_position *from, struct trms_error *err)
+{
+    if (from->routines != r->routines->count)
+        return error_set(err, "%s: resumed with %zu routines where %" PRIu64 " were defined",
+                         r->path, r->routines->count, from->routines);
+    if (from->offset < TRACE_FILE_HEADER_SIZE || from->offset > INT64_MAX ||
+        fseeko(r->fp, (off_t)from->offset, SEEK_SET) != 0)
+        return error_set(err, "%s: cannot resume at byte %" PRIu64 ": %s", r->path,
+                         from->offset, strerror(errno));
+    r->offset = from->offset;
+    r->skip = from->skip;
+    r->stats.events = from->events;
+    r->stats.blocks = from->blocks;
+    r->has_thread = from->has_thread;
+    r->thread = from->thread;
+    return 0;
+}
+
+static int read_blocks(struct reader *r, const struct trace_position *from, event_sink sink,
+                       void *ctx, struct trms_error *err)
 {
     uint8_t header[TRACE_FILE_HEADER_SIZE];
+    if (from && fseeko(r->fp, 0, SEEK_SET) != 0)
+        return error_set(err, "%s: cannot resume: %s", r->path, strerror(errno));
     int rc = read_exact(r, header, sizeof header, 1, err);
     if (rc != 0)
         return rc > 0 ? error_set(err, "%s: empty file, not a trms recording", r->path) : -1;
@@ -126,6 +161,8 @@ static int read_blocks(struct reader *r, event_sink sink, void *ctx, struct trms
     if (get_le32(header + 12) != 0)
         return error_set(err, "%s: event trace uses features this trms does not know", r->path);
     r->offset = TRACE_FILE_HEADER_SIZE;
+    if (from && resume(r, from, err) != 0)
+        return -1;
     for (;;) {
         uint8_t bh[TRACE_BLOCK_HEADER_SIZE];
         rc = read_exact(r, bh, sizeof bh, 1, err);
@@ -157,18 +194,27 @@ static int read_blocks(struct reader *r, event_sink sink, void *ctx, struct trms
     }
 }
 
-int trace_read(const char *path, struct routine_table *routines, event_sink sink,
-               void *ctx, struct trace_stats *stats, struct trms_error *err)
+int trace_read_stream(FILE *fp, const char *name, struct routine_table *routines,
+                      event_sink sink, void *ctx, const struct trace_read_options *options,
+                      struct trace_stats *stats, struct trms_error *err)
 {
-    struct reader r = {.path = path, .routines = routines};
-    r.fp = fopen(path, "rb");
-    if (!r.fp)
-        return error_set(err, "%s: cannot open: %s", path, strerror(errno));
-    int rc = read_blocks(&r, sink, ctx, err);
+    struct reader r = {.path = name, .fp = fp, .routines = routines,
+                       .at = options ? options->at : NULL};
+    int rc = read_blocks(&r, options ? options->from : NULL, sink, ctx, err);
     r.stats.bytes = r.offset;
     if (stats)
         *stats = r.stats;
-    fclose(r.fp);
     free(r.payload);
+    return rc;
+}
+
+int trace_read(const char *path, struct routine_table *routines, event_sink sink,
+               void *ctx, struct trace_stats *stats, struct trms_error *err)
+{
+    FILE *fp = fopen(path, "rb");
+    if (!fp)
+        return error_set(err, "%s: cannot open: %s", path, strerror(errno));
+    int rc = trace_read_stream(fp, path, routines, sink, ctx, NULL, stats, err);
+    fclose(fp);
     return rc;
 }

@@ -9,6 +9,7 @@
 #define TRMS_TRACE_READER_H
 
 #include <stdint.h>
+#include <stdio.h>
 
 #include "common/error.h"
 #include "trace/event.h"
@@ -22,5 +23,34 @@ struct trace_stats {
 
 int trace_read(const char *path, struct routine_table *routines, event_sink sink,
                void *ctx, struct trace_stats *stats, struct trms_error *err);
+
+/* Where a read stands: what it takes to continue from there (a checkpoint
+ * of `trms analyze`), without reading what came before. */
+struct trace_position {
+    uint64_t offset;        /* byte offset of the block holding the next event */
+    uint64_t skip;          /* records of that block already delivered */
+    uint64_t events;        /* events delivered before that block */
+    uint64_t blocks;        /* event blocks before it */
+    uint64_t routines;      /* routines defined before it */
+    uint32_t thread;        /* the current thread at its start */
+    int has_thread;
+};
+
+struct trace_read_options {
+    /* NULL to read from the start; else where to continue, with ROUTINES
+     * holding exactly the routines defined before FROM's block. Every
+     * block from there on is checked as usual, and the end block's totals
+     * against the whole trace. */
+    const struct trace_position *from;
+    /* NULL, or kept up to date: when an event reaches the sink, AT is
+     * where the read continues after it. */
+    struct trace_position *at;
+};
+
+/* trace_read of an open stream (NAME for messages), with OPTIONS (may be
+ * NULL). The stream must be seekable when OPTIONS->from is given. */
+int trace_read_stream(FILE *fp, const char *name, struct routine_table *routines,
+                      event_sink sink, void *ctx, const struct trace_read_options *options,
+                      struct trace_stats *stats, struct trms_error *err);
 
 #endif

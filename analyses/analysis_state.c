@@ -1,0 +1,118 @@
+/* analysis_state: the driver's state, saved and loaded, around the
+ * profiles' and the engine's.
+ *
+ *   u64: version cell_size line_size passes time_limit reuse_window shards
+ *   u64: activations, u64:EVENT_TYPE_COUNT and the event counts
+ *   u64:threads, per thread u64: tid depth cost
+ *   u64: has_thread current_index
+ *   the profiles, then the engine's jobs */
+#include "analyses/analysis_state.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+
+#include "analyses/analysis_internal.h"
+#include "analyses/engine.h"
+#include "analyses/profiles.h"
+#include "analyses/state_parts.h"
+#include "common/oom.h"
+
+void analysis_save(struct analysis *a, struct state_writer *w)
+{
+    engine_quiesce(a->engine);
+    const struct analysis_options *o = &a->options;
+    const uint64_t header[] = {ANALYSIS_STATE_VERSION, o->cell_size, o->line_size, o->passes,
+                               o->time_limit, o->reuse_window, o->shards, a->activations,
+                               EVENT_TYPE_COUNT};
+    for (size_t i = 0; i < sizeof header / sizeof *header; i++)
+        state_put_u64(w, header[i]);
+    for (int t = 0; t < EVENT_TYPE_COUNT; t++)
+        state_put_u64(w, a->events[t]);
+    state_put_u64(w, a->n_threads);
+    for (size_t i = 0; i < a->n_threads; i++) {
+        state_put_u64(w, a->tids[i]);
+        state_put_u64(w, a->depth[i]);
+        state_put_u64(w, a->cost[i]);
+    }
+    state_put_u64(w, (uint64_t)a->has_thread);
+    state_put_u64(w, a->current_index);
+    profiles_save(a->profiles, w);
+    engine_save(a->engine, w);
+}
+
+const struct analysis_options *analysis_get_options(const struct analysis *a)
+{
+    return &a->options;
+}
+
+static void load_threads(struct analysis *a, struct state_reader *r)
+{
+    uint64_t n = state_get_count(r, 3);
+    if (r->failed || n == 0)
+        return;
+    a->threads_capacity = n;
+    a->tids = xcalloc(n, sizeof *a->tids);
+    a->depth = xcalloc(n, sizeof *a->depth);
+    a->cost = xcalloc(n, sizeof *a->cost);
+    for (uint64_t i = 0; i < n && !r->failed; i++) {
+        uint64_t tid = state_get_u64(r);
+        int inserted;
+        uint64_t *index = u64map_upsert(&a->thread_index, tid, &inserted);
+        if (tid > UINT32_MAX || !inserted) {
+            state_reader_fail(r, "a thread saved twice");
+            return;
+        }
+        *index = i;
+        a->tids[i] = (uint32_t)tid;
+        a->depth[i] = state_get_u64(r);
+        a->cost[i] = state_get_u64(r);
+        a->n_threads++;
+    }
+}
+
+struct analysis *analysis_load(struct state_reader *r, int threads, struct trms_error *err)
+{
+    uint64_t version = state_get_u64(r);
+    if (!r->failed && version != ANALYSIS_STATE_VERSION) {
+        error_set(err, "the saved analysis has layout %" PRIu64 ", this trms reads %d", version,
+                  ANALYSIS_STATE_VERSION);
+        return NULL;
+    }
+    struct analysis_options opt = {0};
+    opt.cell_size = state_get_u64(r);
+    opt.line_size = state_get_u64(r);
+    opt.passes = (unsigned)state_get_u64(r);
+    opt.time_limit = state_get_u64(r);
+    opt.reuse_window = state_get_u64(r);
+    opt.shards = (unsigned)state_get_u64(r);
+    opt.threads = threads;
+    struct engine_config config;
+    if (r->failed || opt.passes & ~(unsigned)PASS_ALL ||
+        analysis_engine_config(&opt, &config, err) != 0) {
+        error_set(err, "%s", r->failed ? r->error : "the saved options are not valid");
+        return NULL;
+    }
+    struct analysis *a = xcalloc(1, sizeof *a);
+    a->options = opt;
+    a->profiles = profiles_new();
+    u64map_init(&a->thread_index);
+    a->activations = state_get_u64(r);
+    if (state_get_u64(r) != EVENT_TYPE_COUNT)
+        state_reader_fail(r, "the saved analysis counts other event types");
+    for (int t = 0; t < EVENT_TYPE_COUNT; t++)
+        a->events[t] = state_get_u64(r);
+    load_threads(a, r);
+    a->has_thread = state_get_u64(r) != 0;
+    a->current_index = (uint32_t)state_get_u64(r);
+    if (a->has_thread ? a->current_index >= a->n_threads : a->n_threads != 0)
+        state_reader_fail(r, "a current thread past the threads");
+    profiles_load(a->profiles, r);
+    if (!r->failed)
+        a->engine = engine_load(&config, analysis_collect, a, r);
+    if (r->failed) {
+        error_set(err, "%s", r->error ? r->error : "the saved analysis is damaged");
+        analysis_free(a);
+        return NULL;
+    }
+    return a;
+}

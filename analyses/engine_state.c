@@ -1,0 +1,108 @@
+/* engine_state: the engine's jobs, saved and loaded.
+ *
+ *   u64:jobs, then per job u64:kind and its state: an input-size shard;
+ *   the global reuse stack; or u64:threads, their reuse stacks, and
+ *   u64:the current one's index + 1 (0: none yet)
+ *
+ * Saved only when the engine is quiesced: no batch in flight, no partial
+ * activation waiting to be merged, the workers idle. */
+#include <stdlib.h>
+
+#include "analyses/engine_internal.h"
+#include "analyses/input_size.h"
+#include "analyses/input_size_internal.h"
+#include "analyses/reuse_distance.h"
+#include "analyses/state_parts.h"
+#include "common/oom.h"
+
+void engine_save(const struct engine *e, struct state_writer *w)
+{
+    state_put_u64(w, e->n_jobs);
+    for (unsigned j = 0; j < e->n_jobs; j++) {
+        const struct job *job = &e->jobs[j];
+        state_put_u64(w, job->kind);
+        switch (job->kind) {
+        case JOB_INPUT_SIZE:
+            input_size_save(job->input_size, w);
+            break;
+        case JOB_REUSE_GLOBAL:
+            reuse_distance_save(job->global, w);
+            break;
+        case JOB_REUSE_THREADS: {
+            size_t current = 0;
+            state_put_u64(w, job->n_per_thread);
+            for (size_t i = 0; i < job->n_per_thread; i++) {
+                reuse_distance_save(job->per_thread[i], w);
+                if (job->per_thread[i] == job->current)
+                    current = i + 1;
+            }
+            state_put_u64(w, current);
+            break;
+        }
+        }
+    }
+}
+
+static void load_job(struct engine *e, struct job *job, struct state_reader *r)
+{
+    switch (job->kind) {
+    case JOB_INPUT_SIZE: {
+        struct input_size *is = input_size_load(r, engine_keep_partial, job);
+        if (is && (is->cell_shift != e->config.cell_shift || is->shard != job->shard ||
+                   is->shard_shift != e->config.shard_shift)) {
+            state_reader_fail(r, "an input-size shard of other options");
+            input_size_free(is);
+            is = NULL;
+        }
+        if (is) {
+            input_size_free(job->input_size);
+            job->input_size = is;
+        }
+        break;
+    }
+    case JOB_REUSE_GLOBAL: {
+        struct reuse_distance *rd = reuse_distance_load(r);
+        if (rd) {
+            reuse_distance_free(job->global);
+            job->global = job->current = rd;
+        }
+        break;
+    }
+    case JOB_REUSE_THREADS: {
+        uint64_t n = state_get_count(r, 8);
+        job->per_thread = xcalloc(n ? n : 1, sizeof *job->per_thread);
+        for (uint64_t i = 0; i < n && !r->failed; i++) {
+            struct reuse_distance *rd = reuse_distance_load(r);
+            if (rd)
+                job->per_thread[job->n_per_thread++] = rd;
+        }
+        uint64_t current = state_get_u64(r);
+        if (current > job->n_per_thread)
+            state_reader_fail(r, "a current thread past the threads");
+        else if (current)
+            job->current = job->per_thread[current - 1];
+        break;
+    }
+    }
+}
+
+struct engine *engine_load(const struct engine_config *config, activation_sink collect,
+                           void *ctx, struct state_reader *r)
+{
+    struct engine *e = engine_new(config, collect, ctx);
+    uint64_t jobs = state_get_u64(r);
+    if (jobs != e->n_jobs)
+        state_reader_fail(r, "the saved engine ran other passes");
+    for (unsigned j = 0; j < e->n_jobs && !r->failed; j++) {
+        if (state_get_u64(r) != (uint64_t)e->jobs[j].kind) {
+            state_reader_fail(r, "the saved engine ran other passes");
+            break;
+        }
+        load_job(e, &e->jobs[j], r);
+    }
+    if (r->failed) {
+        engine_free(e);
+        return NULL;
+    }
+    return e;
+}

@@ -1,0 +1,161 @@
+/* input_size_state: the RMS/TRMS pass's state, saved and loaded.
+ *
+ *   u64: cell_shift shard shard_shift count time_limit renumberings
+ *   u64:threads, u64:current thread's index + 1 (0: none yet)
+ *   per thread: u64:tid u64:cost u64:frames, per frame u64:routine
+ *       u64:recursive u64:ts i64:rms i64:trms u64:induced_thread
+ *       u64:induced_external u64:cost_at_entry u64:children_cost;
+ *       u64:pending routines, per one u64:routine u64:count;
+ *       the evicted times (shadow map)
+ *   the cell records (shadow map) */
+#include <stdlib.h>
+
+#include "analyses/input_size.h"
+#include "analyses/input_size_internal.h"
+#include "analyses/state_parts.h"
+#include "common/oom.h"
+
+static int save_pending(void *ctx, uint64_t routine, uint64_t count)
+{
+    state_put_u64(ctx, routine);
+    state_put_u64(ctx, count);
+    return 0;
+}
+
+void input_size_save(const struct input_size *is, struct state_writer *w)
+{
+    const uint64_t header[] = {is->cell_shift, is->shard, is->shard_shift, is->count,
+                               is->time_limit, is->renumberings, is->n_threads,
+                               is->current ? is->current->index + 1 : 0};
+    for (size_t i = 0; i < sizeof header / sizeof *header; i++)
+        state_put_u64(w, header[i]);
+    for (size_t i = 0; i < is->n_threads; i++) {
+        struct thread *t = &is->threads[i];
+        size_t frames = t->top + 1;
+        state_put_u64(w, t->tid);
+        state_put_u64(w, t->cost);
+        state_put_u64(w, frames);
+        for (size_t f = 0; f < frames; f++) {
+            const struct frame *fr = &t->stack[f];
+            state_put_u64(w, fr->routine);
+            state_put_u64(w, fr->recursive);
+            state_put_u64(w, fr->ts);
+            state_put_i64(w, fr->rms);
+            state_put_i64(w, fr->trms);
+            state_put_u64(w, fr->induced_thread);
+            state_put_u64(w, fr->induced_external);
+            state_put_u64(w, fr->cost_at_entry);
+            state_put_u64(w, fr->children_cost);
+        }
+        state_put_u64(w, t->pending.count);
+        u64map_each(&t->pending, save_pending, w);
+        shadow_map_save(&t->evicted, w);
+    }
+    shadow_map_save((struct shadow_map *)&is->cells, w);
+}
+
+/* Consistency of the loaded records: owners among the threads, times not
+ * past the clock. */
+struct record_check {
+    struct state_reader *r;
+    uint64_t threads;
+    uint64_t count;
+    int evicted;       /* the chunk holds evicted times, not records */
+};
+
+static void check_chunk(void *ctx, uint64_t number, uint64_t *chunk)
+{
+    (void)number;
+    struct record_check *c = ctx;
+    for (unsigned i = 0; i < SHADOW_CHUNK_CELLS; i++) {
+        uint64_t v = chunk[i];
+        int bad = c->evicted ? v > c->count
+                             : OWNER_OF(v) > c->threads || OWNER_TIME(v) > c->count ||
+                                   WRITE_TIME(v) > c->count;
+        if (bad) {
+            state_reader_fail(c->r, "a shadow record names no thread or a future time");
+            return;
+        }
+    }
+}
+
+static void load_thread(struct state_reader *r, struct thread *t, const struct input_size *is)
+{
+    t->tid = (uint32_t)state_get_u64(r);
+    t->cost = state_get_u64(r);
+    uint64_t frames = state_get_count(r, 9);
+    if (frames == 0 && !r->failed)
+        state_reader_fail(r, "a thread without its root activation");
+    if (r->failed)
+        return;
+    t->capacity = frames < 32 ? 64 : 2 * frames;
+    t->stack = xcalloc(t->capacity, sizeof *t->stack);
+    t->top = frames - 1;
+    for (uint64_t f = 0; f < frames && !r->failed; f++) {
+        struct frame *fr = &t->stack[f];
+        fr->routine = (uint32_t)state_get_u64(r);
+        fr->recursive = (uint32_t)state_get_u64(r);
+        fr->ts = state_get_u64(r);
+        fr->rms = state_get_i64(r);
+        fr->trms = state_get_i64(r);
+        fr->induced_thread = state_get_u64(r);
+        fr->induced_external = state_get_u64(r);
+        fr->cost_at_entry = state_get_u64(r);
+        fr->children_cost = state_get_u64(r);
+        if (fr->ts > is->count || (f > 0 && fr->ts <= fr[-1].ts) ||
+            (f == 0) != (fr->routine == ROUTINE_ROOT))
+            state_reader_fail(r, "a shadow stack out of order");
+    }
+    uint64_t pending = state_get_count(r, 2);
+    for (uint64_t i = 0; i < pending && !r->failed; i++) {
+        uint64_t routine = state_get_u64(r);
+        *u64map_upsert(&t->pending, routine, NULL) = state_get_u64(r);
+    }
+    shadow_map_load(&t->evicted, r);
+}
+
+struct input_size *input_size_load(struct state_reader *r, activation_sink sink, void *ctx)
+{
+    uint64_t cell_shift = state_get_u64(r), shard = state_get_u64(r),
+             shard_shift = state_get_u64(r);
+    if (cell_shift > 63 || shard_shift > 3 || shard >> shard_shift) {
+        state_reader_fail(r, "an input-size shard that cannot be");
+        return NULL;
+    }
+    struct input_size *is = input_size_new((unsigned)cell_shift, (unsigned)shard,
+                                           (unsigned)shard_shift, sink, ctx);
+    is->count = state_get_u64(r);
+    uint64_t limit = state_get_u64(r);
+    input_size_set_time_limit(is, limit);
+    is->renumberings = state_get_u64(r);
+    uint64_t threads = state_get_count(r, 4);
+    uint64_t current = state_get_u64(r);
+    if (is->time_limit != limit || is->count >= limit || threads > MAX_THREADS ||
+        current > threads)
+        state_reader_fail(r, "input-size counters that cannot be");
+    if (!r->failed && threads) {
+        is->threads = xcalloc(threads, sizeof *is->threads);
+        is->threads_capacity = threads;
+    }
+    for (uint64_t i = 0; i < threads && !r->failed; i++) {
+        struct thread *t = &is->threads[is->n_threads++];
+        *t = (struct thread){.index = (uint32_t)i, .top = (size_t)-1};
+        shadow_map_init(&t->evicted, 1);
+        u64map_init(&t->pending);
+        load_thread(r, t, is);
+    }
+    if (!r->failed && current)
+        is->current = &is->threads[current - 1];
+    shadow_map_load(&is->cells, r);
+    struct record_check check = {.r = r, .threads = is->n_threads, .count = is->count};
+    if (!r->failed)
+        shadow_map_each_chunk(&is->cells, check_chunk, &check);
+    check.evicted = 1;
+    for (size_t i = 0; i < is->n_threads && !r->failed; i++)
+        shadow_map_each_chunk(&is->threads[i].evicted, check_chunk, &check);
+    if (r->failed) {
+        input_size_free(is);
+        return NULL;
+    }
+    return is;
+}

@@ -1,0 +1,94 @@
+/* reuse_distance_state: a reuse stack, saved and loaded.
+ *
+ *   u64: min_capacity capacity now live accesses cold span
+ *   u64 x span: the histogram
+ *   the lines' latest times (shadow map)
+ *
+ * The window's marks are exactly the lines' times and the tree counts the
+ * marks, so both are rebuilt on load rather than saved. */
+#include <stdlib.h>
+
+#include "analyses/reuse_distance.h"
+#include "analyses/reuse_distance_internal.h"
+#include "analyses/state_parts.h"
+#include "common/oom.h"
+
+void reuse_distance_save(const struct reuse_distance *rd, struct state_writer *w)
+{
+    const uint64_t header[] = {rd->min_capacity, rd->capacity, rd->now, rd->live,
+                               rd->accesses, rd->cold, rd->span};
+    for (size_t i = 0; i < sizeof header / sizeof *header; i++)
+        state_put_u64(w, header[i]);
+    for (uint64_t d = 0; d < rd->span; d++)
+        state_put_u64(w, rd->histogram[d]);
+    shadow_map_save((struct shadow_map *)&rd->last, w);
+}
+
+struct mark_rebuild {
+    struct reuse_distance *rd;
+    struct state_reader *r;
+    uint64_t marks;
+};
+
+static void mark_chunk(void *ctx, uint64_t number, uint64_t *chunk)
+{
+    (void)number;
+    struct mark_rebuild *m = ctx;
+    struct reuse_distance *rd = m->rd;
+    for (unsigned i = 0; i < SHADOW_CHUNK_CELLS; i++) {
+        uint64_t t = chunk[i];
+        if (!t)
+            continue;
+        if (t >= rd->now || (rd->marks[t >> 6] >> (t & 63) & 1)) {
+            state_reader_fail(m->r, "a reuse stack whose times are not distinct and past");
+            return;
+        }
+        rd->marks[t >> 6] |= 1ull << (t & 63);
+        m->marks++;
+    }
+}
+
+struct reuse_distance *reuse_distance_load(struct state_reader *r)
+{
+    struct reuse_distance *rd = xcalloc(1, sizeof *rd);
+    shadow_map_init(&rd->last, 1);
+    rd->min_capacity = state_get_u64(r);
+    uint64_t capacity = state_get_u64(r);
+    rd->now = state_get_u64(r);
+    rd->live = state_get_u64(r);
+    rd->accesses = state_get_u64(r);
+    rd->cold = state_get_u64(r);
+    rd->span = state_get_count(r, 1);
+    uint64_t most = WINDOW_FACTOR * 2 * (rd->live + 1);
+    if (rd->min_capacity == 0 || rd->min_capacity % 64 || rd->min_capacity > (UINT64_C(1) << 32) ||
+        capacity % 64 || capacity < rd->min_capacity ||
+        (capacity > rd->min_capacity && capacity > most) || rd->now == 0 ||
+        rd->now > capacity || rd->live >= rd->now || rd->live != rd->cold ||
+        rd->cold > rd->accesses || rd->span > rd->live)
+        state_reader_fail(r, "reuse counters that cannot be");
+    if (r->failed) {
+        rd->span = 0;
+        reuse_distance_free(rd);
+        return NULL;
+    }
+    uint64_t hist = 64;
+    while (hist < rd->span)
+        hist *= 2;
+    rd->histogram = xcalloc(hist, sizeof *rd->histogram);
+    rd->histogram_capacity = hist;
+    for (uint64_t d = 0; d < rd->span; d++)
+        rd->histogram[d] = state_get_u64(r);
+    shadow_map_load(&rd->last, r);
+    reuse_window_allocate(rd, capacity);
+    struct mark_rebuild m = {rd, r, 0};
+    if (!r->failed)
+        shadow_map_each_chunk(&rd->last, mark_chunk, &m);
+    if (!r->failed && m.marks != rd->live)
+        state_reader_fail(r, "a reuse stack whose lines do not add up");
+    if (r->failed) {
+        reuse_distance_free(rd);
+        return NULL;
+    }
+    reuse_window_count_marks(rd);
+    return rd;
+}
