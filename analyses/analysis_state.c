@@ -17,6 +17,11 @@
 #include "analyses/state_parts.h"
 #include "common/oom.h"
 
+void analysis_quiesce(struct analysis *a)
+{
+    engine_quiesce(a->engine);
+}
+
 void analysis_save(struct analysis *a, struct state_writer *w)
 {
     engine_quiesce(a->engine);

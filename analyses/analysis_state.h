@@ -19,6 +19,11 @@
  * resumed from (the analysis starts over). */
 #define ANALYSIS_STATE_VERSION 1
 
+/* Waits until every event given to A so far has been through every pass
+ * (what analysis_save does first; apart, so that a caller can time the
+ * save alone). */
+void analysis_quiesce(struct analysis *a);
+
 /* Saves A (not finished); A takes events again afterwards. */
 void analysis_save(struct analysis *a, struct state_writer *w);
 

@@ -1,7 +1,15 @@
 /* shadow_map_state: a shadow map's chunks, saved and loaded.
  *
- *   u64:chunks, then per chunk u64:number and its records as raw words */
+ *   u64:chunks, then per chunk u64:number, a bitmap of its non-zero words
+ *   (one bit per word, as raw words) and those words, raw
+ *
+ * Scattered accesses touch a chunk for a few records: the zero words,
+ * most of such a chunk, are not written out. */
+#include <string.h>
+
 #include "analyses/state_parts.h"
+
+#define MAX_CHUNK_WORDS (2 * SHADOW_CHUNK_CELLS)
 
 struct chunk_saver {
     struct state_writer *w;
@@ -11,8 +19,16 @@ struct chunk_saver {
 static void save_chunk(void *ctx, uint64_t number, uint64_t *chunk)
 {
     struct chunk_saver *s = ctx;
+    uint64_t present[MAX_CHUNK_WORDS / 64] = {0}, packed[MAX_CHUNK_WORDS];
+    size_t n = 0;
+    for (size_t i = 0; i < s->words; i++)
+        if (chunk[i]) {
+            present[i / 64] |= 1ull << (i % 64);
+            packed[n++] = chunk[i];
+        }
     state_put_u64(s->w, number);
-    state_put_words(s->w, chunk, s->words);
+    state_put_words(s->w, present, s->words / 64);
+    state_put_words(s->w, packed, n);
 }
 
 void shadow_map_save(struct shadow_map *map, struct state_writer *w)
@@ -25,7 +41,7 @@ void shadow_map_save(struct shadow_map *map, struct state_writer *w)
 void shadow_map_load(struct shadow_map *map, struct state_reader *r)
 {
     size_t words = (size_t)SHADOW_CHUNK_CELLS << map->word_shift;
-    uint64_t chunks = state_get_count(r, 1 + words * sizeof(uint64_t));
+    uint64_t chunks = state_get_count(r, 1 + words / 8);
     for (uint64_t i = 0; i < chunks && !r->failed; i++) {
         uint64_t number = state_get_u64(r);
         if (number > UINT64_MAX >> SHADOW_CHUNK_BITS) {
@@ -36,6 +52,17 @@ void shadow_map_load(struct shadow_map *map, struct state_reader *r)
             state_reader_fail(r, "a shadow chunk saved twice");
             return;
         }
-        state_get_words(r, shadow_map_chunk(map, number, 1), words);
+        uint64_t present[MAX_CHUNK_WORDS / 64], packed[MAX_CHUNK_WORDS];
+        state_get_words(r, present, words / 64);
+        size_t n = 0;
+        for (size_t k = 0; k < words / 64; k++)
+            n += (size_t)__builtin_popcountll(present[k]);
+        state_get_words(r, packed, n);
+        if (r->failed)
+            return;
+        uint64_t *chunk = shadow_map_chunk(map, number, 1);
+        for (size_t k = 0, j = 0; k < words; k++)
+            if (present[k / 64] >> (k % 64) & 1)
+                chunk[k] = packed[j++];
     }
 }

@@ -5,14 +5,18 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "analyses/analysis.h"
+#include "analyses/analysis_state.h"
 #include "common/parse_number.h"
 #include "replayer/rr_replay.h"
+#include "store/checkpoint_store.h"
 #include "store/result_store.h"
 #include "store/symbol_store.h"
 #include "symbols/resolve_routines.h"
+#include "tools/analyze_checkpoint.h"
 #include "tools/cli.h"
 #include "tools/csv.h"
 #include "tools/progress.h"
@@ -23,6 +27,12 @@
 /* Where an rr recording keeps rr's own trace. */
 #define RECORDING_RR_TRACE "rr"
 
+/* Default seconds of work between two checkpoints. */
+#define DEFAULT_CHECKPOINT_EVERY 5.0
+/* A checkpoint may take this share of the time at most: a large state is
+ * saved less often than the interval asks. */
+#define CHECKPOINT_SHARE 0.1
+
 struct run_state {
     struct analysis *analysis;
     struct routine_table routines;
@@ -30,21 +40,64 @@ struct run_state {
     FILE *csv;
     struct symbol_names symbols;    /* names of address-only routines */
     struct progress *progress;      /* NULL unless stderr is a terminal */
+    uint64_t progress_base;         /* events done before a resumed run */
+    /* Checkpoints (of event traces; checkpoint_every 0 when off). */
+    struct result_store *store;
+    struct result_key key;
+    struct recording_identity identity;
+    struct trace_position at;       /* the reader keeps it current */
+    double checkpoint_every;        /* seconds of work */
+    double next_checkpoint;         /* CLOCK_MONOTONIC seconds */
+    uint64_t checkpoints;
 };
 
-/* Events between two looks at the clock for the progress line. */
+/* Events between two looks at the clock (progress line, checkpoints). */
 #define PROGRESS_EVERY 65536
+
+static double monotonic_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* Saves the analysis when the interval has passed. A checkpoint that
+ * cannot be saved (a full disk) is said once and the analysis goes on
+ * without: it still ends with its result. */
+static void maybe_checkpoint(struct run_state *st)
+{
+    if (st->checkpoint_every <= 0 || monotonic_seconds() < st->next_checkpoint)
+        return;
+    /* The workers catch up first: that is work the analysis does anyway,
+     * not the checkpoint's cost. */
+    analysis_quiesce(st->analysis);
+    double start = monotonic_seconds();
+    struct trms_error err;
+    if (analyze_checkpoint_save(st->store, &st->key, &st->identity, &st->at, st->events,
+                                &st->routines, st->analysis, &err) != 0) {
+        fprintf(stderr, "trms: warning: %s; going on without checkpoints\n", err.message);
+        st->checkpoint_every = 0;
+        return;
+    }
+    st->checkpoints++;
+    double spent = monotonic_seconds() - start, wait = spent / CHECKPOINT_SHARE;
+    st->next_checkpoint = start + spent + (wait > st->checkpoint_every ? wait : st->checkpoint_every);
+}
 
 static int feed(void *ctx, const struct event *ev, struct trms_error *err)
 {
     struct run_state *st = ctx;
-    if (++st->events % PROGRESS_EVERY == 0)
-        progress_update(st->progress, st->events);
-    if (analysis_event(st->analysis, ev, err) == 0)
-        return 0;
-    char inner[sizeof err->message];
-    memcpy(inner, err->message, sizeof inner);
-    return error_set(err, "event %" PRIu64 ": %s", st->events, inner);
+    ++st->events;
+    if (analysis_event(st->analysis, ev, err) != 0) {
+        char inner[sizeof err->message];
+        memcpy(inner, err->message, sizeof inner);
+        return error_set(err, "event %" PRIu64 ": %s", st->events, inner);
+    }
+    if (st->events % PROGRESS_EVERY == 0) {
+        progress_update(st->progress, st->events - st->progress_base);
+        maybe_checkpoint(st);
+    }
+    return 0;
 }
 
 static void write_activation(void *ctx, const struct activation *a)
@@ -148,23 +201,81 @@ static int replay_rr(const char *rec_path, const struct result_key *window, stru
     return rc;
 }
 
-static int read_events(const char *rec_path, const struct recording *rec, struct run_state *st,
+/* Reads the event trace into the analysis, from FROM when resuming. */
+static int read_events(const char *rec_path, const struct recording *rec,
+                       const struct trace_position *from, struct run_state *st,
                        struct trms_error *err)
 {
     char *events_path = recording_file(rec_path, RECORDING_EVENTS);
-    const char *total = recording_meta(rec, "events");
-    st->progress = progress_start("analyzing", "events", total ? strtoull(total, NULL, 10) : 0);
-    int rc = trace_read(events_path, &st->routines, feed, st, NULL, err);
+    FILE *fp = fopen(events_path, "rb");
+    if (!fp) {
+        error_set(err, "%s: cannot open: %s", events_path, strerror(errno));
+        free(events_path);
+        return -1;
+    }
+    const char *total_text = recording_meta(rec, "events");
+    uint64_t total = total_text ? strtoull(total_text, NULL, 10) : 0;
+    st->progress = progress_start("analyzing", "events",
+                                  total > st->progress_base ? total - st->progress_base : 0);
+    st->next_checkpoint = monotonic_seconds() + st->checkpoint_every;
+    struct trace_read_options o = {.from = from, .at = &st->at};
+    int rc = trace_read_stream(fp, events_path, &st->routines, feed, st, &o, NULL, err);
     progress_finish(st->progress);
     st->progress = NULL;
+    fclose(fp);
     free(events_path);
     return rc;
 }
 
+/* Takes up the checkpoint of an analysis with these options, when there
+ * is one that fits: 0 with the analysis in ST and *FROM set, else says on
+ * stderr why the analysis starts from the beginning. */
+static int resume_from_checkpoint(const char *rec_path, const struct analysis_options *opt,
+                                  struct run_state *st, struct trace_position *from)
+{
+    struct resume_point point;
+    struct trms_error err;
+    int rc = analyze_checkpoint_load(st->store, &st->key, &st->identity, opt->threads, &point,
+                                     &st->routines, &err);
+    if (rc == 0) {
+        const struct analysis_options *saved = analysis_get_options(point.analysis);
+        if (saved->cell_size != opt->cell_size || saved->line_size != opt->line_size ||
+            saved->passes != opt->passes) {
+            analysis_free(point.analysis);
+            error_set(&err, "the checkpoint was taken with other options");
+            rc = -1;
+        }
+    }
+    if (rc != 0) {
+        routine_table_free(&st->routines);
+        routine_table_init(&st->routines);
+        if (rc == CHECKPOINT_NONE)
+            fprintf(stderr, "trms: %s has no checkpoint for these options; analyzing from the "
+                            "start\n", rec_path);
+        else
+            fprintf(stderr, "trms: cannot resume %s: %s; analyzing from the start\n", rec_path,
+                    err.message);
+        return -1;
+    }
+    st->analysis = point.analysis;
+    st->events = st->progress_base = point.events;
+    *from = point.from;
+    fprintf(stderr, "trms: resuming %s from its checkpoint after event %" PRIu64 "\n", rec_path,
+            point.events);
+    return 0;
+}
+
+struct analyze_request {
+    const char *csv_path;         /* --activations, or NULL */
+    double checkpoint_every;      /* seconds; 0 for none */
+    int resume;
+};
+
 static int analyze(const char *rec_path, const struct analysis_options *opt,
-                   const struct result_key *window, const char *csv_path,
+                   const struct result_key *window, const struct analyze_request *req,
                    struct trms_error *err)
 {
+    const char *csv_path = req->csv_path;
     struct recording rec;
     if (recording_open(rec_path, &rec, err) != 0)
         return -1;
@@ -176,8 +287,20 @@ static int analyze(const char *rec_path, const struct analysis_options *opt,
         recording_close(&rec);
         return -1;
     }
+    if (is_rr && req->resume) {
+        error_set(err, "%s: --resume is not supported for rr recordings yet (an rr replay "
+                       "keeps no checkpoints); `--from EVENT` analyzes part of one", rec_path);
+        recording_close(&rec);
+        return -1;
+    }
     struct result_store *store = NULL;
     struct run_state st = {0};
+    /* Checkpoints: of event traces, and not with --activations (the rows
+     * written so far would not survive the kill). */
+    st.checkpoint_every = is_rr || csv_path ? 0 : req->checkpoint_every;
+    st.key = *window;
+    st.key.cell_size = opt->cell_size;
+    st.key.line_size = opt->line_size;
     routine_table_init(&st.routines);
     symbol_names_init(&st.symbols);
     char *csv_tmp = NULL;
@@ -196,12 +319,19 @@ static int analyze(const char *rec_path, const struct analysis_options *opt,
     }
     if (rc == 0 && csv_path && !(st.csv = open_csv(csv_path, &csv_tmp, err)))
         rc = -1;
-    if (rc == 0 && !(st.analysis = analysis_new(opt, err)))
+    st.store = store;
+    if (rc == 0 && !is_rr && (st.checkpoint_every > 0 || req->resume))
+        rc = recording_identity_of(rec_path, &st.identity, err);
+    struct trace_position from_position, *from = NULL;
+    if (rc == 0 && req->resume && resume_from_checkpoint(rec_path, opt, &st, &from_position) == 0)
+        from = &from_position;
+    if (rc == 0 && !st.analysis && !(st.analysis = analysis_new(opt, err)))
         rc = -1;
     if (rc == 0) {
         if (st.csv)
             analysis_on_activation(st.analysis, write_activation, &st);
-        rc = is_rr ? replay_rr(rec_path, window, &st, err) : read_events(rec_path, &rec, &st, err);
+        rc = is_rr ? replay_rr(rec_path, window, &st, err)
+                   : read_events(rec_path, &rec, from, &st, err);
     }
     if (rc == 0 && !store)
         rc = result_store_open(rec_path, 1, &store, err);
@@ -248,10 +378,13 @@ static int run(int argc, char **argv)
                                             {"activations", required_argument, NULL, 'a'},
                                             {"from", required_argument, NULL, 'F'},
                                             {"to", required_argument, NULL, 'T'},
+                                            {"checkpoint-every", required_argument, NULL, 'k'},
+                                            {"resume", no_argument, NULL, 'r'},
                                             {NULL, 0, NULL, 0}};
     struct analysis_options opt;
     analysis_options_default(&opt);
-    const char *csv_path = NULL;
+    struct analyze_request req = {.checkpoint_every = DEFAULT_CHECKPOINT_EVERY};
+    int every_given = 0;
     struct result_key window = {0};
     int c;
     while ((c = getopt_long(argc, argv, "", options, NULL)) != -1) {
@@ -265,7 +398,21 @@ static int run(int argc, char **argv)
                 return EXIT_USAGE;
             break;
         case 'a':
-            csv_path = optarg;
+            req.csv_path = optarg;
+            break;
+        case 'k': {
+            char *end;
+            errno = 0;
+            req.checkpoint_every = strtod(optarg, &end);
+            if (errno || end == optarg || *end || !(req.checkpoint_every >= 0) ||
+                req.checkpoint_every > 1e9)
+                return cli_usage_error(&cmd_analyze, "--checkpoint-every needs seconds (0 for "
+                                       "none), not '%s'", optarg);
+            every_given = 1;
+            break;
+        }
+        case 'r':
+            req.resume = 1;
             break;
         case 'F':
         case 'T':
@@ -285,8 +432,11 @@ static int run(int argc, char **argv)
     if (window.to && window.from > window.to)
         return cli_usage_error(&cmd_analyze, "--from %" PRIu64 " is after --to %" PRIu64,
                                window.from, window.to);
+    if (req.csv_path && (req.resume || (every_given && req.checkpoint_every > 0)))
+        return cli_usage_error(&cmd_analyze, "--activations writes every activation in one "
+                               "run: it takes no checkpoints and cannot --resume");
     struct trms_error err;
-    if (analyze(argv[optind], &opt, &window, csv_path, &err) != 0)
+    if (analyze(argv[optind], &opt, &window, &req, &err) != 0)
         return cli_fail(&err);
     return 0;
 }
@@ -296,13 +446,19 @@ const struct command cmd_analyze = {
     .summary = "compute RMS, TRMS, profiles and reuse distances of a recording",
     .usage =
         "usage: trms analyze REC [--cell-size N] [--line-size N] [--activations FILE.csv]\n"
-        "                        [--from EVENT] [--to EVENT]\n\n"
+        "                        [--from EVENT] [--to EVENT] [--checkpoint-every SECONDS]\n"
+        "                        [--resume]\n\n"
         "Runs every analysis over the recording in one pass and stores the result\n"
         "in REC/results, replacing an earlier result computed with the same\n"
         "options (atomically: a failed analysis leaves the earlier result intact).\n"
         "An rr recording is replayed with rr (rr rerun, single-stepping) and its\n"
         "instructions decoded as they come; that needs rr and hardware performance\n"
         "counters. On a terminal, a progress line shows how far it has come.\n\n"
+        "A long analysis of an event trace saves its whole state (a checkpoint) in\n"
+        "REC/results every few seconds, in one transaction: killed at any moment,\n"
+        "`--resume` continues from the last checkpoint with the same options and\n"
+        "ends with the result an uninterrupted run stores. The checkpoint is\n"
+        "dropped when the result is stored.\n\n"
         "options:\n"
         "  --cell-size N          bytes per memory cell for RMS/TRMS, a power of two\n"
         "                         (default 4); an access touches every cell it overlaps\n"
@@ -311,9 +467,16 @@ const struct command cmd_analyze = {
         "  --activations FILE     also write one CSV row per completed activation, in\n"
         "                         completion order: thread,routine,depth,rms,trms,cost,\n"
         "                         self_cost,induced_thread,induced_external (each thread's\n"
-        "                         root activation, routine <root>, has depth 0)\n"
+        "                         root activation, routine <root>, has depth 0); no\n"
+        "                         checkpoints then\n"
         "  --from EVENT, --to EVENT  analyze only rr's events EVENT.. of an rr recording\n"
         "                         (`rr rerun -s/-e`); stored beside the whole recording's\n"
-        "                         result, under the window\n",
+        "                         result, under the window\n"
+        "  --checkpoint-every SECONDS  seconds of work between checkpoints (default 5,\n"
+        "                         decimals allowed; 0: none). A large state is saved less\n"
+        "                         often, so that saving takes at most a tenth of the time\n"
+        "  --resume               continue from the checkpoint of an analysis with the\n"
+        "                         same options, if there is one (else start, saying so);\n"
+        "                         not for rr recordings yet\n",
     .run = run,
 };

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 
 #include "common/oom.h"
+#include "store/checkpoint_store.h"
 #include "store/result_store.h"
 #include "tools/cli.h"
 #include "tools/json.h"
@@ -95,7 +96,17 @@ static void measure(const char *rec_path, struct sizes *s)
 struct analyses {
     struct stored_result_info *items;
     size_t n;
+    struct checkpoint_info *checkpoints;  /* of analyses killed before the end */
+    size_t n_checkpoints;
 };
+
+static int keep_checkpoint(void *ctx, const struct checkpoint_info *info)
+{
+    struct analyses *a = ctx;
+    a->checkpoints = xrealloc(a->checkpoints, (a->n_checkpoints + 1) * sizeof *a->checkpoints);
+    a->checkpoints[a->n_checkpoints++] = *info;
+    return 0;
+}
 
 static int keep_info(void *ctx, const struct stored_result_info *info)
 {
@@ -115,6 +126,8 @@ static int load_analyses(const char *rec_path, struct analyses *a, struct trms_e
     if (rc != 0)
         return -1;
     rc = result_store_list(store, keep_info, a, err);
+    if (rc == 0)
+        rc = checkpoint_list(store, keep_checkpoint, a, err);
     result_store_close(store);
     return rc;
 }
@@ -149,6 +162,14 @@ static void print_text(FILE *out, const char *rec_path, const struct recording *
                 a->items[i].analyzed,
                 a->items[i].latest ? " (latest: what `trms report` shows)" : "");
     }
+    for (size_t i = 0; i < a->n_checkpoints; i++) {
+        const struct checkpoint_info *c = &a->checkpoints[i];
+        char bytes[32];
+        fprintf(out, "%-16s cell size %" PRIu64 ", line size %" PRIu64 ", %s, saved %s: "
+                     "`trms analyze --resume` continues it\n",
+                i == 0 ? "checkpoints" : "", c->key.cell_size, c->key.line_size,
+                human_bytes(c->bytes, bytes), c->saved);
+    }
 }
 
 static void print_json(FILE *out, const char *rec_path, const struct recording *rec,
@@ -174,6 +195,17 @@ static void print_json(FILE *out, const char *rec_path, const struct recording *
                 i ? ", " : "", k->cell_size, k->line_size, k->from, k->to,
                 a->items[i].latest ? "true" : "false");
         json_string(out, a->items[i].analyzed);
+        fputc('}', out);
+    }
+    fputs("], \"checkpoints\": [", out);
+    for (size_t i = 0; i < a->n_checkpoints; i++) {
+        const struct checkpoint_info *c = &a->checkpoints[i];
+        fprintf(out, "%s{\"cell_size\": %" PRIu64 ", \"line_size\": %" PRIu64
+                     ", \"from\": %" PRIu64 ", \"to\": %" PRIu64 ", \"bytes\": %" PRIu64
+                     ", \"saved\": ",
+                i ? ", " : "", c->key.cell_size, c->key.line_size, c->key.from, c->key.to,
+                c->bytes);
+        json_string(out, c->saved);
         fputc('}', out);
     }
     fputs("]}\n", out);
@@ -210,6 +242,7 @@ static int run(int argc, char **argv)
     else
         print_text(stdout, rec_path, &rec, &sz, &a);
     free(a.items);
+    free(a.checkpoints);
     recording_close(&rec);
     if (fflush(stdout) != 0) {
         error_set(&err, "cannot write the output");
@@ -226,7 +259,8 @@ const struct command cmd_info = {
              "the engine that recorded it and its version, when, how the program ended,\n"
              "its threads, events and routines, its size on disk, and which analyses\n"
              "are stored (cell and line size, when), marking the one `trms report`\n"
-             "shows by default. A result store that cannot be read is reported on\n"
+             "shows by default, and the checkpoints of analyses that were stopped\n"
+             "before their end (`trms analyze --resume`). A result store that cannot be read is reported on\n"
              "stderr after the rest, with exit status 1.\n\n"
              "options:\n"
              "  --format F   text (default) or json\n",
