@@ -33,6 +33,10 @@ int store_env_open(const char *rec_path, int writable, MDB_env **env, char **pat
         error_set(err, "%s: cannot open the result store: %s", *path, mdb_strerror(rc));
         goto fail;
     }
+    /* Reader slots of processes that were killed (an interrupted analyze)
+     * would keep LMDB from reusing the pages they saw: free them. */
+    int dead;
+    mdb_reader_check(*env, &dead);
     return 0;
 fail:
     if (*env)

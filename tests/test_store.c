@@ -5,7 +5,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <lmdb.h>
+#include <string.h>
+
 #include "common/byte_buffer.h"
+#include "common/state_stream.h"
+#include "store/checkpoint_store.h"
 #include "store/result_codec.h"
 #include "store/result_store.h"
 #include "tests/check.h"
@@ -180,6 +185,106 @@ static void corrupt_blobs(void)
     analysis_result_free(r);
 }
 
+/* Saves LEN bytes (byte i is i * 7) as the checkpoint under KEY. */
+static int save_checkpoint(struct result_store *s, const struct result_key *key, size_t len)
+{
+    struct trms_error err;
+    struct checkpoint_save *c;
+    if (checkpoint_save_begin(s, key, &c, &err) != 0)
+        return -1;
+    struct state_writer w;
+    state_writer_init(&w, checkpoint_save_bytes, c);
+    for (size_t i = 0; i < len; i++) {
+        uint8_t b = (uint8_t)(i * 7);
+        state_put_bytes(&w, &b, 1);
+    }
+    CHECK(state_writer_finish(&w) == 0);
+    return checkpoint_save_commit(c, &err);
+}
+
+/* The checkpoint under KEY is LEN bytes of save_checkpoint's. */
+static int checkpoint_is(struct result_store *s, const struct result_key *key, size_t len)
+{
+    struct trms_error err;
+    struct checkpoint_load *c;
+    uint64_t total;
+    if (checkpoint_load_open(s, key, &c, &total, &err) != 0)
+        return 0;
+    int same = total == len;
+    const uint8_t *data;
+    size_t n, at = 0;
+    while (same && checkpoint_load_fill(c, &data, &n) == 0 && n)
+        for (size_t i = 0; i < n && same; i++, at++)
+            same = data[i] == (uint8_t)(at * 7);
+    checkpoint_load_close(c);
+    return same && at == len;
+}
+
+static int count_checkpoint(void *ctx, const struct checkpoint_info *info)
+{
+    (void)info;
+    ++*(int *)ctx;
+    return 0;
+}
+
+/* Checkpoints replace each other whole (more parts, then fewer), are
+ * dropped by the result of their key only, and a damaged part is caught
+ * by the checksum. */
+static void checkpoints(const char *rec)
+{
+    struct trms_error err;
+    struct result_store *s;
+    CHECK(result_store_open(rec, 1, &s, &err) == 0);
+    struct result_key k4 = {.cell_size = 4, .line_size = 64}, k8 = {.cell_size = 8, .line_size = 64};
+    struct checkpoint_load *c;
+    uint64_t total;
+    CHECK(checkpoint_load_open(s, &k4, &c, &total, &err) == CHECKPOINT_NONE);
+    size_t big = 3 * STATE_WRITER_BUFFER + 1000, small = 100;
+    CHECK(save_checkpoint(s, &k4, big) == 0);
+    CHECK(checkpoint_is(s, &k4, big));
+    CHECK(save_checkpoint(s, &k4, small) == 0);
+    CHECK(checkpoint_is(s, &k4, small));
+    CHECK(save_checkpoint(s, &k8, big) == 0);
+    int n = 0;
+    CHECK(checkpoint_list(s, count_checkpoint, &n, &err) == 0);
+    CHECK_EQ(n, 2);
+    /* The result of cell size 8 drops its checkpoint, not cell size 4's. */
+    struct analysis_result *r = random_result(3, 8, 64);
+    CHECK(result_store_save(s, r, &err) == 0);
+    analysis_result_free(r);
+    CHECK(checkpoint_load_open(s, &k8, &c, &total, &err) == CHECKPOINT_NONE);
+    CHECK(checkpoint_is(s, &k4, small));
+    n = 0;
+    CHECK(checkpoint_list(s, count_checkpoint, &n, &err) == 0);
+    CHECK_EQ(n, 1);
+    /* A flipped byte in a part, written behind the store's back. */
+    CHECK(save_checkpoint(s, &k4, big) == 0);
+    MDB_env *env = NULL;
+    MDB_txn *txn;
+    MDB_dbi dbi;
+    result_store_close(s);
+    char path[160];
+    snprintf(path, sizeof path, "%s/results", rec);
+    CHECK(mdb_env_create(&env) == 0 && mdb_env_set_maxdbs(env, 4) == 0 &&
+          mdb_env_set_mapsize(env, 1u << 30) == 0 && mdb_env_open(env, path, 0, 0666) == 0);
+    CHECK(mdb_txn_begin(env, NULL, 0, &txn) == 0 && mdb_dbi_open(txn, "checkpoints", 0, &dbi) == 0);
+    MDB_val key = {strlen("cell=4/line=64/part/00000001"), "cell=4/line=64/part/00000001"}, v;
+    CHECK(mdb_get(txn, dbi, &key, &v) == 0);
+    uint8_t *copy = malloc(v.mv_size);
+    memcpy(copy, v.mv_data, v.mv_size);
+    copy[v.mv_size / 2] ^= 1;
+    MDB_val nv = {v.mv_size, copy};
+    CHECK(mdb_put(txn, dbi, &key, &nv, 0) == 0 && mdb_txn_commit(txn) == 0);
+    free(copy);
+    mdb_env_close(env);
+    CHECK(result_store_open(rec, 1, &s, &err) == 0);
+    CHECK(checkpoint_load_open(s, &k4, &c, &total, &err) == -1);
+    CHECK(strstr(err.message, "checksum mismatch") != NULL);
+    CHECK(checkpoint_remove(s, &k4, &err) == 0);
+    CHECK(checkpoint_load_open(s, &k4, &c, &total, &err) == CHECKPOINT_NONE);
+    result_store_close(s);
+}
+
 int main(void)
 {
     if (!mkdtemp(tmpdir)) {
@@ -191,6 +296,7 @@ int main(void)
     mkdir(rec, 0777);
     roundtrip_and_replace(rec);
     windows(rec);
+    checkpoints(rec);
     broken_store(rec);
     corrupt_blobs();
     char cmd[160];
