@@ -49,6 +49,7 @@ struct run_state {
     double checkpoint_every;        /* seconds of work */
     double next_checkpoint;         /* CLOCK_MONOTONIC seconds */
     uint64_t checkpoints;
+    uint64_t resumed_after;         /* events of the checkpoint resumed from */
 };
 
 /* Events between two looks at the clock (progress line, checkpoints). */
@@ -249,16 +250,14 @@ static int resume_from_checkpoint(const char *rec_path, const struct analysis_op
     if (rc != 0) {
         routine_table_free(&st->routines);
         routine_table_init(&st->routines);
-        if (rc == CHECKPOINT_NONE)
-            fprintf(stderr, "trms: %s has no checkpoint for these options; analyzing from the "
-                            "start\n", rec_path);
-        else
-            fprintf(stderr, "trms: cannot resume %s: %s; analyzing from the start\n", rec_path,
-                    err.message);
+        /* No checkpoint is no failure: the summary says so at the end. */
+        if (rc != CHECKPOINT_NONE)
+            fprintf(stderr, "trms: warning: cannot resume %s: %s; analyzing from the start\n",
+                    rec_path, err.message);
         return -1;
     }
     st->analysis = point.analysis;
-    st->events = st->progress_base = point.events;
+    st->events = st->progress_base = st->resumed_after = point.events;
     *from = point.from;
     fprintf(stderr, "trms: resuming %s from its checkpoint after event %" PRIu64 "\n", rec_path,
             point.events);
@@ -357,9 +356,14 @@ static int analyze(const char *rec_path, const struct analysis_options *opt,
             accesses += result->events[t];
         printf("analyzed %s: %" PRIu64 " events (%" PRIu64 " memory accesses), %zu threads, %"
                PRIu64 " activations of %zu routines; cell size %" PRIu64 ", line size %"
-               PRIu64 "\n",
+               PRIu64,
                rec_path, st.events, accesses, result->n_threads, result->activations,
                result->routines.count, result->cell_size, result->line_size);
+        if (from)
+            printf("; resumed after event %" PRIu64, st.resumed_after);
+        else if (req->resume)
+            printf("; no checkpoint to resume from: analyzed from the start");
+        printf("\n");
     }
     analysis_result_free(result);
     analysis_free(st.analysis);
@@ -476,7 +480,8 @@ const struct command cmd_analyze = {
         "                         decimals allowed; 0: none). A large state is saved less\n"
         "                         often, so that saving takes at most a tenth of the time\n"
         "  --resume               continue from the checkpoint of an analysis with the\n"
-        "                         same options, if there is one (else start, saying so);\n"
-        "                         not for rr recordings yet\n",
+        "                         same options, if there is one (else start from the\n"
+        "                         beginning; the summary says which); not for rr\n"
+        "                         recordings yet\n",
     .run = run,
 };

@@ -40,6 +40,37 @@ static int read_exact(struct reader *r, void *buf, size_t len, int eof_ok,
                      r->path, r->offset + got);
 }
 
+/* First capacity of the payload buffer. */
+#define PAYLOAD_START (64u << 10)
+
+/* Reads a block's LEN payload bytes, growing the buffer only as they
+ * arrive: a corrupt length in a short file costs no more memory than the
+ * file has. */
+static int read_payload(struct reader *r, size_t len, struct trms_error *err)
+{
+    if (!r->payload) {
+        r->capacity = PAYLOAD_START;
+        r->payload = xmalloc(r->capacity);
+    }
+    for (size_t got = 0; got < len;) {
+        if (got == r->capacity) {
+            r->capacity *= 2;
+            r->payload = xrealloc(r->payload, r->capacity);
+        }
+        size_t n = (len < r->capacity ? len : r->capacity) - got;
+        size_t in = fread(r->payload + got, 1, n, r->fp);
+        got += in;
+        if (in < n) {
+            if (ferror(r->fp))
+                return error_set(err, "%s: cannot read: %s", r->path, strerror(errno));
+            return error_set(err, "%s: truncated at byte %" PRIu64
+                                  " (the recording is incomplete)",
+                             r->path, r->offset + got);
+        }
+    }
+    return 0;
+}
+
 static int corrupt(struct reader *r, struct trms_error *err, const char *what)
 {
     return error_set(err, "%s: corrupt recording: %s in the block at byte %" PRIu64,
@@ -176,11 +207,7 @@ static int read_blocks(struct reader *r, const struct trace_position *from, even
         if ((kind != TRACE_BLOCK_EVENTS && kind != TRACE_BLOCK_END) ||
             len > TRACE_BLOCK_MAX_PAYLOAD)
             return corrupt(r, err, "bad block header");
-        if (len > r->capacity) {
-            r->capacity = len;
-            r->payload = xrealloc(r->payload, len);
-        }
-        if (read_exact(r, r->payload, len, 0, err) != 0)
+        if (read_payload(r, len, err) != 0)
             return -1;
         if (crc32_update(0, r->payload, len) != get_le32(bh + 12))
             return corrupt(r, err, "checksum mismatch");

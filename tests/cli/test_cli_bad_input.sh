@@ -70,6 +70,54 @@ run "$TRMS" report truncated.rec --format json
 expect_status 0
 cmp -s "$T/out" <(sed 's/good.rec/truncated.rec/' before.json) || fail "the earlier result changed"
 
+# Recordings that are not what they claim: each refused in one line by
+# analyze (resume or not) and export, with the earlier result left as it was.
+refused_everywhere() { # REC TEXT
+    for cmd in "analyze $1" "analyze $1 --resume" "export $1"; do
+        run "$TRMS" $cmd
+        expect_status 1
+        expect_error_line "$2"
+    done
+    run "$TRMS" report "$1" --format json
+    expect_status 0
+    cmp -s "$T/out" <(sed "s/good.rec/$1/" before.json) || fail "the earlier result of $1 changed"
+}
+cp -r good.rec version.rec
+printf '\x09' | dd of=version.rec/events.trms bs=1 seek=8 conv=notrunc status=none
+refused_everywhere version.rec "event trace format version 9 is not supported (this trms reads versions 1 to 2)"
+cp -r good.rec elf.rec
+head -c 4096 "$TRMS" >elf.rec/events.trms
+refused_everywhere elf.rec "elf.rec/events.trms: not a trms event trace"
+cp -r good.rec empty.rec
+: >empty.rec/events.trms
+refused_everywhere empty.rec "empty.rec/events.trms: empty file, not a trms recording"
+cp -r good.rec header.rec
+head -c 10 good.rec/events.trms >header.rec/events.trms
+refused_everywhere header.rec "header.rec/events.trms: truncated at byte 10"
+cp -r good.rec noevents.rec
+rm noevents.rec/events.trms
+refused_everywhere noevents.rec "noevents.rec/events.trms: cannot open"
+# A recording format from the future, or a meta that is not one: nothing
+# reads it, info included.
+cp -r good.rec future.rec
+sed -i '1s/.*/trms-recording 7/' future.rec/meta
+for cmd in analyze report info export; do
+    run "$TRMS" $cmd future.rec
+    expect_status 1
+    expect_error_line "future.rec: recording format 7 is not supported (this trms reads format 1)"
+done
+mkdir other.rec
+printf 'ref: refs/heads/main\n' >other.rec/meta
+for cmd in analyze report info; do
+    run "$TRMS" $cmd other.rec
+    expect_status 1
+    expect_error_line "other.rec: not a trms recording (bad meta file)"
+done
+: >other.rec/meta
+run "$TRMS" info other.rec
+expect_status 1
+expect_error_line "other.rec: not a trms recording (empty meta file"
+
 # A result store LMDB cannot open: refused, and not "repaired" away.
 cp -r good.rec badstore.rec
 head -c 8192 /dev/urandom >badstore.rec/results/data.mdb
