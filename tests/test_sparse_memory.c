@@ -1,0 +1,144 @@
+/* test_sparse_memory: a 64-bit address space used sparsely (the first
+ * page, a heap low, mmaps in the middle, a stack just below the top of
+ * user space, the last page of the address space) costs shadow memory in
+ * proportion to the cells and lines touched, not to the span of addresses
+ * between them; the results stay exact (counted directly here). Also
+ * prints what an isolated cell costs (the worst case: a chunk to itself). */
+#include <stdlib.h>
+
+#include "analyses/analysis.h"
+#include "tests/check.h"
+#include "tests/fixture.h"
+#include "common/u64map.h"
+#include "tests/random_trace.h"
+
+#define REGION (64u << 10)
+
+static const uint64_t bases[] = {
+    0x0,                      /* the first page */
+    0x555555554000,           /* a PIE program's heap */
+    0x7f1234560000,           /* a library's mapping */
+    0x7ffffffde000,           /* the main stack */
+    0xffffffffffff0000,       /* the top of the address space */
+};
+#define N_REGIONS (sizeof bases / sizeof *bases)
+
+static void push(struct event_list *l, enum event_type type, uint32_t tid, uint64_t addr,
+                 uint64_t size)
+{
+    struct event ev = {.type = type, .tid = tid, .addr = addr, .size = size};
+    event_list_push(l, &ev);
+}
+
+static unsigned shards;
+
+static struct analysis_result *analyze(const struct event_list *events,
+                                       struct analysis_memory *mem)
+{
+    struct analysis_options opt;
+    analysis_options_default(&opt);
+    shards = opt.shards;
+    struct trms_error err;
+    struct analysis *a = analysis_new(&opt, &err);
+    for (size_t i = 0; i < events->count; i++)
+        CHECK(analysis_event(a, &events->items[i], &err) == 0);
+    struct analysis_result *r = analysis_finish(a, NULL);
+    analysis_memory(a, mem);
+    analysis_free(a);
+    return r;
+}
+
+/* Two threads walk every region, a word at a time, reading and writing. */
+static void dense_regions(void)
+{
+    struct event_list events = {0};
+    uint64_t rng = 5;
+    for (int pass = 0; pass < 2; pass++)
+        for (uint32_t tid = 1; tid <= 2; tid++) {
+            push(&events, EVENT_THREAD, tid, 0, 0);
+            for (size_t r = 0; r < N_REGIONS; r++)
+                for (uint64_t off = 0; off < REGION; off += 8)
+                    push(&events, random_below(&rng, 3) ? EVENT_READ : EVENT_WRITE, tid,
+                         bases[r] + off, 8);
+        }
+    struct analysis_memory mem;
+    struct analysis_result *r = analyze(&events, &mem);
+    uint64_t cells = N_REGIONS * REGION / 4, lines = N_REGIONS * REGION / 64;
+    /* Input size, in each shard: 8 bytes of record per cell of the shard,
+     * and again in each thread's map of the times of the cells the other
+     * thread took over; a page of chunk pointers (8 KiB) per map and 2 MiB
+     * region touched. Reuse: an 8-byte time per line in the global stack
+     * and in each thread's, pages alike, an exact histogram (8 bytes per
+     * distance up to the largest, at most the lines, in an array that
+     * doubles), windows of marks (1 bit per time, 64 Ki times at least)
+     * and their tree. The 2^64 bytes between the regions cost nothing. */
+    uint64_t input_maps = shards * 3, reuse_maps = 3;
+    uint64_t input_bound = cells * 8 * 3 + N_REGIONS * input_maps * 8192 + (64u << 10);
+    uint64_t reuse_bound = lines * (8 + 16) * 3 + N_REGIONS * reuse_maps * 8192 +
+                           reuse_maps * (65536 / 8 + 65536 / 64 * 4) + (64u << 10);
+    printf("dense: %" PRIu64 " cells, %zu bytes of input-size state (%.1f per cell, bound %.1f), "
+           "%" PRIu64 " lines, %zu bytes of reuse state (%.1f per line, bound %.1f)\n",
+           cells, mem.input_size, (double)mem.input_size / (double)cells,
+           (double)input_bound / (double)cells, lines, mem.reuse,
+           (double)mem.reuse / (double)lines, (double)reuse_bound / (double)lines);
+    CHECK(mem.input_size <= input_bound);
+    CHECK(mem.reuse <= reuse_bound);
+    /* The results, counted directly: every line is cold once; each root
+     * activation's RMS is the cells its thread read before writing. */
+    CHECK_EQ(r->reuse_global.cold, lines);
+    CHECK_EQ(r->reuse_global.accesses, events.count - 4);
+    for (uint32_t tid = 1; tid <= 2; tid++) {
+        struct u64map seen;
+        u64map_init(&seen);
+        uint64_t rms = 0;
+        uint32_t current = 0;
+        for (size_t i = 0; i < events.count; i++) {
+            const struct event *ev = &events.items[i];
+            if (ev->type == EVENT_THREAD)
+                current = ev->tid;
+            else if (current == tid)
+                for (uint64_t c = ev->addr / 4; c <= (ev->addr + 7) / 4; c++) {
+                    int inserted;
+                    u64map_upsert(&seen, c, &inserted);
+                    rms += inserted && ev->type == EVENT_READ;
+                }
+        }
+        const struct routine_profile *p = &r->profiles[tid - 1];
+        CHECK_EQ(p->tid, tid);
+        CHECK_EQ(p->n_rms_points, 1);
+        CHECK_EQ(p->rms_points[0].n, rms);
+        u64map_free(&seen);
+    }
+    analysis_result_free(r);
+    event_list_free(&events);
+}
+
+/* Single cells scattered over the whole address space: each costs a chunk
+ * of 512 records (4 KiB) and a page of chunk pointers (8 KiB) in each map
+ * that holds it; bounded, and printed for the README. */
+static void scattered_cells(void)
+{
+    struct event_list events = {0};
+    uint64_t rng = 11;
+    enum { N = 2000 };
+    push(&events, EVENT_THREAD, 1, 0, 0);
+    for (int i = 0; i < N; i++)
+        push(&events, EVENT_READ, 1, random_next(&rng) & ~UINT64_C(63), 4);
+    struct analysis_memory mem;
+    struct analysis_result *r = analyze(&events, &mem);
+    printf("scattered: %d isolated cells, %.0f bytes of input-size state per cell, %.0f of "
+           "reuse state per line\n",
+           N, (double)mem.input_size / N, (double)mem.reuse / N);
+    CHECK(mem.input_size <= (uint64_t)N * (4096 + 8192 + 64) + (64u << 10));
+    CHECK(mem.reuse <= 2 * (uint64_t)N * (4096 + 8192 + 64) + 3 * (256u << 10));
+    CHECK_EQ(r->reuse_global.cold, N);
+    analysis_result_free(r);
+    event_list_free(&events);
+}
+
+int main(void)
+{
+    dense_regions();
+    scattered_cells();
+    return check_report("test_sparse_memory");
+}
