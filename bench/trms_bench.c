@@ -7,7 +7,8 @@
  * MODE is input-size (RMS + TRMS + profiles), reuse (global and per-thread
  * reuse distance), all (both, as `trms analyze` runs them), naive (the fast
  * analyses and the naive reference side by side on the same prefix, checked
- * equal), or record DIR (write the trace as a recording, to time
+ * equal), reuse-naive (one exact reuse stack against a move-to-front array
+ * on the same line accesses, checked equal), or record DIR (write the trace as a recording, to time
  * `trms analyze` end to end). Only the analysis is timed: the events are
  * generated in memory first. --threads is the traced program's; --shards
  * and --workers choose how the analysis uses this machine's cores. */
@@ -19,6 +20,7 @@
 #include <time.h>
 
 #include "analyses/analysis.h"
+#include "analyses/reuse_distance.h"
 #include "bench/synthetic_trace.h"
 #include "common/oom.h"
 #include "common/parse_number.h"
@@ -178,6 +180,94 @@ static int run_naive(const struct options *o)
     return same ? 0 : 1;
 }
 
+/* Exact LRU reuse distance of one stream of line accesses, the naive way: a
+ * move-to-front array (the distance is the line's position; a reuse moves
+ * the lines above it down by one). O(distance) per access. */
+struct mtf {
+    uint64_t *lines;
+    size_t n, capacity;
+    uint64_t *hist;
+    size_t hist_len;
+    uint64_t cold;
+};
+
+static void mtf_access(struct mtf *m, uint64_t line)
+{
+    size_t d = 0;
+    while (d < m->n && m->lines[d] != line)
+        d++;
+    if (d == m->n) {
+        if (m->n == m->capacity) {
+            m->capacity = m->capacity ? 2 * m->capacity : 1024;
+            m->lines = xrealloc(m->lines, m->capacity * sizeof *m->lines);
+        }
+        m->n++;
+        m->cold++;
+    } else {
+        if (d >= m->hist_len) {
+            size_t len = m->hist_len ? m->hist_len : 1024;
+            while (len <= d)
+                len *= 2;
+            m->hist = xrealloc(m->hist, len * sizeof *m->hist);
+            memset(m->hist + m->hist_len, 0, (len - m->hist_len) * sizeof *m->hist);
+            m->hist_len = len;
+        }
+        m->hist[d]++;
+    }
+    memmove(m->lines + 1, m->lines, d * sizeof *m->lines);
+    m->lines[0] = line;
+}
+
+/* The global reuse histogram of the same line accesses, by the engine's
+ * pass (reuse distance alone, one stack) and by the move-to-front array. */
+static int run_reuse_naive(const struct options *o)
+{
+    struct synthetic_trace *trace = synthetic_new(&o->shape);
+    struct event *events = xmalloc(o->events * sizeof *events);
+    synthetic_fill(trace, events, (size_t)o->events);
+    unsigned shift = (unsigned)__builtin_ctzll(o->analysis.line_size);
+    uint64_t *lines = NULL;
+    size_t n = 0, capacity = 0;
+    for (uint64_t i = 0; i < o->events; i++) {
+        const struct event *e = &events[i];
+        if (e->type != EVENT_READ && e->type != EVENT_WRITE)
+            continue;
+        for (uint64_t l = e->addr >> shift; l <= (e->addr + e->size - 1) >> shift; l++) {
+            if (n == capacity) {
+                capacity = capacity ? 2 * capacity : 1 << 20;
+                lines = xrealloc(lines, capacity * sizeof *lines);
+            }
+            lines[n++] = l;
+        }
+    }
+    double start = now();
+    struct reuse_distance *rd = reuse_distance_new(0);
+    for (size_t i = 0; i < n; i++)
+        reuse_distance_access(rd, lines[i]);
+    double fast = now() - start;
+    start = now();
+    struct mtf m = {0};
+    for (size_t i = 0; i < n; i++)
+        mtf_access(&m, lines[i]);
+    double slow = now() - start;
+    int same = reuse_distance_cold(rd) == m.cold && reuse_distance_accesses(rd) == n;
+    for (uint64_t d = 0; same && d < m.hist_len; d++)
+        same = reuse_distance_count(rd, d) == m.hist[d];
+    same = same && reuse_distance_span(rd) <= m.hist_len;
+    printf("mode=reuse-naive events=%" PRIu64 " line_accesses=%zu distinct_lines=%" PRIu64
+           " fast_seconds=%.3f naive_seconds=%.3f fast_per_s=%.1fM naive_per_s=%.2fM"
+           " speedup=%.0fx agree=%s\n",
+           o->events, n, m.cold, fast, slow, (double)n / fast / 1e6, (double)n / slow / 1e6,
+           slow / fast, same ? "yes" : "NO");
+    reuse_distance_free(rd);
+    free(m.lines);
+    free(m.hist);
+    free(lines);
+    free(events);
+    synthetic_free(trace);
+    return same ? 0 : 1;
+}
+
 /* Writes the trace as a recording, as an engine would. */
 static int run_record(const struct options *o)
 {
@@ -242,7 +332,7 @@ int main(int argc, char **argv)
                                   .seed = 1}};
     analysis_options_default(&o.analysis);
     if (argc < 2) {
-        fprintf(stderr, "usage: trms-bench input-size|reuse|all|naive|record DIR [--events N] "
+        fprintf(stderr, "usage: trms-bench input-size|reuse|all|naive|reuse-naive|record DIR [--events N] "
                         "[--threads T] [--working-set BYTES] [--cell-size N] [--line-size N]\n");
         return 2;
     }
@@ -284,6 +374,8 @@ int main(int argc, char **argv)
         o.analysis.passes = PASS_ALL;
     else if (strcmp(o.mode, "naive") == 0)
         return run_naive(&o);
+    else if (strcmp(o.mode, "reuse-naive") == 0)
+        return run_reuse_naive(&o);
     else if (strcmp(o.mode, "record") == 0)
         return run_record(&o);
     else {

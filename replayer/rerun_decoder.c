@@ -239,11 +239,20 @@ static int failed(int64_t result)
     return result < 0 && result >= -4095;
 }
 
+/* Linux moves at most MAX_RW_COUNT (INT_MAX rounded down to a page) bytes
+ * of user memory in one system call; a larger effect comes from a corrupt
+ * record, and would be billions of events. */
+#define KERNEL_ACCESS_MAX UINT64_C(0x7ffff000)
+
 static void kernel_effect(void *ctx, enum syscall_access kind, uint64_t addr, uint64_t size)
 {
     struct rerun_decoder *d = ctx;
     if (d->failed)
         return;
+    if (size > KERNEL_ACCESS_MAX) {
+        d->summary->unexpected++;
+        size = KERNEL_ACCESS_MAX;
+    }
     if (emit_access(d, kind == SYSCALL_KREAD ? EVENT_KREAD : EVENT_KWRITE, addr, size,
                     &d->callback_err) != 0)
         d->failed = 1;
