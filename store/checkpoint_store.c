@@ -23,11 +23,22 @@ static void head_key(char *buf, const struct result_key *key)
     snprintf(buf, KEY_MAX, "%s" HEAD_SUFFIX, k);
 }
 
-static void part_key(char *buf, const struct result_key *key, uint64_t part)
+/* Parts are kept per generation (one per save), so that a save can be
+ * written in several transactions while the head still names the previous
+ * generation, whole. */
+static void part_prefix(char *buf, const struct result_key *key)
 {
     char k[128];
     result_key_string(k, sizeof k, "", key);
-    snprintf(buf, KEY_MAX, "%s/part/%08" PRIx64, k, part);
+    snprintf(buf, KEY_MAX, "%s/part/", k);
+}
+
+static void part_key(char *buf, const struct result_key *key, uint64_t generation,
+                     uint64_t part)
+{
+    char k[128];
+    result_key_string(k, sizeof k, "", key);
+    snprintf(buf, KEY_MAX, "%s/part/%08" PRIx64 "/%08" PRIx64, k, generation, part);
 }
 
 static MDB_val string_val(const char *s)
@@ -36,7 +47,7 @@ static MDB_val string_val(const char *s)
 }
 
 struct head {
-    uint64_t version, bytes, parts;
+    uint64_t version, generation, bytes, parts;
     uint32_t crc;
     char saved[32];
 };
@@ -44,6 +55,7 @@ struct head {
 static void encode_head(const struct head *h, struct byte_buffer *b)
 {
     byte_buffer_put_varint(b, h->version);
+    byte_buffer_put_varint(b, h->generation);
     byte_buffer_put_varint(b, h->bytes);
     byte_buffer_put_varint(b, h->parts);
     byte_buffer_put_varint(b, h->crc);
@@ -56,6 +68,7 @@ static int decode_head(const MDB_val *v, struct head *h)
     struct byte_cursor c;
     byte_cursor_init(&c, v->mv_data, v->mv_size);
     h->version = byte_cursor_varint(&c);
+    h->generation = byte_cursor_varint(&c);
     h->bytes = byte_cursor_varint(&c);
     h->parts = byte_cursor_varint(&c);
     uint64_t crc = byte_cursor_varint(&c);
@@ -82,19 +95,33 @@ static int read_head(MDB_txn *txn, MDB_dbi dbi, const struct result_key *key, st
     return rc;
 }
 
-/* Deletes parts FIRST.. of the checkpoint under KEY (there were PARTS). */
-static int drop_parts(MDB_txn *txn, MDB_dbi dbi, const struct result_key *key, uint64_t first,
-                      uint64_t parts)
+/* Deletes the parts under KEY of every generation but KEEP (UINT64_MAX:
+ * of all): those of the previous save, and of saves never finished. */
+static int drop_parts(MDB_txn *txn, MDB_dbi dbi, const struct result_key *key, uint64_t keep)
 {
-    for (uint64_t i = first; i < parts; i++) {
-        char k[KEY_MAX];
-        part_key(k, key, i);
-        MDB_val kv = string_val(k);
-        int rc = mdb_del(txn, dbi, &kv, NULL);
-        if (rc != 0 && rc != MDB_NOTFOUND)
-            return rc;
+    char prefix[KEY_MAX], kept[KEY_MAX] = "";
+    part_prefix(prefix, key);
+    if (keep != UINT64_MAX)
+        snprintf(kept, sizeof kept, "%s%08" PRIx64 "/", prefix, keep);
+    size_t n = strlen(prefix), kn = strlen(kept);
+    MDB_cursor *cur;
+    int rc = mdb_cursor_open(txn, dbi, &cur);
+    if (rc != 0)
+        return rc;
+    MDB_val k = string_val(prefix), v;
+    /* After a delete the cursor stands on the next key, which MDB_NEXT
+     * then returns. */
+    for (rc = mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE); rc == 0;
+         rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
+        if (k.mv_size < n || memcmp(k.mv_data, prefix, n) != 0)
+            break; /* past this key's parts */
+        if (kn && k.mv_size >= kn && memcmp(k.mv_data, kept, kn) == 0)
+            continue;
+        if ((rc = mdb_cursor_del(cur, 0)) != 0)
+            break;
     }
-    return 0;
+    mdb_cursor_close(cur);
+    return rc == MDB_NOTFOUND ? 0 : rc;
 }
 
 int checkpoint_drop(MDB_txn *txn, const struct result_key *key)
@@ -103,32 +130,38 @@ int checkpoint_drop(MDB_txn *txn, const struct result_key *key)
     int rc = mdb_dbi_open(txn, CHECKPOINTS_DB, 0, &dbi);
     if (rc == MDB_NOTFOUND)
         return 0;
-    struct head h;
-    if (rc == 0)
-        rc = read_head(txn, dbi, key, &h);
-    if (rc == MDB_NOTFOUND)
-        return 0;
-    if (rc == MDB_CORRUPTED)
-        h.parts = 0; /* the head goes; parts without one are never read */
-    else if (rc != 0)
-        return rc;
-    if ((rc = drop_parts(txn, dbi, key, 0, h.parts)) != 0)
+    /* Parts go even without a head: a first save that never finished. */
+    if (rc != 0 || (rc = drop_parts(txn, dbi, key, UINT64_MAX)) != 0)
         return rc;
     char k[KEY_MAX];
     head_key(k, key);
     MDB_val kv = string_val(k);
-    return mdb_del(txn, dbi, &kv, NULL);
+    rc = mdb_del(txn, dbi, &kv, NULL);
+    return rc == MDB_NOTFOUND ? 0 : rc;
 }
 
-/* ---- saving ---- */
+/* ---- saving ----
+ *
+ * A save writes a new generation of parts in transactions of up to
+ * TXN_BYTES (LMDB keeps a write transaction's pages in memory until it
+ * commits: one transaction would take as much memory again as the state),
+ * while the head still names the previous generation; the last
+ * transaction points the head at the new one and deletes the old. A kill
+ * before that leaves the previous checkpoint whole (and parts of the new
+ * one, which the next save or the result's drop removes). */
+
+#define TXN_BYTES (16u << 20)
 
 struct checkpoint_save {
     struct result_store *store;
     struct result_key key;
     MDB_txn *txn;
     MDB_dbi dbi;
+    uint64_t generation;    /* of this save */
+    uint64_t previous;      /* the head's, UINT64_MAX when none */
     uint64_t parts;
     uint64_t bytes;
+    uint64_t txn_bytes;     /* in the open transaction */
     uint32_t crc;
     int rc;                 /* the first LMDB failure */
 };
@@ -139,16 +172,39 @@ static int save_error(const struct result_store *s, struct trms_error *err, int 
                      mdb_strerror(rc));
 }
 
+/* Opens C's next transaction: parts only, so one sync per commit is enough
+ * (LMDB keeps its integrity; the head's transaction syncs in full). */
+static int begin_txn(struct checkpoint_save *c, unsigned flags)
+{
+    int rc = mdb_txn_begin(result_store_env(c->store), NULL, flags, &c->txn);
+    if (rc == 0 && (rc = mdb_dbi_open(c->txn, CHECKPOINTS_DB, MDB_CREATE, &c->dbi)) != 0) {
+        mdb_txn_abort(c->txn);
+        c->txn = NULL;
+    }
+    c->txn_bytes = 0;
+    return rc;
+}
+
 int checkpoint_save_begin(struct result_store *s, const struct result_key *key,
                           struct checkpoint_save **out, struct trms_error *err)
 {
     struct checkpoint_save *c = xcalloc(1, sizeof *c);
     c->store = s;
     c->key = *key;
-    int rc = mdb_txn_begin(result_store_env(s), NULL, 0, &c->txn);
-    if (rc == 0 && (rc = mdb_dbi_open(c->txn, CHECKPOINTS_DB, MDB_CREATE, &c->dbi)) != 0)
-        mdb_txn_abort(c->txn);
+    struct head old;
+    int rc = begin_txn(c, 0);
+    if (rc == 0) {
+        rc = read_head(c->txn, c->dbi, key, &old);
+        c->previous = rc == 0 ? old.generation : UINT64_MAX;
+        c->generation = rc == 0 ? old.generation + 1 : 0;
+        rc = rc == MDB_NOTFOUND || rc == MDB_CORRUPTED ? 0 : rc;
+    }
+    /* Parts of saves that never finished go first. */
+    if (rc == 0)
+        rc = drop_parts(c->txn, c->dbi, key, c->previous);
     if (rc != 0) {
+        if (c->txn)
+            mdb_txn_abort(c->txn);
         free(c);
         return save_error(s, err, rc);
     }
@@ -161,32 +217,34 @@ int checkpoint_save_bytes(void *ctx, const uint8_t *data, size_t len)
     struct checkpoint_save *c = ctx;
     if (c->rc)
         return -1;
+    if (c->txn_bytes + len > TXN_BYTES && c->txn_bytes > 0) {
+        c->rc = mdb_txn_commit(c->txn);
+        c->txn = NULL;
+        if (c->rc == 0)
+            c->rc = begin_txn(c, MDB_NOMETASYNC);
+        if (c->rc)
+            return -1;
+    }
     char k[KEY_MAX];
-    part_key(k, &c->key, c->parts);
+    part_key(k, &c->key, c->generation, c->parts);
     MDB_val kv = string_val(k), v = {len, (void *)data};
     c->rc = mdb_put(c->txn, c->dbi, &kv, &v, 0);
     if (c->rc)
         return -1;
     c->parts++;
     c->bytes += len;
+    c->txn_bytes += len;
     c->crc = crc32_update(c->crc, data, len);
     return 0;
 }
 
 int checkpoint_save_commit(struct checkpoint_save *c, struct trms_error *err)
 {
-    struct head old, h = {.version = CHECKPOINT_STORE_VERSION, .bytes = c->bytes,
-                          .parts = c->parts, .crc = c->crc};
+    struct head h = {.version = CHECKPOINT_STORE_VERSION, .generation = c->generation,
+                     .bytes = c->bytes, .parts = c->parts, .crc = c->crc};
     time_t now = time(NULL);
     strftime(h.saved, sizeof h.saved, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
     int rc = c->rc;
-    if (rc == 0) {
-        rc = read_head(c->txn, c->dbi, &c->key, &old);
-        if (rc == 0)
-            rc = drop_parts(c->txn, c->dbi, &c->key, c->parts, old.parts);
-        else if (rc == MDB_NOTFOUND || rc == MDB_CORRUPTED)
-            rc = 0;
-    }
     if (rc == 0) {
         struct byte_buffer b = {0};
         encode_head(&h, &b);
@@ -197,11 +255,13 @@ int checkpoint_save_commit(struct checkpoint_save *c, struct trms_error *err)
         byte_buffer_free(&b);
     }
     if (rc == 0)
+        rc = drop_parts(c->txn, c->dbi, &c->key, c->generation);
+    if (rc == 0) {
         rc = mdb_txn_commit(c->txn); /* frees the transaction either way */
-    else
-        mdb_txn_abort(c->txn);
+        c->txn = NULL;
+    }
     struct result_store *s = c->store;
-    free(c);
+    checkpoint_save_abort(c);
     return rc ? save_error(s, err, rc) : 0;
 }
 
@@ -209,7 +269,8 @@ void checkpoint_save_abort(struct checkpoint_save *c)
 {
     if (!c)
         return;
-    mdb_txn_abort(c->txn);
+    if (c->txn)
+        mdb_txn_abort(c->txn);
     free(c);
 }
 
@@ -274,7 +335,7 @@ int checkpoint_load_open(struct result_store *s, const struct result_key *key,
     uint32_t crc = 0;
     for (uint64_t i = 0; i < h.parts; i++) {
         char k[KEY_MAX];
-        part_key(k, key, i);
+        part_key(k, key, h.generation, i);
         MDB_val kv = string_val(k);
         if ((rc = mdb_get(c->txn, dbi, &kv, &c->parts[i])) != 0) {
             error_set(err, "%s: the checkpoint is damaged (part %" PRIu64 ": %s)", path, i,

@@ -5,8 +5,11 @@
  * caller's header wrote through a state_writer), stored under the same key
  * as the result it will become (cell and line size, rr event window), in
  * the environment's "checkpoints" database: parts of up to 256 KiB
- * ("KEY/part/NNNNNNNN") and a head ("KEY/head": format, length, parts,
- * CRC-32 of the bytes, when). A save is one LMDB transaction: a process
+ * ("KEY/part/GENERATION/N") and a head ("KEY/head": format, generation,
+ * length, parts, CRC-32 of the bytes, when). A save writes a new
+ * generation of parts in transactions of up to 16 MiB, so that it takes
+ * little memory whatever the state's size, and then, in one transaction,
+ * points the head at it and deletes the previous generation: a process
  * killed at any moment leaves the previous checkpoint or the new one,
  * whole, and never touches the stored results. Saving the result under
  * the same key drops the checkpoint (result_store_save_key). */
@@ -19,7 +22,7 @@
 #include "common/error.h"
 #include "store/result_store.h"
 
-#define CHECKPOINT_STORE_VERSION 1
+#define CHECKPOINT_STORE_VERSION 2
 
 /* checkpoint_load_open's answer when there is no checkpoint under the key. */
 #define CHECKPOINT_NONE 1
@@ -27,7 +30,8 @@
 struct checkpoint_save;
 
 /* Starts replacing the checkpoint under KEY. Nothing is visible until
- * checkpoint_save_commit(); nothing else may use the store meanwhile. */
+ * checkpoint_save_commit(); nothing else may write to the store
+ * meanwhile. */
 int checkpoint_save_begin(struct result_store *s, const struct result_key *key,
                           struct checkpoint_save **out, struct trms_error *err);
 
@@ -38,7 +42,8 @@ int checkpoint_save_bytes(void *ctx, const uint8_t *data, size_t len);
  * filled when they could not be stored (the previous checkpoint stays). */
 int checkpoint_save_commit(struct checkpoint_save *c, struct trms_error *err);
 
-/* Forgets the bytes (the previous checkpoint stays) and frees C. */
+/* Forgets the bytes (the previous checkpoint stays; parts written so far
+ * go at the next save) and frees C. */
 void checkpoint_save_abort(struct checkpoint_save *c);
 
 struct checkpoint_load;

@@ -227,9 +227,35 @@ static int count_checkpoint(void *ctx, const struct checkpoint_info *info)
     return 0;
 }
 
-/* Checkpoints replace each other whole (more parts, then fewer), are
- * dropped by the result of their key only, and a damaged part is caught
- * by the checksum. */
+/* Keys of the checkpoints database that start with PREFIX. */
+static size_t store_keys(const char *rec, const char *prefix)
+{
+    MDB_env *env = NULL;
+    MDB_txn *txn;
+    MDB_dbi dbi;
+    MDB_cursor *cur;
+    char path[160];
+    snprintf(path, sizeof path, "%s/results", rec);
+    size_t n = 0;
+    if (mdb_env_create(&env) == 0 && mdb_env_set_maxdbs(env, 4) == 0 &&
+        mdb_env_open(env, path, MDB_RDONLY, 0666) == 0 &&
+        mdb_txn_begin(env, NULL, MDB_RDONLY, &txn) == 0) {
+        if (mdb_dbi_open(txn, "checkpoints", 0, &dbi) == 0 && mdb_cursor_open(txn, dbi, &cur) == 0) {
+            MDB_val k, v;
+            for (int rc = mdb_cursor_get(cur, &k, &v, MDB_FIRST); rc == 0;
+                 rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT))
+                n += k.mv_size >= strlen(prefix) && memcmp(k.mv_data, prefix, strlen(prefix)) == 0;
+            mdb_cursor_close(cur);
+        }
+        mdb_txn_abort(txn);
+    }
+    mdb_env_close(env);
+    return n;
+}
+
+/* Checkpoints replace each other whole (more parts, then fewer), survive
+ * a save abandoned half way, are dropped by the result of their key only,
+ * and a damaged part is caught by the checksum. */
 static void checkpoints(const char *rec)
 {
     struct trms_error err;
@@ -257,24 +283,46 @@ static void checkpoints(const char *rec)
     n = 0;
     CHECK(checkpoint_list(s, count_checkpoint, &n, &err) == 0);
     CHECK_EQ(n, 1);
-    /* A flipped byte in a part, written behind the store's back. */
+    /* A save abandoned after several transactions of parts (a kill): the
+     * previous checkpoint is whole; the next save removes the parts left. */
+    struct checkpoint_save *abandoned;
+    CHECK(checkpoint_save_begin(s, &k4, &abandoned, &err) == 0);
+    struct state_writer w;
+    state_writer_init(&w, checkpoint_save_bytes, abandoned);
+    uint8_t junk[4096] = {1};
+    for (int i = 0; i < 40 * 256; i++)
+        state_put_bytes(&w, junk, sizeof junk);
+    CHECK(state_writer_finish(&w) == 0);
+    checkpoint_save_abort(abandoned);
+    CHECK(checkpoint_is(s, &k4, small));
+    result_store_close(s);
+    CHECK(store_keys(rec, "cell=4/line=64/") > 100);
+    CHECK(result_store_open(rec, 1, &s, &err) == 0);
     CHECK(save_checkpoint(s, &k4, big) == 0);
+    CHECK(checkpoint_is(s, &k4, big));
+    result_store_close(s);
+    CHECK_EQ(store_keys(rec, "cell=4/line=64/"), 1 + (big + STATE_WRITER_BUFFER - 1) / STATE_WRITER_BUFFER);
+    /* A flipped byte in a part, written behind the store's back. */
     MDB_env *env = NULL;
     MDB_txn *txn;
     MDB_dbi dbi;
-    result_store_close(s);
+    MDB_cursor *cur;
     char path[160];
     snprintf(path, sizeof path, "%s/results", rec);
     CHECK(mdb_env_create(&env) == 0 && mdb_env_set_maxdbs(env, 4) == 0 &&
           mdb_env_set_mapsize(env, 1u << 30) == 0 && mdb_env_open(env, path, 0, 0666) == 0);
     CHECK(mdb_txn_begin(env, NULL, 0, &txn) == 0 && mdb_dbi_open(txn, "checkpoints", 0, &dbi) == 0);
-    MDB_val key = {strlen("cell=4/line=64/part/00000001"), "cell=4/line=64/part/00000001"}, v;
-    CHECK(mdb_get(txn, dbi, &key, &v) == 0);
+    CHECK(mdb_cursor_open(txn, dbi, &cur) == 0);
+    MDB_val key = {strlen("cell=4/line=64/part/"), "cell=4/line=64/part/"}, v;
+    CHECK(mdb_cursor_get(cur, &key, &v, MDB_SET_RANGE) == 0);
+    CHECK(mdb_cursor_get(cur, &key, &v, MDB_NEXT) == 0); /* the second part */
     uint8_t *copy = malloc(v.mv_size);
     memcpy(copy, v.mv_data, v.mv_size);
     copy[v.mv_size / 2] ^= 1;
     MDB_val nv = {v.mv_size, copy};
-    CHECK(mdb_put(txn, dbi, &key, &nv, 0) == 0 && mdb_txn_commit(txn) == 0);
+    CHECK(mdb_cursor_put(cur, &key, &nv, MDB_CURRENT) == 0);
+    mdb_cursor_close(cur);
+    CHECK(mdb_txn_commit(txn) == 0);
     free(copy);
     mdb_env_close(env);
     CHECK(result_store_open(rec, 1, &s, &err) == 0);
@@ -283,6 +331,7 @@ static void checkpoints(const char *rec)
     CHECK(checkpoint_remove(s, &k4, &err) == 0);
     CHECK(checkpoint_load_open(s, &k4, &c, &total, &err) == CHECKPOINT_NONE);
     result_store_close(s);
+    CHECK_EQ(store_keys(rec, ""), 0);
 }
 
 int main(void)
