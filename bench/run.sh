@@ -69,6 +69,18 @@ for n in 50000 200000; do
 done
 
 echo
+echo "### Exact reuse distance against the naive one (one stack, the same line accesses, checked equal)"
+echo
+echo "| heap working set | line accesses | distinct lines | trms M/s | move-to-front M/s | ratio |"
+echo "|---|---|---|---|---|---|"
+for ws in 1048576 8388608; do
+    line=$("$bench" reuse-naive --events 5000000 --working-set "$ws")
+    echo "| $((ws / 1048576)) MiB | $(echo "$line" | field line_accesses) |" \
+         "$(echo "$line" | field distinct_lines) | $(echo "$line" | field fast_per_s | tr -d M) |" \
+         "$(echo "$line" | field naive_per_s | tr -d M) | $(echo "$line" | field speedup) |"
+done
+
+echo
 echo "### End to end: trms analyze of a recording (decode, every pass, store)"
 echo
 echo "| events | accesses | file MiB | wall s | M accesses/s | peak RSS MiB |"
