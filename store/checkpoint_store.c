@@ -108,11 +108,11 @@ static int drop_parts(MDB_txn *txn, MDB_dbi dbi, const struct result_key *key, u
     int rc = mdb_cursor_open(txn, dbi, &cur);
     if (rc != 0)
         return rc;
-    MDB_val k = string_val(prefix), v;
+    MDB_val k = string_val(prefix);
     /* After a delete the cursor stands on the next key, which MDB_NEXT
-     * then returns. */
-    for (rc = mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE); rc == 0;
-         rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
+     * then returns. Keys only: the parts' pages are not read. */
+    for (rc = mdb_cursor_get(cur, &k, NULL, MDB_SET_RANGE); rc == 0;
+         rc = mdb_cursor_get(cur, &k, NULL, MDB_NEXT)) {
         if (k.mv_size < n || memcmp(k.mv_data, prefix, n) != 0)
             break; /* past this key's parts */
         if (kn && k.mv_size >= kn && memcmp(k.mv_data, kept, kn) == 0)
