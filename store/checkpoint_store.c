@@ -14,7 +14,7 @@
 
 #define CHECKPOINTS_DB "checkpoints"
 #define HEAD_SUFFIX "/head"
-#define KEY_MAX 160
+#define KEY_MAX 200
 
 static void head_key(char *buf, const struct result_key *key)
 {
@@ -99,7 +99,7 @@ static int read_head(MDB_txn *txn, MDB_dbi dbi, const struct result_key *key, st
  * of all): those of the previous save, and of saves never finished. */
 static int drop_parts(MDB_txn *txn, MDB_dbi dbi, const struct result_key *key, uint64_t keep)
 {
-    char prefix[KEY_MAX], kept[KEY_MAX] = "";
+    char prefix[KEY_MAX], kept[KEY_MAX + 24] = "";
     part_prefix(prefix, key);
     if (keep != UINT64_MAX)
         snprintf(kept, sizeof kept, "%s%08" PRIx64 "/", prefix, keep);
