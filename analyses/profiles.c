@@ -21,7 +21,7 @@ struct building_profile {
 };
 
 struct profiles {
-    struct u64map by_key;          /* routine << 32 | tid -> index */
+    struct u64map by_key;          /* routine (or context) << 32 | tid -> index */
     struct building_profile *items;
     size_t count;
     size_t capacity;
@@ -53,7 +53,8 @@ void profiles_free(struct profiles *p)
     free(p);
 }
 
-static void add_point(struct point_set *s, uint64_t n, uint64_t cost, uint64_t self)
+static void add_point(struct point_set *s, uint64_t n, uint64_t cost, uint64_t self,
+                      int recursive)
 {
     int inserted;
     uint64_t *index = u64map_upsert(&s->by_n, n, &inserted);
@@ -74,6 +75,8 @@ static void add_point(struct point_set *s, uint64_t n, uint64_t cost, uint64_t s
         pt->max = cost;
     pt->sum += cost;
     pt->sumsq += (unsigned __int128)cost * cost;
+    if (!recursive)
+        pt->real_sum += cost;
     if (self < pt->self_min)
         pt->self_min = self;
     if (self > pt->self_max)
@@ -85,7 +88,9 @@ static void add_point(struct point_set *s, uint64_t n, uint64_t cost, uint64_t s
 void profiles_add(struct profiles *p, const struct activation *a)
 {
     int inserted;
-    uint64_t *index = u64map_upsert(&p->by_key, (uint64_t)a->routine << 32 | a->tid, &inserted);
+    /* Per calling context when the activation has one: its routine follows. */
+    uint32_t unit = a->context != CONTEXT_NONE ? a->context : a->routine;
+    uint64_t *index = u64map_upsert(&p->by_key, (uint64_t)unit << 32 | a->tid, &inserted);
     if (inserted) {
         if (p->count == p->capacity) {
             p->capacity = p->capacity ? p->capacity * 2 : 64;
@@ -95,6 +100,7 @@ void profiles_add(struct profiles *p, const struct activation *a)
         struct building_profile *b = &p->items[p->count++];
         memset(b, 0, sizeof *b);
         b->totals.routine = a->routine;
+        b->totals.context = a->context;
         b->totals.tid = a->tid;
         u64map_init(&b->rms.by_n);
         u64map_init(&b->trms.by_n);
@@ -106,8 +112,8 @@ void profiles_add(struct profiles *p, const struct activation *a)
     b->totals.self_cost += a->self_cost;
     b->totals.induced_thread += a->induced_thread;
     b->totals.induced_external += a->induced_external;
-    add_point(&b->rms, a->rms, a->cost, a->self_cost);
-    add_point(&b->trms, a->trms, a->cost, a->self_cost);
+    add_point(&b->rms, a->rms, a->cost, a->self_cost, a->recursive);
+    add_point(&b->trms, a->trms, a->cost, a->self_cost, a->recursive);
 }
 
 static int by_n(const void *x, const void *y)
@@ -116,11 +122,13 @@ static int by_n(const void *x, const void *y)
     return (a->n > b->n) - (a->n < b->n);
 }
 
-static int by_routine_then_thread(const void *x, const void *y)
+static int by_routine_context_thread(const void *x, const void *y)
 {
     const struct routine_profile *a = x, *b = y;
     if (a->routine != b->routine)
         return (a->routine > b->routine) - (a->routine < b->routine);
+    if (a->context != b->context)
+        return (a->context > b->context) - (a->context < b->context);
     return (a->tid > b->tid) - (a->tid < b->tid);
 }
 
@@ -147,7 +155,7 @@ void profiles_export(struct profiles *p, struct analysis_result *result)
         out->trms_points = take_points(&b->trms, &out->n_trms_points);
     }
     qsort(result->profiles, result->n_profiles, sizeof *result->profiles,
-          by_routine_then_thread);
+          by_routine_context_thread);
     p->count = 0;
     u64map_free(&p->by_key);
 }

@@ -54,13 +54,16 @@ static void write_activation(void *ctx, const struct activation *a)
     fprintf(st->csv, "%" PRIu32 ",", a->tid);
     csv_field(st->csv, report_routine_name(&st->routines, &st->symbols, a->routine, buf));
     fprintf(st->csv, ",%" PRIu32 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
-                     ",%" PRIu64 "\n",
+                     ",%" PRIu64,
             a->depth, a->rms, a->trms, a->cost, a->self_cost, a->induced_thread,
             a->induced_external);
+    if (a->context != CONTEXT_NONE)
+        fprintf(st->csv, ",%" PRIu32, a->context);
+    fputc('\n', st->csv);
 }
 
 /* The CSV is written beside its final name and renamed once complete. */
-static FILE *open_csv(const char *path, char **tmp, struct trms_error *err)
+static FILE *open_csv(const char *path, int contexts, char **tmp, struct trms_error *err)
 {
     size_t len = strlen(path) + 32;
     *tmp = malloc(len);
@@ -74,7 +77,8 @@ static FILE *open_csv(const char *path, char **tmp, struct trms_error *err)
         *tmp = NULL;
         return NULL;
     }
-    fputs("thread,routine,depth,rms,trms,cost,self_cost,induced_thread,induced_external\n", fp);
+    fputs("thread,routine,depth,rms,trms,cost,self_cost,induced_thread,induced_external", fp);
+    fputs(contexts ? ",context\n" : "\n", fp);
     return fp;
 }
 
@@ -194,7 +198,7 @@ static int analyze(const char *rec_path, const struct analysis_options *opt,
         result_store_close(store);
         store = NULL;
     }
-    if (rc == 0 && csv_path && !(st.csv = open_csv(csv_path, &csv_tmp, err)))
+    if (rc == 0 && csv_path && !(st.csv = open_csv(csv_path, opt->contexts, &csv_tmp, err)))
         rc = -1;
     if (rc == 0 && !(st.analysis = analysis_new(opt, err)))
         rc = -1;
@@ -210,6 +214,7 @@ static int analyze(const char *rec_path, const struct analysis_options *opt,
         struct result_key key = *window;
         key.cell_size = result->cell_size;
         key.line_size = result->line_size;
+        key.contexts = result->n_contexts > 0;
         rc = result_store_save_key(store, result, &key, err);
     }
     if (st.csv) {
@@ -248,6 +253,7 @@ static int run(int argc, char **argv)
                                             {"activations", required_argument, NULL, 'a'},
                                             {"from", required_argument, NULL, 'F'},
                                             {"to", required_argument, NULL, 'T'},
+                                            {"contexts", no_argument, NULL, 'C'},
                                             {NULL, 0, NULL, 0}};
     struct analysis_options opt;
     analysis_options_default(&opt);
@@ -266,6 +272,10 @@ static int run(int argc, char **argv)
             break;
         case 'a':
             csv_path = optarg;
+            break;
+        case 'C':
+            opt.contexts = 1;
+            window.contexts = 1;
             break;
         case 'F':
         case 'T':
@@ -295,8 +305,8 @@ const struct command cmd_analyze = {
     .name = "analyze",
     .summary = "compute RMS, TRMS, profiles and reuse distances of a recording",
     .usage =
-        "usage: trms analyze REC [--cell-size N] [--line-size N] [--activations FILE.csv]\n"
-        "                        [--from EVENT] [--to EVENT]\n\n"
+        "usage: trms analyze REC [--cell-size N] [--line-size N] [--contexts]\n"
+        "                        [--activations FILE.csv] [--from EVENT] [--to EVENT]\n\n"
         "Runs every analysis over the recording in one pass and stores the result\n"
         "in REC/results, replacing an earlier result computed with the same\n"
         "options (atomically: a failed analysis leaves the earlier result intact).\n"
@@ -308,10 +318,15 @@ const struct command cmd_analyze = {
         "                         (default 4); an access touches every cell it overlaps\n"
         "  --line-size N          bytes per line for reuse distance, a power of two\n"
         "                         (default 64)\n"
+        "  --contexts             keep the profiles per calling context (the path of\n"
+        "                         calls from the thread's root), so that `qsort` called\n"
+        "                         from a and from b are reported apart; stored beside\n"
+        "                         the result without contexts (`report --contexts`)\n"
         "  --activations FILE     also write one CSV row per completed activation, in\n"
         "                         completion order: thread,routine,depth,rms,trms,cost,\n"
         "                         self_cost,induced_thread,induced_external (each thread's\n"
-        "                         root activation, routine <root>, has depth 0)\n"
+        "                         root activation, routine <root>, has depth 0; with\n"
+        "                         --contexts, a last column, context, its node's number)\n"
         "  --from EVENT, --to EVENT  analyze only rr's events EVENT.. of an rr recording\n"
         "                         (`rr rerun -s/-e`); stored beside the whole recording's\n"
         "                         result, under the window\n",
