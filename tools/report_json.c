@@ -132,9 +132,9 @@ int report_json(FILE *out, const struct report_model *m, const struct report_opt
     }
     fprintf(out, "],\n  \"trms_version\": \"%s\",\n  \"cell_size\": %" PRIu64
                  ",\n  \"line_size\": %" PRIu64 ",\n  \"contexts\": %s"
-                 ",\n  \"threads_aggregated\": %s,\n  \"events\": {",
+                 ",\n  \"threads_aggregated\": %s,\n  \"threads_by_order\": %s,\n  \"events\": {",
             TRMS_VERSION, m->cell_size, m->line_size, m->contexts ? "true" : "false",
-            m->aggregate_threads ? "true" : "false");
+            m->aggregate_threads ? "true" : "false", m->threads_by_order ? "true" : "false");
     for (int t = 0; t < EVENT_TYPE_COUNT; t++)
         fprintf(out, "%s\"%s\": %" PRIu64, t ? ", " : "", event_type_name((enum event_type)t),
                 m->events[t]);

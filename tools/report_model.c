@@ -23,6 +23,18 @@ struct entry {
     const struct report_source *source;
 };
 
+/* Thread TID of R as rows name it: its id, or its place in order of first
+ * appearance (from 1). */
+static uint32_t thread_name(const struct analysis_result *r, uint32_t tid, int by_order)
+{
+    if (!by_order)
+        return tid;
+    for (size_t i = 0; i < r->n_threads; i++)
+        if (r->reuse_threads[i].tid == tid)
+            return (uint32_t)i + 1;
+    return tid;
+}
+
 static int thread_selected(const struct report_selection *sel, uint32_t tid)
 {
     if (!sel->n_threads)
@@ -174,7 +186,7 @@ static void add_tid(struct report_row *row, uint32_t tid)
     row->tids[row->n_tids++] = tid;
 }
 
-static void add_profile(struct report_row *row, const struct routine_profile *p)
+static void add_profile(struct report_row *row, const struct routine_profile *p, uint32_t tid)
 {
     row->calls += p->calls;
     row->cost += p->cost;
@@ -183,7 +195,7 @@ static void add_profile(struct report_row *row, const struct routine_profile *p)
     row->induced_external += p->induced_external;
     merge_points(row, METRIC_RMS, p->rms_points, p->n_rms_points);
     merge_points(row, METRIC_TRMS, p->trms_points, p->n_trms_points);
-    add_tid(row, p->tid);
+    add_tid(row, tid);
 }
 
 static void fit_row(struct report_row *row)
@@ -242,14 +254,15 @@ static void add_histogram(struct reuse_histogram *into, const struct reuse_histo
     into->n_bins = k;
 }
 
-static void add_thread_histogram(struct report_model *m, const struct thread_reuse *t)
+static void add_thread_histogram(struct report_model *m, const struct thread_reuse *t,
+                                 uint32_t tid)
 {
     size_t i = 0;
-    while (i < m->n_threads && m->reuse_threads[i].tid != t->tid)
+    while (i < m->n_threads && m->reuse_threads[i].tid != tid)
         i++;
     if (i == m->n_threads) {
         m->reuse_threads = xrealloc(m->reuse_threads, (m->n_threads + 1) * sizeof *m->reuse_threads);
-        m->reuse_threads[m->n_threads++] = (struct thread_reuse){.tid = t->tid};
+        m->reuse_threads[m->n_threads++] = (struct thread_reuse){.tid = tid};
     }
     add_histogram(&m->reuse_threads[i].histogram, &t->histogram);
 }
@@ -285,8 +298,8 @@ static int check_sources(const struct report_source *sources, size_t n,
 
 /* Every selected profile of every source, keyed. */
 static struct entry *collect_entries(const struct report_source *sources, size_t n,
-                                     const struct report_selection *sel, int *matched,
-                                     size_t *count)
+                                     const struct report_selection *sel, int by_order,
+                                     int *matched, size_t *count)
 {
     struct entry *entries = NULL;
     size_t used = 0, capacity = 0;
@@ -297,7 +310,8 @@ static struct entry *collect_entries(const struct report_source *sources, size_t
             char buf[REPORT_LABEL_MAX];
             const char *name = report_routine_name(&r->routines, sources[s].symbols, p->routine,
                                                    buf);
-            if (!thread_selected(sel, p->tid) ||
+            uint32_t tid = thread_name(r, p->tid, by_order);
+            if (!thread_selected(sel, tid) ||
                 !routine_selected(sel, &sources[s], p->routine, name, matched))
                 continue;
             struct report_row probe = {0};
@@ -309,7 +323,7 @@ static struct entry *collect_entries(const struct report_source *sources, size_t
                 entries = xrealloc(entries, capacity * sizeof *entries);
             }
             entries[used++] = (struct entry){.key = xstrdup(key),
-                                             .tid = sel->aggregate_threads ? 0 : p->tid,
+                                             .tid = sel->aggregate_threads ? 0 : tid,
                                              .profile = p, .source = &sources[s]};
             free(probe.name);
             free(probe.file);
@@ -331,9 +345,10 @@ int report_model_build(const struct report_source *sources, size_t n,
         return error_set(err, "no recording to report");
     if (check_sources(sources, n, sel, err) != 0)
         return -1;
+    int by_order = n > 1 || sel->threads_by_order;
     int *matched = xcalloc(sel->n_routines ? sel->n_routines : 1, sizeof *matched);
     size_t n_entries;
-    struct entry *entries = collect_entries(sources, n, sel, matched, &n_entries);
+    struct entry *entries = collect_entries(sources, n, sel, by_order, matched, &n_entries);
     int rc = 0;
     for (size_t i = 0; i < sel->n_routines && rc == 0; i++)
         if (!matched[i])
@@ -343,7 +358,8 @@ int report_model_build(const struct report_source *sources, size_t n,
         int seen = 0;
         for (size_t s = 0; s < n && !seen; s++)
             for (size_t t = 0; t < sources[s].result->n_threads; t++)
-                seen |= sources[s].result->reuse_threads[t].tid == sel->threads[i];
+                seen |= thread_name(sources[s].result, sources[s].result->reuse_threads[t].tid,
+                                    by_order) == sel->threads[i];
         if (!seen)
             rc = error_set(err, "%s: no thread %" PRIu32, sources[0].recording, sel->threads[i]);
     }
@@ -361,14 +377,13 @@ int report_model_build(const struct report_source *sources, size_t n,
         struct report_row *row = &out->rows[out->n_rows++];
         describe(row, entries[i].source, entries[i].profile, sel->contexts);
         row->all_threads = sel->aggregate_threads;
-        row->tid = entries[i].tid;
         size_t j = i;
         for (; j < n_entries && strcmp(entries[j].key, entries[i].key) == 0 &&
                entries[j].tid == entries[i].tid;
              j++)
-            add_profile(row, entries[j].profile);
-        if (!row->all_threads)
-            row->tid = entries[i].profile->tid;
+            add_profile(row, entries[j].profile,
+                        thread_name(entries[j].source->result, entries[j].profile->tid, by_order));
+        row->tid = row->all_threads ? 0 : entries[i].tid;
         fit_row(row);
         i = j;
     }
@@ -383,6 +398,7 @@ int report_model_build(const struct report_source *sources, size_t n,
     out->line_size = sources[0].result->line_size;
     out->contexts = sel->contexts;
     out->aggregate_threads = sel->aggregate_threads;
+    out->threads_by_order = by_order;
     for (size_t s = 0; s < n; s++) {
         const struct analysis_result *r = sources[s].result;
         out->recordings[s] = sources[s].recording;
@@ -390,9 +406,11 @@ int report_model_build(const struct report_source *sources, size_t n,
             out->events[t] += r->events[t];
         out->activations += r->activations;
         add_histogram(&out->reuse_global, &r->reuse_global);
-        for (size_t t = 0; t < r->n_threads; t++)
-            if (thread_selected(sel, r->reuse_threads[t].tid))
-                add_thread_histogram(out, &r->reuse_threads[t]);
+        for (size_t t = 0; t < r->n_threads; t++) {
+            uint32_t tid = thread_name(r, r->reuse_threads[t].tid, by_order);
+            if (thread_selected(sel, tid))
+                add_thread_histogram(out, &r->reuse_threads[t], tid);
+        }
     }
     if (n > 1)
         qsort(out->reuse_threads, out->n_threads, sizeof *out->reuse_threads, by_tid);

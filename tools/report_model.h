@@ -39,6 +39,9 @@ struct report_selection {
     size_t n_threads;
     int aggregate_threads;        /* one row per routine, threads added up */
     int contexts;                 /* one row per calling context (results must have them) */
+    int threads_by_order;         /* number threads 1, 2, ... by first appearance (always
+                                     when merging recordings: thread ids change from run
+                                     to run, the order of creation usually does not) */
 };
 
 struct report_row {
@@ -68,6 +71,7 @@ struct report_model {
     uint64_t activations;
     int contexts;                 /* rows are calling contexts */
     int aggregate_threads;
+    int threads_by_order;         /* tids are 1, 2, ... by first appearance */
     struct report_row *rows;      /* by cost, highest first; ties by label, thread */
     size_t n_rows;
     struct reuse_histogram reuse_global;    /* summed over the recordings */

@@ -171,6 +171,8 @@ int report_text(FILE *out, const struct report_model *m, const struct report_opt
         fprintf(out, "%s%s", i ? ", " : " ", m->recordings[i]);
     fprintf(out, ": cell size %" PRIu64 " B, line size %" PRIu64 " B\n", m->cell_size,
             m->line_size);
+    if (m->threads_by_order)
+        fprintf(out, "threads numbered by order of appearance (1 = the first), not by id\n");
     fprintf(out, "%zu threads, %" PRIu64 " activations, %" PRIu64 " memory accesses (%" PRIu64
                  " reads, %" PRIu64 " writes, %" PRIu64 " kernel reads, %" PRIu64
                  " kernel writes)\n\n",
