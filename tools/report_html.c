@@ -29,6 +29,7 @@ static const char style[] =
     "td.name,th.name{text-align:left}td.name{max-width:40em;overflow:hidden;text-overflow:ellipsis}"
     ".note{color:#666;font-size:12px}.fit{font-size:12px;color:#444;margin:2px 0}"
     "#filter{font-size:14px;padding:3px 6px;width:24em;margin:8px 0}"
+    ".table-wrap{max-height:32em;overflow:auto;border:1px solid #ddd;display:inline-block}"
     ".plots{display:flex;flex-wrap:wrap;gap:8px}"
     "svg.plot{background:#fff;border:1px solid #eee}"
     "svg .title{font-size:12px;font-weight:600}svg .label,svg .tick{font-size:10px;fill:#555}"
@@ -113,7 +114,7 @@ static void routine_table(FILE *out, const struct report_model *m, size_t plotte
                  "<span class=\"note\"><span id=\"shown\">%zu</span> of %zu shown; click a "
                  "heading to sort</span>\n",
             m->n_rows, m->n_rows);
-    fputs("<table id=\"routines\"><thead><tr>", out);
+    fputs("<div class=\"table-wrap\"><table id=\"routines\"><thead><tr>", out);
     for (size_t c = 0; c < sizeof columns / sizeof *columns; c++)
         fprintf(out, "<th data-key=\"%s\" data-type=\"%s\"%s%s>%s</th>", columns[c].key,
                 columns[c].numeric ? "num" : "text", c == 0 ? " class=\"name\"" : "",
@@ -147,7 +148,7 @@ static void routine_table(FILE *out, const struct report_model *m, size_t plotte
                 report_row_share(r, 0), report_row_share(r, 0), report_row_share(r, 1),
                 report_row_share(r, 1));
     }
-    fputs("</tbody></table>\n", out);
+    fputs("</tbody></table></div>\n", out);
 }
 
 /* ---- Figure 9: thread-induced vs external input per routine ---- */
@@ -343,7 +344,7 @@ static void input_plot(FILE *out, const struct report_row *r)
     struct svg_bar bar = {.label = "", .parts = parts};
     static const char *const names[] = {"own", "thread", "external"};
     struct svg_frame f = {.cls = "input", .title = "input origin", .x_label = "% of TRMS input",
-                          .y_label = "%", .width = 300, .height = 280};
+                          .y_label = "%", .width = 380, .height = 280};
     svg_bar_chart(out, &f, &bar, 1, names, 3, 100);
 }
 

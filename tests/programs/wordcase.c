@@ -6,12 +6,12 @@
  * str_tolower recomputes the length in its loop condition (quadratic in
  * the word's length), str_tolower_fixed computes it once (linear), and
  * lower_word does one or the other as MODE says. Then the main thread
- * sorts arrays of many sizes up to SORTMAX with sort_numbers, a merge sort
- * (n log n). The length is computed by text_length, a byte loop, rather
+ * sorts arrays of sizes SORTMIN (default 8) up to SORTMAX, growing by half
+ * each time, with sort_numbers, a merge sort (n log n). The length is computed by text_length, a byte loop, rather
  * than libc's vectorized strlen, whose reads in aligned blocks would make
  * the input sizes move in steps of 32 bytes.
  *
- *   wordcase slow|fast MIN MAX [SORTMAX]      prints the most frequent letter count */
+ *   wordcase slow|fast MIN MAX [SORTMAX [SORTMIN]] */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -136,12 +136,13 @@ void sort_numbers(int *a, int n)
 int main(int argc, char **argv)
 {
     if (argc < 4 || (strcmp(argv[1], "slow") != 0 && strcmp(argv[1], "fast") != 0)) {
-        fprintf(stderr, "usage: wordcase slow|fast MIN MAX [SORTMAX]\n");
+        fprintf(stderr, "usage: wordcase slow|fast MIN MAX [SORTMAX [SORTMIN]]\n");
         return 2;
     }
     lower_slowly = strcmp(argv[1], "slow") == 0;
     int min = atoi(argv[2]), max = atoi(argv[3]), sort_max = argc > 4 ? atoi(argv[4]) : 0;
-    if (min < 1 || max >= MAX_WORD || min > max || sort_max > (1 << 16)) {
+    int sort_min = argc > 5 ? atoi(argv[5]) : 8;
+    if (min < 1 || max >= MAX_WORD || min > max || sort_max > (1 << 16) || sort_min < 2) {
         fprintf(stderr, "wordcase: lengths 1..%d, sizes up to %d\n", MAX_WORD - 1, 1 << 16);
         return 2;
     }
@@ -162,7 +163,7 @@ int main(int argc, char **argv)
 
     unsigned seed = 12345;
     int *numbers = malloc((size_t)(sort_max ? sort_max : 1) * sizeof *numbers);
-    for (int n = 8; n <= sort_max; n += n / 2) {
+    for (int n = sort_min; n <= sort_max; n += n / 2) {
         for (int i = 0; i < n; i++) {
             seed = seed * 1103515245u + 12345u;
             numbers[i] = (int)(seed >> 8);
