@@ -44,13 +44,15 @@ struct cct {
 };
 
 /* The id of PATH (LEN bytes), added with its ancestors when new. */
-static long cct_node(struct cct *t, const char *path, size_t len, uint32_t (*routine_id)(void *, const char *, size_t), void *ctx)
+static long cct_node(struct cct *t, const char *path, size_t len,
+                     uint32_t (*routine_id)(void *, const char *, size_t), void *ctx)
 {
     for (size_t i = 0; i < t->n; i++)
         if (strlen(t->nodes[i].path) == len && memcmp(t->nodes[i].path, path, len) == 0)
             return (long)i;
     long parent = -1;
-    const char *name = path;
+    const char *name = ROUTINE_ROOT_LABEL; /* the root: each thread's code outside calls */
+    size_t name_len = strlen(name);
     if (len) {
         const char *cut = NULL;
         for (const char *p = path; p < path + len; p++)
@@ -58,13 +60,14 @@ static long cct_node(struct cct *t, const char *path, size_t len, uint32_t (*rou
                 cut = p;
         parent = cct_node(t, path, cut ? (size_t)(cut - path) : 0, routine_id, ctx);
         name = cut ? cut + 1 : path;
+        name_len = (size_t)(path + len - name);
     }
     t->nodes = xrealloc(t->nodes, (t->n + 1) * sizeof *t->nodes);
     char *copy = xmalloc(len + 1);
     memcpy(copy, path, len);
     copy[len] = '\0';
     t->nodes[t->n] = (struct cct_node){.path = copy, .parent = parent,
-                                       .routine = routine_id(ctx, name, (size_t)(path + len - name))};
+                                       .routine = routine_id(ctx, name, name_len)};
     return (long)t->n++;
 }
 
