@@ -21,6 +21,7 @@
 #include "symbols/routine_resolver.h"
 #include "symbols/symbolizer.h"
 #include "tools/cli.h"
+#include "tools/record_progress.h"
 #include "trace/recording.h"
 #include "trace/trace_writer.h"
 
@@ -264,7 +265,11 @@ static int record_into(const char *staging, const char *program, char **argv,
         struct raw_decoder_callbacks cb = {.classify = classify,
                                            .map = add_mapping, .unmap = remove_mapping,
                                            .ctx = r};
+        char *watched = recording_file(staging, RECORDING_EVENTS);
+        struct record_progress *progress = record_progress_start(watched);
         rc = valgrind_record(&run, r->writer, &r->routines, &cb, summary, outcome, err);
+        record_progress_finish(progress);
+        free(watched);
         argv[0] = run_argv0;
         if (rc != 0 && summary->words == 0) {
             char line[400];
