@@ -18,7 +18,7 @@ static size_t make(struct growth_point *pts, const double *ns, size_t count,
     for (size_t i = 0; i < count; i++) {
         state = state * 1103515245u + 12345u;
         double u = ((state >> 8) & 0xffff) / 65535.0 * 2 - 1; /* [-1, 1] */
-        pts[i] = (struct growth_point){ns[i], cost(ns[i]) * (1 + noise * u)};
+        pts[i] = (struct growth_point){ns[i], cost(ns[i]) * (1 + noise * u), 1};
     }
     return count;
 }
@@ -107,6 +107,44 @@ static void model_choice(void)
     }
 }
 
+/* A routine that reads 40 cells besides its input: cost 5 (n - 40)^2 + 100
+ * over n = 44..300. Without the offset every model bends; with it, n^2 and
+ * an exponent of 2. And a size seen once at a wild cost among sizes seen
+ * 1000 times: the weights keep it from mattering. */
+static double c_offset(double n) { return 100 + 5 * (n - 40) * (n - 40); }
+
+static void offsets_and_weights(void)
+{
+    struct growth_point pts[MAX_POINTS];
+    size_t n = 0;
+    for (double x = 44; x <= 300; x *= 1.15)
+        pts[n++] = (struct growth_point){x, c_offset(x), 1};
+    struct growth_fit fit;
+    growth_fit(pts, n, &fit);
+    CHECK(fit.verdict && fit.best == GROWTH_QUADRATIC);
+    CHECK(fit.models[GROWTH_QUADRATIC].offset > 30 && fit.models[GROWTH_QUADRATIC].offset < 44);
+    CHECK(fit.models[GROWTH_QUADRATIC].error < 0.02);
+    CHECK(fit.exponent_low < 2.05 && fit.exponent_high > 1.95);
+    CHECK(fit.offset > 30);
+    /* No offset where none is needed. */
+    growth_fit(pts, make(pts, geometric, N_GEOMETRIC, c_pow15, 0, 1), &fit);
+    CHECK(fit.offset == 0);
+    growth_fit(pts, make(pts, geometric, N_GEOMETRIC, c_quad, 0, 1), &fit);
+    CHECK(fit.models[GROWTH_QUADRATIC].offset == 0);
+    /* One size seen once, ten times too costly, among sizes seen 1000 times. */
+    n = make(pts, geometric, N_GEOMETRIC, c_nlogn, 0, 1);
+    for (size_t i = 0; i < n; i++)
+        pts[i].weight = 1000;
+    pts[n++] = (struct growth_point){4096, 10 * c_nlogn(4096), 1};
+    growth_fit(pts, n, &fit);
+    CHECK(fit.best == GROWTH_NLOGN);
+    CHECK(fit.models[GROWTH_NLOGN].error < 0.05);
+    /* The same point weighing as much as the others spoils the fit. */
+    pts[n - 1].weight = 1000;
+    growth_fit(pts, n, &fit);
+    CHECK(fit.models[GROWTH_NLOGN].error > 0.1);
+}
+
 static void no_verdict(void)
 {
     struct growth_point pts[MAX_POINTS];
@@ -154,6 +192,7 @@ int main(void)
 {
     exact_power_laws();
     model_choice();
+    offsets_and_weights();
     no_verdict();
     quantiles();
     return check_report("test_growth_fit");

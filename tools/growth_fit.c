@@ -34,7 +34,8 @@ double growth_model_f(enum growth_model m, double n)
 
 double growth_model_eval(const struct growth_fit *fit, enum growth_model m, double n)
 {
-    return fit->models[m].a + fit->models[m].b * growth_model_f(m, n);
+    const struct model_fit *f = &fit->models[m];
+    return f->a + f->b * growth_model_f(m, n - f->offset);
 }
 
 /* Two-sided 95% quantiles of Student's t for 1..30 degrees of freedom;
@@ -60,22 +61,41 @@ static double positive(double cost)
     return cost >= 1 ? cost : 1;
 }
 
-/* cost ~ a + b f(n), b >= 0, least squares on relative residuals. f is
- * scaled by its largest value so that n^3 stays well conditioned. */
-static void fit_model(const struct growth_point *pts, size_t n, enum growth_model m,
-                      struct model_fit *out)
+static double weight_of(const struct growth_point *p)
+{
+    return p->weight > 0 ? p->weight : 1;
+}
+
+/* Offsets tried: n_min * (1 - 2^-j); j = 0 is no offset. */
+#define OFFSET_STEPS 13
+/* An offset is kept when it cuts the error by this factor and by
+ * OFFSET_MIN_GAIN at least. */
+#define OFFSET_GAIN 0.98
+#define OFFSET_MIN_GAIN 0.001
+
+static double offset_candidate(double n_min, int j)
+{
+    return j == 0 ? 0 : n_min * (1 - ldexp(1, -j));
+}
+
+/* cost ~ a + b f(n - shift), b >= 0, weighted least squares on relative
+ * residuals. f is scaled by its largest value so that n^3 stays well
+ * conditioned. */
+static void fit_model_at(const struct growth_point *pts, size_t n, enum growth_model m,
+                         double shift, struct model_fit *out)
 {
     double scale = 0;
     for (size_t i = 0; i < n; i++)
-        if (pts[i].n > 0 && growth_model_f(m, pts[i].n) > scale)
-            scale = growth_model_f(m, pts[i].n);
+        if (pts[i].n > 0 && growth_model_f(m, pts[i].n - shift) > scale)
+            scale = growth_model_f(m, pts[i].n - shift);
     if (scale <= 0)
         scale = 1;
     double w_sum = 0, f_sum = 0, y_sum = 0, ff_sum = 0, fy_sum = 0;
     for (size_t i = 0; i < n; i++) {
         if (pts[i].n <= 0)
             continue;
-        double y = positive(pts[i].cost), w = 1 / (y * y), f = growth_model_f(m, pts[i].n) / scale;
+        double y = positive(pts[i].cost), w = weight_of(&pts[i]) / (y * y);
+        double f = growth_model_f(m, pts[i].n - shift) / scale;
         w_sum += w;
         f_sum += w * f;
         y_sum += w * y;
@@ -93,48 +113,115 @@ static void fit_model(const struct growth_point *pts, size_t n, enum growth_mode
     }
     out->a = a;
     out->b = b / scale;
-    double sq = 0;
-    size_t used = 0;
+    out->offset = shift;
+    double sq = 0, weights = 0;
     for (size_t i = 0; i < n; i++) {
         if (pts[i].n <= 0)
             continue;
         double y = positive(pts[i].cost);
-        double r = (y - (out->a + out->b * growth_model_f(m, pts[i].n))) / y;
-        sq += r * r;
-        used++;
+        double r = (y - (out->a + out->b * growth_model_f(m, pts[i].n - shift))) / y;
+        sq += weight_of(&pts[i]) * (r * r < 1 ? r * r : 1);
+        weights += weight_of(&pts[i]);
     }
-    out->error = used ? sqrt(sq / (double)used) : 0;
+    out->error = weights > 0 ? sqrt(sq / weights) : 0;
 }
 
-/* log cost = log c + k log n, ordinary least squares. */
-static void fit_power_law(const struct growth_point *pts, size_t n, struct growth_fit *out)
+static void fit_model(const struct growth_point *pts, size_t n, enum growth_model m,
+                      double n_min, struct model_fit *out)
 {
-    double sx = 0, sz = 0;
+    fit_model_at(pts, n, m, 0, out);
+    /* a + b (n - n0) is a + b n: only the curved models have an offset. */
+    if (m == GROWTH_CONSTANT || m == GROWTH_LINEAR)
+        return;
+    struct model_fit best = *out;
+    int best_j = 0;
+    for (int j = 1; j < OFFSET_STEPS; j++) {
+        struct model_fit shifted;
+        fit_model_at(pts, n, m, offset_candidate(n_min, j), &shifted);
+        if (shifted.error < best.error) {
+            best = shifted;
+            best_j = j;
+        }
+    }
+    if (best_j == 0)
+        return;
+    /* Between the grid's neighbours of the best: a ternary search. */
+    double lo = offset_candidate(n_min, best_j - 1);
+    double hi = best_j + 1 < OFFSET_STEPS ? offset_candidate(n_min, best_j + 1)
+                                          : n_min * (1 - ldexp(1, -OFFSET_STEPS));
+    for (int i = 0; i < 40; i++) {
+        struct model_fit x, y;
+        double a = lo + (hi - lo) / 3, b = hi - (hi - lo) / 3;
+        fit_model_at(pts, n, m, a, &x);
+        fit_model_at(pts, n, m, b, &y);
+        if (x.error < best.error)
+            best = x;
+        if (y.error < best.error)
+            best = y;
+        if (x.error < y.error)
+            hi = b;
+        else
+            lo = a;
+    }
+    if (best.error < out->error * OFFSET_GAIN - OFFSET_MIN_GAIN)
+        *out = best;
+}
+
+/* log cost = log c + k log (n - shift), weighted least squares; returns
+ * the weighted residual sum of squares. */
+static double fit_power_law_at(const struct growth_point *pts, size_t n, double shift,
+                               struct growth_fit *out)
+{
+    double sx = 0, sz = 0, sw = 0;
     size_t m = 0;
     for (size_t i = 0; i < n; i++)
         if (pts[i].n > 0) {
-            sx += log(pts[i].n);
-            sz += log(positive(pts[i].cost));
+            double w = weight_of(&pts[i]);
+            sx += w * log(pts[i].n - shift);
+            sz += w * log(positive(pts[i].cost));
+            sw += w;
             m++;
         }
-    double mx = sx / (double)m, mz = sz / (double)m, sxx = 0, sxz = 0, szz = 0;
+    double mx = sx / sw, mz = sz / sw, sxx = 0, sxz = 0, szz = 0;
     for (size_t i = 0; i < n; i++)
         if (pts[i].n > 0) {
-            double x = log(pts[i].n) - mx, z = log(positive(pts[i].cost)) - mz;
-            sxx += x * x;
-            sxz += x * z;
-            szz += z * z;
+            double w = weight_of(&pts[i]);
+            double x = log(pts[i].n - shift) - mx, z = log(positive(pts[i].cost)) - mz;
+            sxx += w * x * x;
+            sxz += w * x * z;
+            szz += w * z * z;
         }
     double k = sxz / sxx, ss_res = szz - k * sxz;
     if (ss_res < 0)
         ss_res = 0; /* rounding of an exact fit */
-    double se = m > 2 ? sqrt(ss_res / (double)(m - 2) / sxx) : INFINITY;
-    double half = student_t95(m - 2) * se;
+    /* Degrees of freedom: the points, less the line and the offset searched. */
+    size_t params = shift > 0 ? 3 : 2;
+    /* Weights are call counts: the variance per call, scaled to the points. */
+    double per_point = ss_res / sw * (double)m;
+    double se = m > params ? sqrt(per_point / (double)(m - params) / (sxx / sw * (double)m))
+                           : INFINITY;
+    double half = student_t95(m > params ? m - params : 0) * se;
     out->exponent = k;
     out->exponent_low = k - half;
     out->exponent_high = k + half;
     out->coefficient = exp(mz - k * mx);
+    out->offset = shift;
     out->r2 = szz > 0 ? 1 - ss_res / szz : 1;
+    return ss_res / sw;
+}
+
+static void fit_power_law(const struct growth_point *pts, size_t n, double n_min,
+                          struct growth_fit *out)
+{
+    double best = fit_power_law_at(pts, n, 0, out);
+    for (int j = 1; j < OFFSET_STEPS; j++) {
+        struct growth_fit shifted = *out;
+        double residual = fit_power_law_at(pts, n, offset_candidate(n_min, j), &shifted);
+        if (residual < best * OFFSET_GAIN * OFFSET_GAIN - OFFSET_MIN_GAIN * OFFSET_MIN_GAIN) {
+            best = residual;
+            *out = shifted;
+        }
+    }
 }
 
 void growth_fit(const struct growth_point *pts, size_t n, struct growth_fit *out)
@@ -161,10 +248,10 @@ void growth_fit(const struct growth_point *pts, size_t n, struct growth_fit *out
         return;
     }
     out->verdict = 1;
-    fit_power_law(pts, n, out);
+    fit_power_law(pts, n, lo, out);
     enum growth_model best = GROWTH_CONSTANT;
     for (int m = 0; m < GROWTH_MODELS; m++) {
-        fit_model(pts, n, (enum growth_model)m, &out->models[m]);
+        fit_model(pts, n, (enum growth_model)m, lo, &out->models[m]);
         if (out->models[m].error < out->models[best].error)
             best = (enum growth_model)m;
     }
@@ -175,4 +262,5 @@ void growth_fit(const struct growth_point *pts, size_t n, struct growth_fit *out
             break;
         }
     out->best = best;
+    out->poor = out->models[best].error > GROWTH_POOR_ERROR;
 }

@@ -103,7 +103,7 @@ static void cell_growth(FILE *out, const struct growth_fit *fit)
         return;
     }
     fprintf(out, "<td data-v=\"%d %s\">%s</td>", (int)fit->best, growth_model_name(fit->best),
-            growth_model_name(fit->best));
+            report_fit_short(fit));
     fprintf(out, "<td data-v=\"%.6g\" title=\"95%% interval [%.3f, %.3f]\">%.2f</td>",
             fit->exponent, fit->exponent_low, fit->exponent_high, fit->exponent);
 }
@@ -357,8 +357,11 @@ static void fit_note(FILE *out, const char *what, const struct growth_fit *fit)
         fputs(")</p>", out);
         return;
     }
-    fprintf(out, "<b>%s</b>, k = %.3f [%.3f, %.3f]; relative error", growth_model_name(fit->best),
-            fit->exponent, fit->exponent_low, fit->exponent_high);
+    fprintf(out, "<b>%s</b>%s", growth_model_name(fit->best), fit->poor ? " (a poor fit)" : "");
+    if (fit->models[fit->best].offset > 0)
+        fprintf(out, " of n &minus; %.1f", fit->models[fit->best].offset);
+    fprintf(out, ", k = %.3f [%.3f, %.3f]; relative error", fit->exponent, fit->exponent_low,
+            fit->exponent_high);
     for (int m = 0; m < GROWTH_MODELS; m++)
         fprintf(out, "%s %s %.1f%%", m ? "," : "", growth_model_name((enum growth_model)m),
                 100 * fit->models[m].error);

@@ -44,6 +44,8 @@ static void json_fit(FILE *out, const struct growth_fit *fit)
     }
     fputs(", \"model\": ", out);
     json_string(out, growth_model_name(fit->best));
+    fprintf(out, ", \"poor\": %s, \"offset\": ", fit->poor ? "true" : "false");
+    json_number(out, fit->models[fit->best].offset);
     fputs(", \"exponent\": ", out);
     json_number(out, fit->exponent);
     fputs(", \"exponent_ci\": [", out);
@@ -52,6 +54,8 @@ static void json_fit(FILE *out, const struct growth_fit *fit)
     json_number(out, fit->exponent_high);
     fputs("], \"coefficient\": ", out);
     json_number(out, fit->coefficient);
+    fputs(", \"exponent_offset\": ", out);
+    json_number(out, fit->offset);
     fputs(", \"r2\": ", out);
     json_number(out, fit->r2);
     fputs(", \"models\": {", out);
@@ -62,6 +66,8 @@ static void json_fit(FILE *out, const struct growth_fit *fit)
         json_number(out, fit->models[m].a);
         fputs(", \"b\": ", out);
         json_number(out, fit->models[m].b);
+        fputs(", \"offset\": ", out);
+        json_number(out, fit->models[m].offset);
         fputs(", \"error\": ", out);
         json_number(out, fit->models[m].error);
         fputc('}', out);

@@ -207,8 +207,9 @@ static void fit_row(struct report_row *row)
         row->input[m] = 0;
         for (size_t i = 0; i < n; i++) {
             const struct profile_point *p = &row->points[m][i];
-            worst[i] = (struct growth_point){(double)p->n, (double)p->max};
-            average[i] = (struct growth_point){(double)p->n, (double)p->sum / (double)p->calls};
+            worst[i] = (struct growth_point){(double)p->n, (double)p->max, (double)p->calls};
+            average[i] = (struct growth_point){(double)p->n, (double)p->sum / (double)p->calls,
+                                               (double)p->calls};
             row->input[m] += (unsigned __int128)p->n * p->calls;
         }
         growth_fit(worst, n, &row->fit[m][COST_WORST]);
@@ -448,5 +449,9 @@ double report_row_share(const struct report_row *row, int external)
 
 const char *report_fit_short(const struct growth_fit *fit)
 {
-    return fit->verdict ? growth_model_name(fit->best) : "-";
+    static const char *const poor[GROWTH_MODELS] = {"1?", "log n?", "n?", "n log n?", "n^2?",
+                                                    "n^3?"};
+    if (!fit->verdict)
+        return "-";
+    return fit->poor ? poor[fit->best] : growth_model_name(fit->best);
 }

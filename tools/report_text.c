@@ -63,10 +63,10 @@ static void routines_table(FILE *out, const struct report_model *m, const struct
         fprintf(out, "  ... %zu more (--top 0 shows all)\n", m->n_rows - shown);
     fprintf(out,
             "  #rms/#trms: distinct input sizes seen. growth: the model of worst-case cost\n"
-            "  against %s that fits best, among 1, log n, n, n log n, n^2, n^3; exponent: k of\n"
-            "  cost ~ c*n^k with its 95%% interval; '-' with fewer than %d input sizes spanning\n"
-            "  %.0fx. thr-in/ext-in: share of the TRMS input that another thread / the kernel\n"
-            "  wrote since the reading thread last touched the cell\n",
+            "  against %s that fits best, among 1, log n, n, n log n, n^2, n^3 ('?': off by\n"
+            "  over 10%%); exponent: k of cost ~ c*n^k with its 95%% interval; '-' with fewer\n"
+            "  than %d input sizes spanning %.0fx. thr-in/ext-in: share of the TRMS input that\n"
+            "  another thread / the kernel wrote since the reading thread last touched the cell\n",
             metric, GROWTH_MIN_SIZES, GROWTH_MIN_SPAN);
 }
 
@@ -130,9 +130,14 @@ static void fit_lines(FILE *out, const char *metric, const char *kind,
         fprintf(out, "no fit: %s\n", fit->why);
         return;
     }
-    fprintf(out, "%s; power law k = %.3f [%.3f, %.3f] (r^2 %.4f); relative error of",
-            growth_model_name(fit->best), fit->exponent, fit->exponent_low, fit->exponent_high,
-            fit->r2);
+    fprintf(out, "%s%s", growth_model_name(fit->best), fit->poor ? " (a poor fit)" : "");
+    if (fit->models[fit->best].offset > 0)
+        fprintf(out, " of n - %.1f", fit->models[fit->best].offset);
+    fprintf(out, "; power law k = %.3f [%.3f, %.3f]", fit->exponent, fit->exponent_low,
+            fit->exponent_high);
+    if (fit->offset > 0)
+        fprintf(out, " of n - %.1f", fit->offset);
+    fprintf(out, " (r^2 %.4f); relative error of", fit->r2);
     for (int m = 0; m < GROWTH_MODELS; m++)
         fprintf(out, "%s %s %.1f%%", m ? "," : "", growth_model_name((enum growth_model)m),
                 100 * fit->models[m].error);
