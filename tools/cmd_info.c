@@ -145,6 +145,8 @@ static void print_text(FILE *out, const char *rec_path, const struct recording *
             fprintf(out, ", events %" PRIu64 " to %" PRIu64, k->from, k->to);
         else if (k->from)
             fprintf(out, ", events %" PRIu64 " to the end", k->from);
+        if (k->contexts)
+            fprintf(out, ", calling contexts");
         fprintf(out, "%s%s%s\n", a->items[i].analyzed[0] ? ", stored " : "",
                 a->items[i].analyzed,
                 a->items[i].latest ? " (latest: what `trms report` shows)" : "");
@@ -170,9 +172,10 @@ static void print_json(FILE *out, const char *rec_path, const struct recording *
     for (size_t i = 0; i < a->n; i++) {
         const struct result_key *k = &a->items[i].key;
         fprintf(out, "%s{\"cell_size\": %" PRIu64 ", \"line_size\": %" PRIu64
-                     ", \"from\": %" PRIu64 ", \"to\": %" PRIu64 ", \"latest\": %s, \"analyzed\": ",
+                     ", \"from\": %" PRIu64 ", \"to\": %" PRIu64 ", \"contexts\": %s"
+                     ", \"latest\": %s, \"analyzed\": ",
                 i ? ", " : "", k->cell_size, k->line_size, k->from, k->to,
-                a->items[i].latest ? "true" : "false");
+                k->contexts ? "true" : "false", a->items[i].latest ? "true" : "false");
         json_string(out, a->items[i].analyzed);
         fputc('}', out);
     }

@@ -37,6 +37,8 @@ run "$TRMS" report s.rec --contexts --format aprof -o aprof-contexts
 expect_status 0
 sed "s/VERSION/$version/" "$fixtures/t1-rms-contexts.aprof" | diff -u - aprof-contexts/trms-t1-rms.aprof \
     || fail "the contexts' aprof report differs from the hand-computed one"
+run "$TRMS" info s.rec
+expect_out_contains "cell size 4, line size 64, calling contexts, stored"
 run "$TRMS" report s.rec --contexts --format json
 expect_status 0
 python3 - "$T/out" <<'PY' || fail "contexts JSON is not as expected"
