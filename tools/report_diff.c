@@ -18,7 +18,7 @@ static int same_row(const struct report_row *x, const char *x_key, const struct 
 
 static int growth_changed(const struct growth_fit *a, const struct growth_fit *b)
 {
-    return a->verdict && b->verdict && a->best != b->best &&
+    return a->verdict && b->verdict && !a->poor && !b->poor && a->best != b->best &&
            (a->exponent_high < b->exponent_low || b->exponent_high < a->exponent_low);
 }
 

@@ -3,8 +3,8 @@
  *
  * Rows of the two report models are matched by label and thread (threads
  * by order of appearance). A routine's growth changed when both runs have
- * a fit, their chosen models differ and their exponents' 95% intervals do
- * not overlap; its cost changed when it moved by more than the threshold
+ * a good fit (a verdict, not poor), their chosen models differ and their
+ * exponents' 95% intervals do not overlap; its cost changed when it moved by more than the threshold
  * (relative to the first run) and by at least DIFF_MIN_SHARE of the
  * program's cost (a routine of 60 instructions going to 40 is noise).
  * Routines seen in one run only are listed too. */

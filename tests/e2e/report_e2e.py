@@ -82,7 +82,8 @@ def case_growth(tmp):
     line = next((l for l in text.splitlines() if "str_tolower (wordcase.c:" in l), "")
     check(re.search(r"\s120\s+120\s+n\^2\s+\d\.\d\d±", line), f"text row: {line!r}")
     text = run([TRMS, "report", rec, "--routine", "sort_numbers"]).stdout
-    check("worst-case cost by RMS: n log n; power law k = " in text, text[-800:])
+    check(re.search(r"worst-case cost by RMS: n log n( of n - [\d.]+)?; power law k = ", text),
+          text[-800:])
     # Threads: one selected, or all added up.
     one = report_json(rec, "--thread", str(sort["thread"]))
     check({x["thread"] for x in one["routines"]} == {sort["thread"]}, "--thread selects")
@@ -124,15 +125,20 @@ def case_merge(tmp):
 
 def case_diff(tmp):
     """lower_word is linear in one run and quadratic in the other: diff
-    flags its growth, and nothing else's."""
+    flags its growth, and not that of the routines that do the same in both
+    (the queue's routines wait as the threads' scheduling has it, which
+    varies from run to run)."""
     fast, _ = record(tmp, "wordcase", ["fast", "1", "100", "256"])
     slow, _ = record(tmp, "wordcase", ["slow", "1", "100", "256"])
     analyze(fast)
     analyze(slow)
     d = json.loads(run([TRMS, "diff", fast, slow, "--format", "json"]).stdout)
-    flagged = [r for r in d["routines"] if r["growth_changed"]]
-    check([r["name"] for r in flagged] == ["lower_word"], f"growth changed: {flagged}")
-    lw = flagged[0]
+    flagged = {r["name"]: r for r in d["routines"] if r["growth_changed"]}
+    check("lower_word" in flagged, f"lower_word's growth change is not flagged: {list(flagged)}")
+    steady = {"str_tolower", "str_tolower_fixed", "text_length", "count_word", "sort_numbers",
+              "merge_sort", "lower_char"}
+    check(not steady & set(flagged), f"flagged routines whose growth is the same: {list(flagged)}")
+    lw = flagged["lower_word"]
     check(lw["growth_a"]["model"] == "n" and lw["growth_b"]["model"] == "n^2", f"{lw}")
     check(lw["cost_changed"] and lw["cost_b"] > 5 * lw["cost_a"], f"{lw}")
     check(d["routines"][0]["name"] == "lower_word", "the growth change comes first")
