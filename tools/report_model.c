@@ -121,6 +121,21 @@ const char *report_row_label(const struct report_row *row, char *buf, size_t len
     return buf;
 }
 
+const char *report_label_shorten(char *label, size_t width)
+{
+    size_t len = strlen(label);
+    if (len <= width)
+        return label;
+    char *tail = label + len - width + 4;
+    char *cut = strstr(tail, " > ");
+    if (cut && cut[3]) {
+        cut -= 3;
+        memcpy(cut, "...", 3);
+        return cut;
+    }
+    return label + len - width;
+}
+
 const char *report_row_key(const struct report_row *row, char *buf, size_t len)
 {
     return report_row_label(row, buf, len);

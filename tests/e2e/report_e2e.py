@@ -92,6 +92,19 @@ def case_growth(tmp):
     check(len(agg["routines"]) == 1 and root["thread"] is None and len(root["threads"]) == 2,
           f"aggregated roots: {agg['routines']}")
     check(root["calls"] == 2, f"two roots added up: {root['calls']}")
+    # Calling contexts: text_length called from each of its callers (and
+    # str_tolower's from lower_word's), reported apart, adding up to the
+    # routine.
+    analyze(rec, "--contexts")
+    c = report_json(rec, "--contexts", "--routine", "text_length")
+    paths = {tuple(x["context"][x["context"].index("counter"):]): x for x in c["routines"]}
+    check(set(paths) == {("counter", "str_tolower", "text_length"),
+                         ("counter", "str_tolower_fixed", "text_length"),
+                         ("counter", "lower_word", "str_tolower", "text_length"),
+                         ("counter", "count_word", "text_length")}, f"contexts: {set(paths)}")
+    check(paths[("counter", "str_tolower_fixed", "text_length")]["calls"] == 120, "once a word")
+    check(sum(x["calls"] for x in paths.values()) == row(r, "text_length")["calls"], "sum")
+    check(fit(paths[("counter", "str_tolower_fixed", "text_length")])["model"] == "n", "linear")
 
 
 def case_merge(tmp):
