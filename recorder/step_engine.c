@@ -77,6 +77,7 @@ struct engine {
     struct sthread *current;    /* whose records come now, or NULL */
     uint64_t time, icount;      /* rr's frame time and count within it */
     uint64_t futex_wakes;       /* waiters woken that have not left the kernel yet */
+    uint64_t early_wakes;       /* waiters that left before their waker's wake was seen */
     struct u64map kinds;        /* ip -> step_insn_kind + 1 */
     struct trms_error *err;
 };
@@ -321,8 +322,12 @@ static int dispatch(struct engine *e, pid_t tid, int status)
         if (fetch_registers(e, t, NULL) != 0)
             return -1;
         t->state = T_EXIT_PENDING;
-        if (t->blocking == SYSCALL_FUTEX_WAIT && !t->wake_expected && e->futex_wakes > 0)
-            e->futex_wakes--;
+        if (t->blocking == SYSCALL_FUTEX_WAIT && !t->wake_expected) {
+            if (e->futex_wakes > 0)
+                e->futex_wakes--;
+            else
+                e->early_wakes++;  /* its waker has not reported yet */
+        }
         t->wake_expected = 0;
         return 0;
     }
@@ -476,8 +481,11 @@ static int exit_stop(struct engine *e, struct sthread *t)
     }
     t->state = T_READY;
     t->restart = is_restart(result);
-    if (t->nr == NR_FUTEX && t->blocking == SYSCALL_FUTEX_WAKE && result > 0)
-        e->futex_wakes += (uint64_t)result;
+    if (t->nr == NR_FUTEX && t->blocking == SYSCALL_FUTEX_WAKE && result > 0) {
+        uint64_t woken = (uint64_t)result, gone = woken < e->early_wakes ? woken : e->early_wakes;
+        e->early_wakes -= gone;
+        e->futex_wakes += woken - gone;
+    }
     if (changes_mappings(t->nr) && !(result < 0 && result >= -4095))
         u64map_free(&e->kinds), u64map_init(&e->kinds);
     return emit_record(e, &shown) != 0 || end_frame(e, &f) != 0 ? -1 : 0;

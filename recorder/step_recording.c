@@ -9,7 +9,9 @@
 #include <sys/stat.h>
 
 #include "recorder/syscall_effects.h"
+#include "common/oom.h"
 #include "replayer/rr_dump_writer.h"
+#include "store/symbol_store.h"
 #include "symbols/proc_maps.h"
 
 enum { NR_MMAP = 9, NR_MPROTECT = 10, NR_MUNMAP = 11, NR_MREMAP = 25, NR_EXECVE = 59,
@@ -25,6 +27,8 @@ struct step_run {
     pid_t pid;                      /* the recorded process */
     struct memory_maps current;     /* its file mappings now */
     struct capture capture;
+    size_t named;                   /* routines named so far */
+    unsigned programs;              /* execs of the recorded process seen */
     struct trms_error *err;
 };
 
@@ -134,6 +138,38 @@ static int follow_mappings(struct step_run *s, int exec)
     return 0;
 }
 
+/* Names the routines interned since the last time, with the symbols of
+ * the program they belong to (the one running now). */
+static int name_routines(struct step_run *s, struct trms_error *err)
+{
+    const struct routine_table *routines = s->c->routines;
+    size_t n = 0;
+    struct symbol_name *names = xcalloc(routines->count - s->named + 1, sizeof *names);
+    for (; s->named < routines->count; s->named++) {
+        const struct routine *r = &routines->items[s->named];
+        struct symbol_info info;
+        if (r->name || !r->addr ||
+            symbolizer_lookup(s->c->symbols, r->addr & ROUTINE_ADDR_MASK, &info) != 0)
+            continue;
+        names[n++] = (struct symbol_name){r->addr, info.name, info.file, info.line};
+    }
+    int rc = n ? symbol_store_save(s->c->rec_path, names, n, err) : 0;
+    free(names);
+    return rc;
+}
+
+/* The recorded process exec'd another program: the old one's routines are
+ * named before its symbols go, the new one's kept apart. */
+static int new_program(struct step_run *s, struct trms_error *err)
+{
+    if (s->programs++ == 0)
+        return 0;  /* the program trms started */
+    if (name_routines(s, err) != 0)
+        return -1;
+    routine_table_tag_addresses(s->c->routines, (uint64_t)(s->programs - 1) << 56);
+    return 0;
+}
+
 static int changes_mappings(uint64_t nr)
 {
     return nr == NR_MMAP || nr == NR_MUNMAP || nr == NR_MPROTECT || nr == NR_MREMAP ||
@@ -234,6 +270,8 @@ static int on_frame(void *ctx, const struct step_frame *f, struct trms_error *er
         if (f->kind == STEP_FRAME_SYSCALL_EXIT && !exec && recorded)
             capture_syscall_writes(s, f);
     }
+    if (recorded && exec && new_program(s, err) != 0)
+        return -1;
     if (recorded && (exec || (exit && changes_mappings(f->nr))) &&
         follow_mappings(s, exec) != 0) {
         *err = *s->err;
@@ -295,6 +333,10 @@ int step_recording_run(const struct step_recording_config *c, struct step_record
             *err = finish_err;
             rc = -1;
         }
+        /* Names are a convenience: the recording stands without them. */
+        if (rc == 0 && name_routines(&s, &finish_err) != 0)
+            fprintf(stderr, "trms: warning: routine names not resolved: %s\n",
+                    finish_err.message);
     }
     if (close_capture(&s.capture, &follow_err) != 0 && rc == 0) {
         *err = follow_err;

@@ -11,7 +11,12 @@
  * `rr rerun --singlestep=... --raw` prints them, and `dump.txt`, the
  * frames as `rr dump -e -m -p` prints them (mappings with the mapped files
  * themselves as their data files, and the kernel's writes at each system
- * call's exit). */
+ * call's exit).
+ *
+ * Routines are named as the run goes, into the symbol store of REC_PATH:
+ * those of each program when it execs another (whose routines are kept
+ * apart by an address tag, routine_table_tag_addresses), the rest at the
+ * end. */
 #ifndef TRMS_STEP_RECORDING_H
 #define TRMS_STEP_RECORDING_H
 
@@ -30,6 +35,7 @@ struct step_recording_config {
     struct memory_maps *maps;       /* receives every file mapping seen */
     struct symbolizer *symbols;     /* follows the recorded process's mappings */
     const char *capture_dir;        /* NULL, or a directory for rerun.raw and dump.txt */
+    const char *rec_path;           /* the recording (staging) directory, for names */
 };
 
 struct step_recording_result {

@@ -250,7 +250,8 @@ static int write_meta(const char *staging, const char *engine, const char *progr
 }
 
 /* The recording's maps file and meta, and its routines' names (with
- * LIVE, the symbolizer that followed the program, when there is one). */
+ * LIVE, the symbolizer that followed the program; NULL when the engine
+ * named them itself). */
 static int finish_recording(const char *staging, const char *engine, const char *program,
                             char *const *argv, struct record *r, const struct record_stats *stats,
                             const struct program_outcome *outcome, struct symbolizer *live,
@@ -263,7 +264,8 @@ static int finish_recording(const char *staging, const char *engine, const char 
     if (rc == 0)
         rc = write_meta(staging, engine, program, argv, r->engine_version, stats, outcome,
                         r->routines.count, err);
-    if (rc == 0 && symbols_resolve_routines_with(live, staging, &r->maps, &r->routines, err) != 0) {
+    if (rc == 0 && live &&
+        symbols_resolve_routines_with(live, staging, &r->maps, &r->routines, err) != 0) {
         /* Names are a convenience: the recording stands without them. */
         fprintf(stderr, "trms: warning: routine names not resolved: %s\n", err->message);
     }
@@ -403,7 +405,8 @@ static int record_step(const char *staging, const char *program, char **argv, st
     r->step.argv = argv;
     struct step_recording_config c = {.step = &r->step, .writer = r->writer,
                                       .routines = &r->routines, .maps = &r->maps,
-                                      .symbols = r->symbols, .capture_dir = r->capture_dir};
+                                      .symbols = r->symbols, .capture_dir = r->capture_dir,
+                                      .rec_path = staging};
     struct step_recording_result res;
     int rc = step_recording_run(&c, &res, err);
     *outcome = res.outcome;
@@ -413,7 +416,7 @@ static int record_step(const char *staging, const char *program, char **argv, st
     }
     const struct rerun_summary *d = &res.decoded;
     char seed[32], quantum[32], records[32], undecodable[32], approximated[32], signals[32],
-        blocked[32], left_out[32];
+        blocked[32], left_out[32], late[32];
     struct address_list undecodable_at = {.text = "-"};
     undecodable_at.text[0] = d->undecodable.count ? '\0' : '-';
     u64map_each(&d->undecodable, describe_address, &undecodable_at);
@@ -425,16 +428,18 @@ static int record_step(const char *staging, const char *program, char **argv, st
     snprintf(signals, sizeof signals, "%" PRIu64, res.step.signals);
     snprintf(blocked, sizeof blocked, "%" PRIu64, res.step.blocked);
     snprintf(left_out, sizeof left_out, "%" PRIu64, d->other_process_threads);
+    snprintf(late, sizeof late, "%" PRIu64, res.step.late_wakes);
     *stats = (struct record_stats){
         .events = total_events(d->events), .threads = d->threads, .tail_calls = d->tail_calls,
         .unwound = d->unwound_frames, .unmodeled = &d->unmodeled_syscalls, .complete = 1,
         .extra_keys = {"seed", "quantum", "records", "undecodable", "undecodable-at",
-                       "approximated", "signals", "blocked-syscalls", "other-process-threads"},
+                       "approximated", "signals", "blocked-syscalls", "late-wakes",
+                       "other-process-threads"},
         .extra_values = {seed, quantum, records, undecodable, undecodable_at.text, approximated,
-                         signals, blocked, left_out},
-        .n_extra = 9};
+                         signals, blocked, late, left_out},
+        .n_extra = 10};
     if (rc == 0)
-        rc = finish_recording(staging, "step", program, argv, r, stats, outcome, r->symbols, err);
+        rc = finish_recording(staging, "step", program, argv, r, stats, outcome, NULL, err);
     if (rc == 0 && d->undecodable.count)
         fprintf(stderr, "trms: warning: %zu instructions capstone could not decode (their "
                         "memory accesses are missing; see `undecodable` in the meta)\n",
