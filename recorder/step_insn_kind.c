@@ -27,10 +27,9 @@ enum step_insn_kind step_insn_kind(const uint8_t *bytes, size_t n, size_t *lengt
         n = MAX_INSN_BYTES;
     size_t i = 0;
     int rep = 0;
-    for (; i < n && is_legacy_prefix(bytes[i]); i++)
+    /* A REX prefix followed by other prefixes is ignored, not an error. */
+    for (; i < n && (is_legacy_prefix(bytes[i]) || (bytes[i] & 0xf0) == 0x40); i++)
         rep |= bytes[i] == 0xf2 || bytes[i] == 0xf3;
-    if (i < n && (bytes[i] & 0xf0) == 0x40)  /* REX comes last */
-        i++;
     if (i >= n)
         return STEP_INSN_OTHER;
     if (bytes[i] == 0x0f && i + 1 < n) {
