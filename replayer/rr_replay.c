@@ -112,6 +112,15 @@ static uint64_t function_of(void *ctx, uint64_t addr)
     return info.name ? info.entry : 0;
 }
 
+static int clone_flags(void *ctx, uint32_t tid, uint64_t *flags)
+{
+    struct replay *p = ctx;
+    const uint64_t *known = u64map_find(&p->trace.clone_flags, tid);
+    if (known)
+        *flags = *known;
+    return known != NULL;
+}
+
 /* ---- system calls: reads from the table, writes as rr recorded them ---- */
 
 struct forward {
@@ -182,7 +191,8 @@ static void before_record(void *ctx, const struct rerun_record *r)
 static int rerun(struct replay *p, struct trms_error *err)
 {
     struct rerun_decoder_config cfg = {
-        .read_code = read_code, .classify = classify, .function_of = function_of, .ctx = p,
+        .read_code = read_code, .classify = classify, .function_of = function_of,
+        .clone_flags = clone_flags, .ctx = p,
         .syscalls = &(const struct syscall_source){recorded_effects, p},
         .sink = p->o->sink, .sink_ctx = p->o->sink_ctx, .routines = p->o->routines};
     struct rerun_decoder *d = rerun_decoder_new(&cfg, &p->result->summary, err);

@@ -49,7 +49,9 @@ struct rr_replay_result {
 
 void rr_replay_result_free(struct rr_replay_result *r);
 
-/* Replays O->trace_dir into O->sink. RESULT is filled (free it) also on
+/* Replays O->trace_dir into O->sink. RESULT is initialized before the
+ * first record (its symbolizer follows the mappings as the replay goes, so
+ * that a sink can name code with it) and filled (free it) also on
  * failure. Failures: rr missing, rr failing or dying (its message), a
  * truncated or corrupt record stream, a sink error. */
 int rr_replay(const struct rr_replay_options *o, struct rr_replay_result *result,

@@ -38,7 +38,10 @@ static int on_task(void *ctx, const struct rr_frame *f, const struct rr_task_eve
 {
     (void)f, (void)err;
     struct reading *r = ctx;
-    r->trace->threads += e->kind == RR_TASK_CLONE;
+    if (e->kind == RR_TASK_CLONE) {
+        r->trace->threads++;
+        *u64map_upsert(&r->trace->clone_flags, e->tid, NULL) = e->clone_flags;
+    }
     return 0;
 }
 
@@ -107,6 +110,7 @@ void rr_trace_free(struct rr_trace *trace)
     }
     free(trace->mappings);
     free(trace->writes);
+    u64map_free(&trace->clone_flags);
     *trace = (struct rr_trace){0};
 }
 

@@ -30,6 +30,11 @@ struct run_state {
     FILE *csv;
     struct symbol_names symbols;    /* names of address-only routines */
     struct progress *progress;      /* NULL unless stderr is a terminal */
+    /* A replay's result, kept to the end: its symbolizer names the routines
+     * a recording's store does not name yet (the first analysis of an rr
+     * recording), also in activations completed after the replay. */
+    struct rr_replay_result replay;
+    int replayed;
 };
 
 /* Events between two looks at the clock for the progress line. */
@@ -52,7 +57,14 @@ static void write_activation(void *ctx, const struct activation *a)
     struct run_state *st = ctx;
     char buf[REPORT_LABEL_MAX];
     fprintf(st->csv, "%" PRIu32 ",", a->tid);
-    csv_field(st->csv, report_routine_name(&st->routines, &st->symbols, a->routine, buf));
+    const char *name = report_routine_name(&st->routines, &st->symbols, a->routine, buf);
+    const struct routine *r = a->routine < st->routines.count ? &st->routines.items[a->routine]
+                                                              : NULL;
+    struct symbol_info info;
+    if (st->replayed && r && !r->name && r->addr && name == buf &&
+        symbolizer_lookup(st->replay.symbols, r->addr, &info) == 0)
+        name = info.name;
+    csv_field(st->csv, name);
     fprintf(st->csv, ",%" PRIu32 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
                      ",%" PRIu64 "\n",
             a->depth, a->rms, a->trms, a->cost, a->self_cost, a->induced_thread,
@@ -134,16 +146,16 @@ static int replay_rr(const char *rec_path, const struct result_key *window, stru
                                   .to = window->to, .sink = feed, .sink_ctx = st,
                                   .routines = &st->routines, .progress = replay_progress,
                                   .progress_ctx = st};
-    struct rr_replay_result r;
-    int rc = rr_replay(&o, &r, err);
+    struct rr_replay_result *r = &st->replay;
+    st->replayed = 1;  /* rr_replay fills it before the first record */
+    int rc = rr_replay(&o, r, err);
     progress_finish(st->progress);
     st->progress = NULL;
     if (rc == 0) {
-        report_replay(&r.summary);
-        if (symbols_resolve_routines_with(r.symbols, rec_path, &r.maps, &st->routines, err) != 0)
+        report_replay(&r->summary);
+        if (symbols_resolve_routines_with(r->symbols, rec_path, &r->maps, &st->routines, err) != 0)
             fprintf(stderr, "trms: warning: routine names not resolved: %s\n", err->message);
     }
-    rr_replay_result_free(&r);
     free(trace_dir);
     return rc;
 }
@@ -233,6 +245,8 @@ static int analyze(const char *rec_path, const struct analysis_options *opt,
     }
     analysis_result_free(result);
     analysis_free(st.analysis);
+    if (st.replayed)
+        rr_replay_result_free(&st.replay);
     routine_table_free(&st.routines);
     symbol_names_free(&st.symbols);
     result_store_close(store);

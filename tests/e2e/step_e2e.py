@@ -156,6 +156,103 @@ def case_crash(tmp):
     check("at least 1" in p.stderr and not os.path.exists(missing), p.stderr)
 
 
+def case_rr_standin(tmp):
+    """The rr adapter on a real program's records: the step engine's capture
+    of its run (rerun.raw, as `rr rerun --singlestep=... --raw` prints
+    records, and dump.txt, as `rr dump -e -m -p` prints frames) served by a
+    stand-in `rr` on PATH; `trms analyze` of that "rr recording" must give
+    every activation as the step engine's own recording does (one
+    difference, explained below)."""
+    capture = os.path.join(tmp, "capture")
+    step, _ = record(tmp, "step", "step_threads", ["6"],
+                     ["--quantum", "250", "--seed", "3", "--capture-rr", capture])
+    size = os.path.getsize(os.path.join(capture, "rerun.raw"))
+    check(size % 181 == 0 and size // 181 == int(meta(step)["records"]),
+          f"rerun.raw holds {size} bytes for {meta(step)['records']} records")
+    rr_rec = os.path.join(tmp, "rr.rec")
+    os.makedirs(os.path.join(rr_rec, "rr"))
+    with open(os.path.join(rr_rec, "meta"), "w") as f:
+        f.write("trms-recording 1\nengine rr\nengine-version 5.6.0\n"
+                f"program {os.path.join(PROGRAMS, 'step_threads')}\n")
+    bindir = os.path.join(tmp, "bin")
+    os.makedirs(bindir)
+    standin = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "rr", "standin_rr.sh")
+    os.symlink(os.path.abspath(standin), os.path.join(bindir, "rr"))
+    env = dict(os.environ, PATH=f"{bindir}:{os.environ['PATH']}", RR_STANDIN=capture)
+    # One difference, explained: the rr adapter has no program memory (rr's
+    # dump shows what the kernel wrote, not what it read), so the path that
+    # static glibc's start-up passes to readlink(2) (in _dl_get_origin) is
+    # a kernel read of unknown length there: that routine and those above
+    # it read the path's cells less. Everything else is identical.
+    readlink_path = ["_dl_get_origin", "_dl_non_dynamic_init", "__libc_init_first",
+                     "__libc_start_main_impl", "<root>"]
+    for cell in (1, 4):
+        want = os.path.join(tmp, f"step{cell}.csv")
+        got = os.path.join(tmp, f"rr{cell}.csv")
+        run([TRMS, "analyze", step, "--cell-size", str(cell), "--activations", want])
+        p = subprocess.run([TRMS, "analyze", rr_rec, "--cell-size", str(cell), "--activations",
+                            got], capture_output=True, text=True, env=env)
+        check(p.returncode == 0, f"analyze through the stand-in: {p.stderr}")
+        with open(want) as a, open(got) as b:
+            mine, theirs = a.read().splitlines(), b.read().splitlines()
+        check(len(mine) > 100 and len(mine) == len(theirs),
+              f"{len(mine)} activations from the step engine, {len(theirs)} through rr")
+        path_cells = set()
+        for x, y in zip(mine, theirs):
+            if x == y:
+                continue
+            a, b = x.split(","), y.split(",")
+            check(a[1] in readlink_path and a[:3] == b[:3] and a[5:] == b[5:],
+                  f"cell {cell}: step {x} != rr {y}")
+            path_cells.add((int(a[3]) - int(b[3]), int(a[4]) - int(b[4])))
+        check(len(path_cells) == 1 and min(path_cells.pop()) > 0,
+              f"cell {cell}: the readlink path's cells should be the one difference")
+    with open(os.path.join(capture, "calls")) as f:
+        calls = f.read()
+    check("rerun --singlestep=tid,event,icount,ip,fsbase,gsbase,flags,gp_x16 --raw" in calls,
+          f"rr rerun asked as expected: {calls}")
+    # The reports name the routines alike and give their tuples alike.
+    report = [TRMS, "report", "--format", "csv", "--cell-size", "4", "--line-size", "64"]
+    p = subprocess.run(report[:2] + [rr_rec] + report[2:], capture_output=True, text=True, env=env)
+    q = run(report[:2] + [step] + report[2:])
+    check(p.returncode == 0, p.stderr)
+
+    def own(csv_text):
+        return [line for line in csv_text.splitlines()
+                if line.split(",")[0] in ("put", "take", "consume", "producer", "main")]
+
+    check(len(own(q.stdout)) >= 10 and own(p.stdout) == own(q.stdout),
+          f"the reports differ:\n{own(p.stdout)}\n{own(q.stdout)}")
+
+
+def case_real_rr(tmp):
+    """With rr and hardware counters: the cross-engine programs recorded by
+    rr and analyzed by replaying them give the program's own routines the
+    same RMS per activation as the step engine. Without them (these
+    machines): `record --engine rr` says why in one line, and the test
+    skips, saying so."""
+    probe = os.path.join(tmp, "probe.rec")
+    p = run([TRMS, "record", "--engine", "rr", "-o", probe, "--", "true"], None)
+    if p.returncode != 0:
+        lines = p.stderr.strip().splitlines()
+        check(len(lines) == 1 and "engine rr:" in lines[0] and not os.path.exists(probe),
+              f"one line saying why rr cannot record: {p.stderr}")
+        print(f"skipped: needs rr with hardware performance counters ({lines[0]})",
+              file=sys.stderr)
+        return SKIP
+    step, _ = record(tmp, "step", "step_calls")
+    rr, _ = record(tmp, "rr", "step_calls")
+    # The signal handler is named after rt_sigaction's argument, which the
+    # rr adapter cannot read (no program memory): it is left out here.
+    routines = [r for r in CALLS_ROUTINES if r not in ("on_signal", "main")]
+    for cell in (1, 4):
+        a = by_routine(activations(step, cell), routines)
+        b = by_routine(activations(rr, cell), routines)
+        for r in routines:
+            check([x[:2] for x in a[r]] == [x[:2] for x in b[r]] and a[r],
+                  f"cell {cell}: {r}: step {a[r]} != rr {b[r]}")
+
+
 CASES = {name[5:]: fn for name, fn in globals().items() if name.startswith("case_")}
 
 if __name__ == "__main__":
