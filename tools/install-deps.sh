@@ -3,7 +3,7 @@
 # Quiet when everything is present; uses sudo when not run as root.
 set -euo pipefail
 
-packages=(gcc g++ make cmake pkg-config liblmdb-dev libdw-dev libcapstone-dev valgrind python3)
+packages=(gcc g++ make cmake pkg-config liblmdb-dev libdw-dev libcapstone-dev valgrind rr python3)
 
 if ! command -v dpkg-query >/dev/null 2>&1; then
     echo "install-deps: not a Debian system; make sure these are installed: ${packages[*]}" >&2
