@@ -13,6 +13,7 @@
 #include "replayer/rr_dump_writer.h"
 #include "store/symbol_store.h"
 #include "symbols/proc_maps.h"
+#include "symbols/resolve_routines.h"
 
 enum { NR_MMAP = 9, NR_MPROTECT = 10, NR_MUNMAP = 11, NR_MREMAP = 25, NR_EXECVE = 59,
        NR_EXECVEAT = 322, NR_PKEY_MPROTECT = 329 };
@@ -28,6 +29,7 @@ struct step_run {
     struct memory_maps current;     /* its file mappings now */
     struct capture capture;
     size_t named;                   /* routines named so far */
+    struct symbol_names names;      /* theirs */
     unsigned programs;              /* execs of the recorded process seen */
     struct trms_error *err;
 };
@@ -138,34 +140,14 @@ static int follow_mappings(struct step_run *s, int exec)
     return 0;
 }
 
-/* Names the routines interned since the last time, with the symbols of
- * the program they belong to (the one running now). */
-static int name_routines(struct step_run *s, struct trms_error *err)
-{
-    const struct routine_table *routines = s->c->routines;
-    size_t n = 0;
-    struct symbol_name *names = xcalloc(routines->count - s->named + 1, sizeof *names);
-    for (; s->named < routines->count; s->named++) {
-        const struct routine *r = &routines->items[s->named];
-        struct symbol_info info;
-        if (r->name || !r->addr ||
-            symbolizer_lookup(s->c->symbols, r->addr & ROUTINE_ADDR_MASK, &info) != 0)
-            continue;
-        names[n++] = (struct symbol_name){r->addr, info.name, info.file, info.line};
-    }
-    int rc = n ? symbol_store_save(s->c->rec_path, names, n, err) : 0;
-    free(names);
-    return rc;
-}
-
 /* The recorded process exec'd another program: the old one's routines are
  * named before its symbols go, the new one's kept apart. */
 static int new_program(struct step_run *s, struct trms_error *err)
 {
+    (void)err;
     if (s->programs++ == 0)
         return 0;  /* the program trms started */
-    if (name_routines(s, err) != 0)
-        return -1;
+    symbols_name_routines_since(s->c->symbols, s->c->routines, &s->named, &s->names);
     routine_table_tag_addresses(s->c->routines, (uint64_t)(s->programs - 1) << 56);
     return 0;
 }
@@ -315,6 +297,7 @@ int step_recording_run(const struct step_recording_config *c, struct step_record
     struct trms_error follow_err;
     struct step_run s = {.c = c, .err = &follow_err};
     memory_maps_init(&s.current);
+    symbol_names_init(&s.names);
     if (c->capture_dir && open_capture(&s.capture, c->capture_dir, err) != 0) {
         close_capture(&s.capture, &follow_err);
         return -1;
@@ -334,7 +317,9 @@ int step_recording_run(const struct step_recording_config *c, struct step_record
             rc = -1;
         }
         /* Names are a convenience: the recording stands without them. */
-        if (rc == 0 && name_routines(&s, &finish_err) != 0)
+        symbols_name_routines_since(c->symbols, c->routines, &s.named, &s.names);
+        if (rc == 0 && s.names.count &&
+            symbol_store_save(c->rec_path, s.names.items, s.names.count, &finish_err) != 0)
             fprintf(stderr, "trms: warning: routine names not resolved: %s\n",
                     finish_err.message);
     }
@@ -343,5 +328,6 @@ int step_recording_run(const struct step_recording_config *c, struct step_record
         rc = -1;
     }
     memory_maps_free(&s.current);
+    symbol_names_free(&s.names);
     return rc;
 }

@@ -60,10 +60,10 @@ static void write_activation(void *ctx, const struct activation *a)
     const char *name = report_routine_name(&st->routines, &st->symbols, a->routine, buf);
     const struct routine *r = a->routine < st->routines.count ? &st->routines.items[a->routine]
                                                               : NULL;
-    struct symbol_info info;
+    const char *replayed;
     if (st->replayed && r && !r->name && r->addr && name == buf &&
-        symbolizer_lookup(st->replay.symbols, r->addr, &info) == 0)
-        name = info.name;
+        (replayed = rr_replay_routine_name(&st->replay, r->addr, &st->routines)))
+        name = replayed;
     csv_field(st->csv, name);
     fprintf(st->csv, ",%" PRIu32 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
                      ",%" PRIu64 "\n",
@@ -153,7 +153,8 @@ static int replay_rr(const char *rec_path, const struct result_key *window, stru
     st->progress = NULL;
     if (rc == 0) {
         report_replay(&r->summary);
-        if (symbols_resolve_routines_with(r->symbols, rec_path, &r->maps, &st->routines, err) != 0)
+        if (r->names.count &&
+            symbol_store_save(rec_path, r->names.items, r->names.count, err) != 0)
             fprintf(stderr, "trms: warning: routine names not resolved: %s\n", err->message);
     }
     free(trace_dir);

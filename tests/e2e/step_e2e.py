@@ -156,58 +156,78 @@ def case_crash(tmp):
     check("at least 1" in p.stderr and not os.path.exists(missing), p.stderr)
 
 
+def standin_rr(tmp, name, args, options):
+    """Records NAME with the step engine and a capture of rr's view, and
+    makes an rr recording of it served by the stand-in rr: (step recording,
+    rr recording, environment with the stand-in on PATH)."""
+    capture = os.path.join(tmp, f"capture-{name}")
+    step, _ = record(tmp, "step", name, args, options + ["--capture-rr", capture])
+    size = os.path.getsize(os.path.join(capture, "rerun.raw"))
+    check(size % 181 == 0 and size // 181 == int(meta(step)["records"]),
+          f"rerun.raw holds {size} bytes for {meta(step)['records']} records")
+    rr_rec = os.path.join(tmp, f"{name}.rr.rec")
+    os.makedirs(os.path.join(rr_rec, "rr"))
+    with open(os.path.join(rr_rec, "meta"), "w") as f:
+        f.write("trms-recording 1\nengine rr\nengine-version 5.6.0\n"
+                f"program {os.path.join(PROGRAMS, name)}\n")
+    bindir = os.path.join(tmp, "bin")
+    if not os.path.exists(bindir):
+        os.makedirs(bindir)
+        standin = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "rr",
+                               "standin_rr.sh")
+        os.symlink(os.path.abspath(standin), os.path.join(bindir, "rr"))
+    env = dict(os.environ, PATH=f"{bindir}:{os.environ['PATH']}", RR_STANDIN=capture)
+    return step, rr_rec, env
+
+
+# One difference, explained: the rr adapter has no program memory (rr's dump
+# shows what the kernel wrote, not what it read), so the path that static
+# glibc's start-up passes to readlink(2) (in _dl_get_origin) is a kernel read
+# of unknown length there: that routine and those above it read the path's
+# cells less. Everything else must be identical.
+READLINK_PATH = ["_dl_get_origin", "_dl_non_dynamic_init", "__libc_init_first",
+                 "__libc_start_main_impl", "<root>"]
+
+
+def compare_standin(tmp, step, rr_rec, env, cell):
+    want = os.path.join(tmp, f"step{cell}.csv")
+    got = os.path.join(tmp, f"rr{cell}.csv")
+    run([TRMS, "analyze", step, "--cell-size", str(cell), "--activations", want])
+    p = subprocess.run([TRMS, "analyze", rr_rec, "--cell-size", str(cell), "--activations", got],
+                       capture_output=True, text=True, env=env)
+    check(p.returncode == 0, f"analyze through the stand-in: {p.stderr}")
+    with open(want) as a, open(got) as b:
+        mine, theirs = a.read().splitlines(), b.read().splitlines()
+    check(len(mine) > 100 and len(mine) == len(theirs),
+          f"{len(mine)} activations from the step engine, {len(theirs)} through rr")
+    differ = 0
+    for x, y in zip(mine, theirs):
+        if x == y:
+            continue
+        a, b = x.split(","), y.split(",")
+        check(a[1] in READLINK_PATH and a[:3] == b[:3] and a[5:] == b[5:],
+              f"cell {cell}: step {x} != rr {y}")
+        path = int(a[3]) - int(b[3])
+        check(path > 0 and int(a[4]) - int(b[4]) == path,
+              f"cell {cell}: {x} vs {y}: the readlink path's cells should be the difference")
+        differ += 1
+    check(differ >= len(READLINK_PATH), f"cell {cell}: the readlink difference is gone?")
+    return mine
+
+
 def case_rr_standin(tmp):
     """The rr adapter on a real program's records: the step engine's capture
     of its run (rerun.raw, as `rr rerun --singlestep=... --raw` prints
     records, and dump.txt, as `rr dump -e -m -p` prints frames) served by a
     stand-in `rr` on PATH; `trms analyze` of that "rr recording" must give
     every activation as the step engine's own recording does (one
-    difference, explained below)."""
-    capture = os.path.join(tmp, "capture")
-    step, _ = record(tmp, "step", "step_threads", ["6"],
-                     ["--quantum", "250", "--seed", "3", "--capture-rr", capture])
-    size = os.path.getsize(os.path.join(capture, "rerun.raw"))
-    check(size % 181 == 0 and size // 181 == int(meta(step)["records"]),
-          f"rerun.raw holds {size} bytes for {meta(step)['records']} records")
-    rr_rec = os.path.join(tmp, "rr.rec")
-    os.makedirs(os.path.join(rr_rec, "rr"))
-    with open(os.path.join(rr_rec, "meta"), "w") as f:
-        f.write("trms-recording 1\nengine rr\nengine-version 5.6.0\n"
-                f"program {os.path.join(PROGRAMS, 'step_threads')}\n")
-    bindir = os.path.join(tmp, "bin")
-    os.makedirs(bindir)
-    standin = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "rr", "standin_rr.sh")
-    os.symlink(os.path.abspath(standin), os.path.join(bindir, "rr"))
-    env = dict(os.environ, PATH=f"{bindir}:{os.environ['PATH']}", RR_STANDIN=capture)
-    # One difference, explained: the rr adapter has no program memory (rr's
-    # dump shows what the kernel wrote, not what it read), so the path that
-    # static glibc's start-up passes to readlink(2) (in _dl_get_origin) is
-    # a kernel read of unknown length there: that routine and those above
-    # it read the path's cells less. Everything else is identical.
-    readlink_path = ["_dl_get_origin", "_dl_non_dynamic_init", "__libc_init_first",
-                     "__libc_start_main_impl", "<root>"]
+    difference, explained at READLINK_PATH). Two programs: two threads
+    handing values over (clone3, futexes), and one that forks and execs
+    another program (whose routines must be named from its own symbols)."""
+    step, rr_rec, env = standin_rr(tmp, "step_threads", ["6"], ["--quantum", "250", "--seed", "3"])
     for cell in (1, 4):
-        want = os.path.join(tmp, f"step{cell}.csv")
-        got = os.path.join(tmp, f"rr{cell}.csv")
-        run([TRMS, "analyze", step, "--cell-size", str(cell), "--activations", want])
-        p = subprocess.run([TRMS, "analyze", rr_rec, "--cell-size", str(cell), "--activations",
-                            got], capture_output=True, text=True, env=env)
-        check(p.returncode == 0, f"analyze through the stand-in: {p.stderr}")
-        with open(want) as a, open(got) as b:
-            mine, theirs = a.read().splitlines(), b.read().splitlines()
-        check(len(mine) > 100 and len(mine) == len(theirs),
-              f"{len(mine)} activations from the step engine, {len(theirs)} through rr")
-        path_cells = set()
-        for x, y in zip(mine, theirs):
-            if x == y:
-                continue
-            a, b = x.split(","), y.split(",")
-            check(a[1] in readlink_path and a[:3] == b[:3] and a[5:] == b[5:],
-                  f"cell {cell}: step {x} != rr {y}")
-            path_cells.add((int(a[3]) - int(b[3]), int(a[4]) - int(b[4])))
-        check(len(path_cells) == 1 and min(path_cells.pop()) > 0,
-              f"cell {cell}: the readlink path's cells should be the one difference")
-    with open(os.path.join(capture, "calls")) as f:
+        compare_standin(tmp, step, rr_rec, env, cell)
+    with open(os.path.join(env["RR_STANDIN"], "calls")) as f:
         calls = f.read()
     check("rerun --singlestep=tid,event,icount,ip,fsbase,gsbase,flags,gp_x16 --raw" in calls,
           f"rr rerun asked as expected: {calls}")
@@ -223,6 +243,12 @@ def case_rr_standin(tmp):
 
     check(len(own(q.stdout)) >= 10 and own(p.stdout) == own(q.stdout),
           f"the reports differ:\n{own(p.stdout)}\n{own(q.stdout)}")
+
+    target = os.path.join(PROGRAMS, "step_exec_target")
+    step, rr_rec, env = standin_rr(tmp, "step_processes", [target], [])
+    rows = compare_standin(tmp, step, rr_rec, env, 4)
+    check(sum(",after_exec," in r for r in rows) == 1 and sum(",receive," in r for r in rows) == 1,
+          "each program's routines named from its own symbols")
 
 
 def case_real_rr(tmp):
