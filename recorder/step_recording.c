@@ -10,6 +10,7 @@
 
 #include "recorder/syscall_effects.h"
 #include "common/oom.h"
+#include "replayer/code_symbols.h"
 #include "replayer/rr_dump_writer.h"
 #include "store/symbol_store.h"
 #include "symbols/proc_maps.h"
@@ -58,18 +59,13 @@ static int read_memory(void *ctx, uint64_t addr, void *buf, uint64_t size)
 static void classify(void *ctx, uint64_t addr, struct code_class *out)
 {
     struct step_run *s = ctx;
-    struct symbol_info info;
-    symbolizer_classify(s->c->symbols, addr, &info);
-    out->is_plt = info.is_plt;
-    out->is_function_entry = info.name && info.entry == addr;
+    code_symbols_classify(s->c->symbols, addr, out);
 }
 
 static uint64_t function_of(void *ctx, uint64_t addr)
 {
     struct step_run *s = ctx;
-    struct symbol_info info;
-    symbolizer_classify(s->c->symbols, addr, &info);
-    return info.name ? info.entry : 0;
+    return code_symbols_function_of(s->c->symbols, addr);
 }
 
 static int sink(void *ctx, const struct event *ev, struct trms_error *err)

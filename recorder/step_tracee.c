@@ -184,8 +184,8 @@ size_t tracee_read_some(pid_t pid, uint64_t addr, void *buf, size_t size)
     return got;
 }
 
-/* A hex signal mask line of /proc/TID/status ("SigCgt:\t0000000000004a02"). */
-static int status_mask(pid_t tid, const char *key, uint64_t *mask)
+/* The value after "KEY:" in /proc/TID/status, parsed in BASE. */
+static int status_field(pid_t tid, const char *key, int base, uint64_t *value)
 {
     char path[64], line[256];
     snprintf(path, sizeof path, "/proc/%d/status", (int)tid);
@@ -196,7 +196,7 @@ static int status_mask(pid_t tid, const char *key, uint64_t *mask)
     size_t len = strlen(key);
     while (found != 0 && fgets(line, sizeof line, f))
         if (strncmp(line, key, len) == 0 && line[len] == ':') {
-            *mask = strtoull(line + len + 1, NULL, 16);
+            *value = strtoull(line + len + 1, NULL, base);
             found = 0;
         }
     fclose(f);
@@ -208,13 +208,13 @@ enum signal_disposition tracee_signal_disposition(pid_t tid, int sig)
     uint64_t caught = 0, ignored = 0, bit = UINT64_C(1) << (sig - 1);
     if (sig < 1 || sig > 64)
         return SIGNAL_IGNORED;
-    if (status_mask(tid, "SigCgt", &caught) == 0 && (caught & bit))
+    if (status_field(tid, "SigCgt", 16, &caught) == 0 && (caught & bit))
         return SIGNAL_CAUGHT;
     if (sig == SIGKILL)
         return SIGNAL_KILLS;
     if (sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU)
         return SIGNAL_STOPS;
-    if (status_mask(tid, "SigIgn", &ignored) == 0 && (ignored & bit))
+    if (status_field(tid, "SigIgn", 16, &ignored) == 0 && (ignored & bit))
         return SIGNAL_IGNORED;
     if (sig == SIGCHLD || sig == SIGURG || sig == SIGWINCH || sig == SIGCONT)
         return SIGNAL_IGNORED;  /* their default action */
@@ -223,19 +223,8 @@ enum signal_disposition tracee_signal_disposition(pid_t tid, int sig)
 
 pid_t tracee_thread_group(pid_t tid)
 {
-    char path[64], line[256];
-    snprintf(path, sizeof path, "/proc/%d/status", (int)tid);
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return -1;
-    pid_t tgid = -1;
-    while (fgets(line, sizeof line, f))
-        if (strncmp(line, "Tgid:", 5) == 0) {
-            tgid = (pid_t)strtol(line + 5, NULL, 10);
-            break;
-        }
-    fclose(f);
-    return tgid;
+    uint64_t tgid;
+    return status_field(tid, "Tgid", 10, &tgid) == 0 ? (pid_t)tgid : -1;
 }
 
 static long elapsed_us(const struct timespec *since)

@@ -13,6 +13,7 @@
 
 #include "common/oom.h"
 #include "recorder/perf_counters.h"
+#include "replayer/code_symbols.h"
 #include "replayer/rerun_stream.h"
 #include "replayer/rr_command.h"
 #include "replayer/rr_dump.h"
@@ -101,18 +102,13 @@ static void apply_mappings(struct replay *p, uint64_t time)
 static void classify(void *ctx, uint64_t addr, struct code_class *out)
 {
     struct replay *p = ctx;
-    struct symbol_info info;
-    symbolizer_classify(p->result->symbols, addr, &info);
-    out->is_plt = info.is_plt;
-    out->is_function_entry = info.name && info.entry == addr;
+    code_symbols_classify(p->result->symbols, addr, out);
 }
 
 static uint64_t function_of(void *ctx, uint64_t addr)
 {
     struct replay *p = ctx;
-    struct symbol_info info;
-    symbolizer_classify(p->result->symbols, addr, &info);
-    return info.name ? info.entry : 0;
+    return code_symbols_function_of(p->result->symbols, addr);
 }
 
 static int clone_flags(void *ctx, uint32_t tid, uint64_t *flags)

@@ -103,20 +103,6 @@ static void replay_progress(void *ctx, uint64_t time, uint64_t last_time, uint64
     progress_update_detail(st->progress, time, detail);
 }
 
-static int add_value(void *ctx, uint64_t key, uint64_t value)
-{
-    (void)key;
-    *(uint64_t *)ctx += value;
-    return 0;
-}
-
-static uint64_t sum_of(const struct u64map *m)
-{
-    uint64_t total = 0;
-    u64map_each(m, add_value, &total);
-    return total;
-}
-
 /* Says on stderr, in one line each, what the replay could not decode
  * exactly (the recording's own counts). */
 static void report_replay(const struct rerun_summary *s)
@@ -124,13 +110,13 @@ static void report_replay(const struct rerun_summary *s)
     if (s->undecodable.count)
         fprintf(stderr, "trms: warning: %zu instructions capstone could not decode (%" PRIu64
                         " executions without their memory accesses)\n",
-                s->undecodable.count, sum_of(&s->undecodable));
+                s->undecodable.count, u64map_sum(&s->undecodable));
     if (s->approximated.count)
         fprintf(stderr, "trms: warning: %zu instructions whose accesses are approximated "
                         "(vector masks, gathers)\n", s->approximated.count);
     if (s->unmodeled_syscalls.count)
         fprintf(stderr, "trms: warning: %" PRIu64 " system calls whose kernel reads are not "
-                        "known (their writes are rr's)\n", sum_of(&s->unmodeled_syscalls));
+                        "known (their writes are rr's)\n", u64map_sum(&s->unmodeled_syscalls));
     if (s->other_process_threads)
         fprintf(stderr, "trms: %" PRIu64 " threads of other processes (forked children) left "
                         "out\n", s->other_process_threads);

@@ -363,20 +363,6 @@ static int record_valgrind(const char *staging, const char *program, char **argv
     return rc;
 }
 
-static int add_calls(void *ctx, uint64_t key, uint64_t calls)
-{
-    (void)key;
-    *(uint64_t *)ctx += calls;
-    return 0;
-}
-
-static uint64_t map_total(const struct u64map *m)
-{
-    uint64_t total = 0;
-    u64map_each(m, add_calls, &total);
-    return total;
-}
-
 struct address_list {
     char text[512];
     size_t used;
@@ -423,8 +409,8 @@ static int record_step(const char *staging, const char *program, char **argv, st
     snprintf(seed, sizeof seed, "%" PRIu64, r->step.seed);
     snprintf(quantum, sizeof quantum, "%" PRIu32, r->step.quantum);
     snprintf(records, sizeof records, "%" PRIu64, d->records);
-    snprintf(undecodable, sizeof undecodable, "%" PRIu64, map_total(&d->undecodable));
-    snprintf(approximated, sizeof approximated, "%" PRIu64, map_total(&d->approximated));
+    snprintf(undecodable, sizeof undecodable, "%" PRIu64, u64map_sum(&d->undecodable));
+    snprintf(approximated, sizeof approximated, "%" PRIu64, u64map_sum(&d->approximated));
     snprintf(signals, sizeof signals, "%" PRIu64, res.step.signals);
     snprintf(blocked, sizeof blocked, "%" PRIu64, res.step.blocked);
     snprintf(left_out, sizeof left_out, "%" PRIu64, d->other_process_threads);
