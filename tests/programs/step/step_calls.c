@@ -4,11 +4,14 @@
  * same RMS for every activation. Each exercises one way code reaches a
  * routine or touches memory: plain and nested calls over arrays of many
  * lengths, recursion, a call through a pointer, string instructions
- * (rep movs, rep stos), a signal handler, and a longjmp out of two frames.
+ * (rep movs, rep stos), a signal handler, a longjmp out of two frames, and
+ * a clock_gettime whose answer the kernel writes (the step engine hides the
+ * vDSO, so that it is a system call).
  * With the argument "crash" it ends in a segmentation fault. */
 #include <setjmp.h>
 #include <signal.h>
 #include <string.h>
+#include <time.h>
 
 #define MAX 256
 static int data[MAX];
@@ -49,6 +52,13 @@ __attribute__((noinline)) static void fill(char *dst, unsigned long n)
     __asm__ volatile("rep stosb" : "+D"(dst), "+c"(n) : "a"(7) : "memory");
 }
 
+__attribute__((noinline)) static long now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec + t.tv_nsec;
+}
+
 static void on_signal(int sig)
 {
     handled += sig + data[1];
@@ -73,6 +83,7 @@ int main(int argc, char **argv)
     total += fib(6);
     int (*indirect)(int) = argc > 5 ? fib : square;
     total += indirect(9);
+    total += now() != 0;
     copy(to, from, 1000);
     fill(to, 600);
     signal(SIGUSR1, on_signal);
