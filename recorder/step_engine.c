@@ -797,10 +797,17 @@ int step_record(const struct step_options *o, const struct step_observer *observ
     struct engine e = {.o = o, .obs = observer, .s = summary, .outcome = outcome, .err = err};
     step_schedule_init(&e.schedule, o->quantum ? o->quantum : STEP_DEFAULT_QUANTUM, o->seed);
     u64map_init(&e.kinds);
+    /* ^C goes to the program (it shares our terminal), not to us: the
+     * recording is kept however the program ends. */
+    struct sigaction ignore = {.sa_handler = SIG_IGN}, old_int, old_quit;
+    sigaction(SIGINT, &ignore, &old_int);
+    sigaction(SIGQUIT, &ignore, &old_quit);
     pid_t pid = tracee_spawn(o->path, o->argv, err);
     int rc = pid < 0 ? -1 : start(&e, pid);
     if (rc == 0)
         rc = run(&e);
+    sigaction(SIGINT, &old_int, NULL);
+    sigaction(SIGQUIT, &old_quit, NULL);
     if (rc != 0 && pid > 0)
         kill_all(&e);
     while (e.n > 0)

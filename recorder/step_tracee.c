@@ -43,6 +43,9 @@ pid_t tracee_spawn(const char *path, char *const argv[], struct trms_error *err)
         return -1;
     }
     if (pid == 0) {
+        /* The recorder ignores ^C for the program's sake; the program must not. */
+        signal(SIGINT, SIG_DFL);
+        signal(SIGQUIT, SIG_DFL);
         /* Addresses must repeat from run to run; a sandbox that forbids
          * personality() only costs that. */
         int persona = personality(0xffffffff);
