@@ -8,9 +8,11 @@ and against what the programs do.
 
 Exit 0 passes, 77 skips (with the reason on stderr), anything else fails."""
 import os
+import signal
 import subprocess
 import sys
 import tempfile
+import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from record_e2e import (PROGRAMS, SKIP, TRMS, Failure, activations, check, ints, meta, of,  # noqa: E402
@@ -150,6 +152,19 @@ def case_crash(tmp):
     check(meta(rec)["outcome"] == "killed by signal 11 (Segmentation fault)", "meta outcome")
     rows = activations(rec)
     check(len(of(rows, "walk")) == 9 and len(of(rows, "deep")) == 3, "recorded up to the crash")
+    # ^C (SIGINT to the terminal's process group) ends the program, not the
+    # recorder: the recording is kept and says how the program ended.
+    rec = os.path.join(tmp, "interrupted.rec")
+    with subprocess.Popen([TRMS, "record", "-e", "step", "-o", rec, "--",
+                           os.path.join(PROGRAMS, "step_calls"), "pause"],
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                          start_new_session=True) as p:
+        time.sleep(4)
+        os.killpg(p.pid, signal.SIGINT)
+        _, err = p.communicate(timeout=120)
+    check(p.returncode == 128 + 2 and "killed by signal 2" in err, f"{p.returncode}: {err}")
+    check(meta(rec)["outcome"].startswith("killed by signal 2"), "meta outcome")
+    check(len(of(activations(rec), "walk")) == 9, "recorded up to the interrupt")
     # Misuse: one line, the right status, nothing recorded.
     missing = os.path.join(tmp, "missing.rec")
     p = run([TRMS, "record", "-e", "step", "-o", missing, "--", os.path.join(tmp, "nothing")], 127)

@@ -6,12 +6,14 @@
  * lengths, recursion, a call through a pointer, string instructions
  * (rep movs, rep stos), a signal handler, a longjmp out of two frames, and
  * a clock_gettime whose answer the kernel writes (the step engine hides the
- * vDSO, so that it is a system call).
+ * vDSO, so that it is a system call). With "pause" it waits for a signal
+ * at the end.
  * With the argument "crash" it ends in a segmentation fault. */
 #include <setjmp.h>
 #include <signal.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #define MAX 256
 static int data[MAX];
@@ -92,5 +94,7 @@ int main(int argc, char **argv)
         deep(2);
     if (argc > 1 && strcmp(argv[1], "crash") == 0)
         *(volatile int *)16 = total;
+    if (argc > 1 && strcmp(argv[1], "pause") == 0)
+        pause();
     return total == handled ? 1 : 0;
 }
