@@ -30,6 +30,11 @@ struct run_state {
     FILE *csv;
     struct symbol_names symbols;    /* names of address-only routines */
     struct progress *progress;      /* NULL unless stderr is a terminal */
+    /* A replay's result, kept to the end: its symbolizer names the routines
+     * a recording's store does not name yet (the first analysis of an rr
+     * recording), also in activations completed after the replay. */
+    struct rr_replay_result replay;
+    int replayed;
 };
 
 /* Events between two looks at the clock for the progress line. */
@@ -52,7 +57,14 @@ static void write_activation(void *ctx, const struct activation *a)
     struct run_state *st = ctx;
     char buf[REPORT_LABEL_MAX];
     fprintf(st->csv, "%" PRIu32 ",", a->tid);
-    csv_field(st->csv, report_routine_name(&st->routines, &st->symbols, a->routine, buf));
+    const char *name = report_routine_name(&st->routines, &st->symbols, a->routine, buf);
+    const struct routine *r = a->routine < st->routines.count ? &st->routines.items[a->routine]
+                                                              : NULL;
+    const char *replayed;
+    if (st->replayed && r && !r->name && r->addr && name == buf &&
+        (replayed = rr_replay_routine_name(&st->replay, r->addr, &st->routines)))
+        name = replayed;
+    csv_field(st->csv, name);
     fprintf(st->csv, ",%" PRIu32 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
                      ",%" PRIu64,
             a->depth, a->rms, a->trms, a->cost, a->self_cost, a->induced_thread,
@@ -95,20 +107,6 @@ static void replay_progress(void *ctx, uint64_t time, uint64_t last_time, uint64
     progress_update_detail(st->progress, time, detail);
 }
 
-static int add_value(void *ctx, uint64_t key, uint64_t value)
-{
-    (void)key;
-    *(uint64_t *)ctx += value;
-    return 0;
-}
-
-static uint64_t sum_of(const struct u64map *m)
-{
-    uint64_t total = 0;
-    u64map_each(m, add_value, &total);
-    return total;
-}
-
 /* Says on stderr, in one line each, what the replay could not decode
  * exactly (the recording's own counts). */
 static void report_replay(const struct rerun_summary *s)
@@ -116,13 +114,13 @@ static void report_replay(const struct rerun_summary *s)
     if (s->undecodable.count)
         fprintf(stderr, "trms: warning: %zu instructions capstone could not decode (%" PRIu64
                         " executions without their memory accesses)\n",
-                s->undecodable.count, sum_of(&s->undecodable));
+                s->undecodable.count, u64map_sum(&s->undecodable));
     if (s->approximated.count)
         fprintf(stderr, "trms: warning: %zu instructions whose accesses are approximated "
                         "(vector masks, gathers)\n", s->approximated.count);
     if (s->unmodeled_syscalls.count)
         fprintf(stderr, "trms: warning: %" PRIu64 " system calls whose kernel reads are not "
-                        "known (their writes are rr's)\n", sum_of(&s->unmodeled_syscalls));
+                        "known (their writes are rr's)\n", u64map_sum(&s->unmodeled_syscalls));
     if (s->other_process_threads)
         fprintf(stderr, "trms: %" PRIu64 " threads of other processes (forked children) left "
                         "out\n", s->other_process_threads);
@@ -138,16 +136,17 @@ static int replay_rr(const char *rec_path, const struct result_key *window, stru
                                   .to = window->to, .sink = feed, .sink_ctx = st,
                                   .routines = &st->routines, .progress = replay_progress,
                                   .progress_ctx = st};
-    struct rr_replay_result r;
-    int rc = rr_replay(&o, &r, err);
+    struct rr_replay_result *r = &st->replay;
+    st->replayed = 1;  /* rr_replay fills it before the first record */
+    int rc = rr_replay(&o, r, err);
     progress_finish(st->progress);
     st->progress = NULL;
     if (rc == 0) {
-        report_replay(&r.summary);
-        if (symbols_resolve_routines_with(r.symbols, rec_path, &r.maps, &st->routines, err) != 0)
+        report_replay(&r->summary);
+        if (r->names.count &&
+            symbol_store_save(rec_path, r->names.items, r->names.count, err) != 0)
             fprintf(stderr, "trms: warning: routine names not resolved: %s\n", err->message);
     }
-    rr_replay_result_free(&r);
     free(trace_dir);
     return rc;
 }
@@ -238,6 +237,8 @@ static int analyze(const char *rec_path, const struct analysis_options *opt,
     }
     analysis_result_free(result);
     analysis_free(st.analysis);
+    if (st.replayed)
+        rr_replay_result_free(&st.replay);
     routine_table_free(&st.routines);
     symbol_names_free(&st.symbols);
     result_store_close(store);

@@ -4,7 +4,7 @@
 set -euo pipefail
 
 # chromium: the HTML report's test opens the page in headless Chromium.
-packages=(gcc g++ make cmake pkg-config liblmdb-dev libdw-dev libcapstone-dev valgrind python3
+packages=(gcc g++ make cmake pkg-config liblmdb-dev libdw-dev libcapstone-dev valgrind rr python3
           chromium)
 
 if ! command -v dpkg-query >/dev/null 2>&1; then

@@ -1,6 +1,7 @@
 #include "tools/record_progress.h"
 
 #include <errno.h>
+#include <dirent.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,7 +16,7 @@
 #define POLL_MS 250
 
 struct record_progress {
-    char *events_path;
+    char *path;
     struct progress *line;
     pthread_t thread;
     pthread_mutex_t lock;
@@ -23,6 +24,30 @@ struct record_progress {
     int stop;
     struct timespec started;
 };
+
+/* Bytes of the files under PATH (or of PATH, a file). */
+static uint64_t bytes_under(const char *path)
+{
+    struct stat st;
+    if (lstat(path, &st) != 0)
+        return 0;
+    if (!S_ISDIR(st.st_mode))
+        return S_ISREG(st.st_mode) ? (uint64_t)st.st_size : 0;
+    DIR *dir = opendir(path);
+    if (!dir)
+        return 0;
+    uint64_t total = 0;
+    struct dirent *e;
+    while ((e = readdir(dir)) != NULL) {
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+            continue;
+        char child[4096];
+        if ((size_t)snprintf(child, sizeof child, "%s/%s", path, e->d_name) < sizeof child)
+            total += bytes_under(child);
+    }
+    closedir(dir);
+    return total;
+}
 
 static void *watch(void *arg)
 {
@@ -38,8 +63,7 @@ static void *watch(void *arg)
         }
         if (pthread_cond_timedwait(&rp->wake, &rp->lock, &until) != ETIMEDOUT || rp->stop)
             continue;
-        struct stat st;
-        uint64_t bytes = stat(rp->events_path, &st) == 0 ? (uint64_t)st.st_size : 0;
+        uint64_t bytes = bytes_under(rp->path);
         struct timespec now;
         clock_gettime(CLOCK_MONOTONIC, &now);
         char detail[48];
@@ -51,13 +75,13 @@ static void *watch(void *arg)
     return NULL;
 }
 
-struct record_progress *record_progress_start(const char *events_path)
+struct record_progress *record_progress_start(const char *path)
 {
-    struct progress *line = progress_start("recording", "bytes of trace", 0);
+    struct progress *line = progress_start("recording", "bytes written", 0);
     if (!line)
         return NULL;
     struct record_progress *rp = xcalloc(1, sizeof *rp);
-    rp->events_path = xstrdup(events_path);
+    rp->path = xstrdup(path);
     rp->line = line;
     clock_gettime(CLOCK_MONOTONIC, &rp->started);
     pthread_mutex_init(&rp->lock, NULL);
@@ -66,7 +90,7 @@ struct record_progress *record_progress_start(const char *events_path)
         progress_finish(line);
         pthread_mutex_destroy(&rp->lock);
         pthread_cond_destroy(&rp->wake);
-        free(rp->events_path);
+        free(rp->path);
         free(rp);
         return NULL; /* no line, no harm */
     }
@@ -85,6 +109,6 @@ void record_progress_finish(struct record_progress *rp)
     progress_finish(rp->line);
     pthread_mutex_destroy(&rp->lock);
     pthread_cond_destroy(&rp->wake);
-    free(rp->events_path);
+    free(rp->path);
     free(rp);
 }

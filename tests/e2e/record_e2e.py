@@ -291,7 +291,7 @@ def case_progress(tmp):
                         "2048", "/dev/null"], capture_output=True)  # bytes: \r stays \r
     out = p.stdout.decode(errors="replace")
     check(p.returncode == 0, f"script: exit {p.returncode}: {out!r}")
-    check("\r\x1b[Krecording: " in out and " bytes of trace, " in out,
+    check("\r\x1b[Krecording: " in out and " bytes written, " in out,
           f"no progress line on the terminal: {out!r}")
     check("\r\x1b[Ktrms: " in out, f"the line is not erased before the summary: {out!r}")
     # Elsewhere, nothing of the kind.
