@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/ptrace.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "common/oom.h"
@@ -407,6 +408,28 @@ static int wait_for(struct engine *e, struct sthread *t, int *status, long ms)
     }
 }
 
+/* T was let into a futex wait that will block: returns once the kernel
+ * has queued it (asleep), so that a wake another thread makes next finds
+ * it there on every run, not only when the kernel was quick. 1 with
+ * *STATUS when it reported instead (its wait did not block after all). */
+static int wait_asleep(struct engine *e, struct sthread *t, int *status)
+{
+    for (unsigned spins = 0;; spins++) {
+        pid_t r = waitpid(t->tid, status, __WALL | WNOHANG);
+        if (r == t->tid)
+            return 1;
+        if (r < 0 && errno != EINTR)
+            return error_set(e->err, "waitpid of thread %d: %s", (int)t->tid, strerror(errno));
+        char state = tracee_run_state(t->tid);
+        if (state == 'S' || state == 'D')
+            return 0;
+        if (spins > 64) {
+            struct timespec pause = {0, 20000};
+            nanosleep(&pause, NULL);
+        }
+    }
+}
+
 /* ---- system calls ---- */
 
 static int is_restart(int64_t result)
@@ -431,8 +454,8 @@ static uint64_t clone_flags_of(const struct sthread *t)
     return t->nr == NR_VFORK ? CLONE_VFORK_FLAG : 0;
 }
 
-/* T is at its system call's entry: report it, and let it into the kernel.
- * 1 when it stays there while others run. */
+/* T is at its system call's entry: report it, and let it into the kernel;
+ * T->blocking says whether it may stay there while others run. */
 static int enter_syscall(struct engine *e, struct sthread *t)
 {
     uint64_t nr;
@@ -460,7 +483,7 @@ static int enter_syscall(struct engine *e, struct sthread *t)
     }
     if (nr == NR_EXIT || nr == NR_EXIT_GROUP)
         t->blocking = SYSCALL_RETURNS;
-    return resume(e, t, PTRACE_SYSCALL, 0) != 0 ? -1 : t->blocking == SYSCALL_FUTEX_WAIT;
+    return resume(e, t, PTRACE_SYSCALL, 0);
 }
 
 /* T is stopped at its system call's exit: report it. */
@@ -566,10 +589,11 @@ static int step_one(struct engine *e, struct sthread *t, enum step_result *resul
     if (resume(e, t, request, deliver) != 0)
         return -1;
     *result = STEP_DONE;
+    int status, have_status = 0;
     for (;;) {
-        int status;
-        if (wait_for(e, t, &status, -1) < 0)
+        if (!have_status && wait_for(e, t, &status, -1) < 0)
             return -1;
+        have_status = 0;
         if (WIFEXITED(status) || WIFSIGNALED(status)) {
             *result = STEP_GONE;
             return thread_died(e, t, status);
@@ -597,36 +621,26 @@ static int step_one(struct engine *e, struct sthread *t, enum step_result *resul
             continue;
         }
         if (sig == (SIGTRAP | 0x80) && !in_kernel) {
-            int blocks = enter_syscall(e, t);
-            if (blocks < 0)
+            if (enter_syscall(e, t) != 0)
                 return -1;
             in_kernel = 1;
-            if (blocks || (t->blocking == SYSCALL_MAY_BLOCK &&
-                           (blocks = wait_for(e, t, &status, BLOCK_GRACE_MS)) == 0)) {
+            int back;  /* 1: T reported meanwhile, 0: it waits in the kernel */
+            if (t->blocking == SYSCALL_FUTEX_WAIT)
+                back = wait_asleep(e, t, &status);
+            else if (t->blocking == SYSCALL_MAY_BLOCK)
+                back = wait_for(e, t, &status, BLOCK_GRACE_MS);
+            else
+                continue;
+            if (back < 0)
+                return -1;
+            if (back == 0) {
                 t->state = T_IN_SYSCALL;
                 e->s->blocked++;
                 *result = STEP_BLOCKED;
                 return 0;
             }
-            if (blocks < 0)
-                return -1;
-            if (t->blocking != SYSCALL_MAY_BLOCK)
-                continue;
-            /* it came back within the grace: handle that report */
-            if (WIFEXITED(status) || WIFSIGNALED(status)) {
-                *result = STEP_GONE;
-                return thread_died(e, t, status);
-            }
-            if (WSTOPSIG(status) != (SIGTRAP | 0x80)) {
-                if (status >> 16 == PTRACE_EVENT_EXIT) {
-                    *result = STEP_GONE;
-                    return thread_exiting(e, t, 1);
-                }
-                if (resume(e, t, PTRACE_SYSCALL, 0) != 0)  /* an event on the way */
-                    return -1;
-                continue;
-            }
-            sig = SIGTRAP | 0x80;
+            have_status = 1;
+            continue;
         }
         if (sig == (SIGTRAP | 0x80)) {
             if (fetch_registers(e, t, NULL) != 0)

@@ -224,6 +224,23 @@ enum signal_disposition tracee_signal_disposition(pid_t tid, int sig)
     return SIGNAL_KILLS;
 }
 
+char tracee_run_state(pid_t tid)
+{
+    char path[64], line[512];
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)tid);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return '?';
+    char state = '?';
+    if (fgets(line, sizeof line, f)) {
+        char *end = strrchr(line, ')');  /* the command name may hold anything */
+        if (end && end[1] == ' ' && end[2])
+            state = end[2];
+    }
+    fclose(f);
+    return state;
+}
+
 pid_t tracee_thread_group(pid_t tid)
 {
     uint64_t tgid;

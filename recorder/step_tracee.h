@@ -46,6 +46,10 @@ size_t tracee_read_some(pid_t pid, uint64_t addr, void *buf, size_t size);
 enum signal_disposition { SIGNAL_CAUGHT, SIGNAL_IGNORED, SIGNAL_STOPS, SIGNAL_KILLS };
 enum signal_disposition tracee_signal_disposition(pid_t tid, int sig);
 
+/* Thread TID's scheduling state as /proc/TID/stat gives it ('R' running,
+ * 'S' asleep in the kernel, 't' stopped by its tracer...), '?' if unknown. */
+char tracee_run_state(pid_t tid);
+
 /* The thread group (process) of thread TID, or -1. */
 pid_t tracee_thread_group(pid_t tid);
 
