@@ -47,6 +47,23 @@ def sizes(r, metric="rms_points"):
 
 # ---- cases ----
 
+def case_demo(tmp):
+    """The README's first command's example, examples/wordfreq.c on its
+    input, as tools/demo.sh records and analyzes it: str_tolower fits n^2."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    text = os.path.join(here, "..", "..", "examples", "wordfreq-input.txt")
+    rec = os.path.join(tmp, "wordfreq.rec")
+    run([TRMS, "record", "-o", rec, "--", os.path.join(os.environ["EXAMPLES"], "wordfreq"),
+         text, "5"])
+    analyze(rec)
+    slow = row(report_json(rec), "str_tolower")
+    check(len(sizes(slow)) >= 15, f"input sizes: {sorted(sizes(slow))}")
+    for kind in ("worst", "average"):
+        f = fit(slow, "rms", kind)
+        check(f["model"] == "n^2" and not f["poor"], f"str_tolower {kind}: {f}")
+        check(1.4 <= f["exponent"] <= 2.3, f"str_tolower exponent {f['exponent']}")
+
+
 def case_growth(tmp):
     """The slides' case: str_tolower (strlen in its loop condition) is
     quadratic in the word length, its fixed version linear, the merge sort
