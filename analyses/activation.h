@@ -12,11 +12,16 @@
 #define ROUTINE_ROOT UINT32_MAX
 #define ROUTINE_ROOT_LABEL "<root>"
 
+/* Context of an activation when calling contexts are not kept. */
+#define CONTEXT_NONE UINT32_MAX
+
 struct activation {
     uint32_t tid;
     uint32_t routine;           /* routine table index, or ROUTINE_ROOT */
     uint32_t depth;             /* 0 for the root, 1 for an outermost call */
     uint32_t recursive;         /* 1 when the same routine is pending below */
+    uint32_t context;           /* calling context (analysis_result.contexts),
+                                   or CONTEXT_NONE when not kept */
     uint64_t rms;               /* cells first accessed by a read (subtree) */
     uint64_t trms;              /* rms + induced first reads (subtree) */
     uint64_t cost;              /* instructions, descendants included */

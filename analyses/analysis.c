@@ -21,6 +21,7 @@ void analysis_options_default(struct analysis_options *opt)
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     opt->shards = cores > 1 ? 2 : 1;
     opt->threads = cores > 1;
+    opt->contexts = 0;
 }
 
 static int log2_exact(uint64_t v, unsigned *shift)
@@ -31,9 +32,64 @@ static int log2_exact(uint64_t v, unsigned *shift)
     return 0;
 }
 
+/* ---- calling contexts ---- */
+
+static void push_context(struct thread_contexts *tc, uint32_t context)
+{
+    if (tc->depth == tc->pending_capacity) {
+        tc->pending_capacity = tc->pending_capacity ? tc->pending_capacity * 2 : 16;
+        tc->pending = xrealloc(tc->pending, tc->pending_capacity * sizeof *tc->pending);
+    }
+    tc->pending[tc->depth++] = context;
+}
+
+static void queue_completed(struct thread_contexts *tc, uint32_t context)
+{
+    if (tc->head + tc->count == tc->completed_capacity) {
+        if (tc->head > tc->completed_capacity / 2) { /* the front is free: reuse it */
+            memmove(tc->completed, tc->completed + tc->head, tc->count * sizeof *tc->completed);
+            tc->head = 0;
+        } else {
+            tc->completed_capacity = tc->completed_capacity ? tc->completed_capacity * 2 : 64;
+            tc->completed = xrealloc(tc->completed,
+                                     tc->completed_capacity * sizeof *tc->completed);
+        }
+    }
+    tc->completed[tc->head + tc->count++] = context;
+}
+
+/* The node for ROUTINE called from PARENT, added when new; CONTEXT_NONE
+ * when the tree is full. */
+static uint32_t child_context(struct analysis *a, uint32_t parent, uint32_t routine)
+{
+    int inserted;
+    uint64_t *id = u64map_upsert(&a->context_children, (uint64_t)parent << 32 | routine,
+                                 &inserted);
+    if (!inserted)
+        return (uint32_t)*id;
+    if (a->n_contexts == CONTEXT_NONE)
+        return CONTEXT_NONE;
+    if (a->n_contexts == a->contexts_capacity) {
+        a->contexts_capacity = a->contexts_capacity ? a->contexts_capacity * 2 : 256;
+        a->contexts = xrealloc(a->contexts, a->contexts_capacity * sizeof *a->contexts);
+    }
+    a->contexts[a->n_contexts] = (struct calling_context){.parent = parent, .routine = routine};
+    *id = a->n_contexts;
+    return (uint32_t)a->n_contexts++;
+}
+
 void analysis_collect(void *ctx, const struct activation *act)
 {
     struct analysis *a = ctx;
+    struct activation with_context;
+    if (a->options.contexts) {
+        struct thread_contexts *tc =
+            &a->thread_contexts[*u64map_find(&a->thread_index, act->tid)];
+        with_context = *act;
+        with_context.context = tc->completed[tc->head++];
+        tc->count--;
+        act = &with_context;
+    }
     a->activations++;
     profiles_add(a->profiles, act);
     if (a->extra_sink)
@@ -69,6 +125,12 @@ struct analysis *analysis_new(const struct analysis_options *opt, struct trms_er
     a->options = *opt;
     a->profiles = profiles_new();
     u64map_init(&a->thread_index);
+    u64map_init(&a->context_children);
+    if (opt->contexts) {
+        a->contexts = xmalloc(sizeof *a->contexts);
+        a->contexts[0] = (struct calling_context){.parent = CONTEXT_NONE, .routine = ROUTINE_ROOT};
+        a->n_contexts = a->contexts_capacity = 1;
+    }
     a->engine = engine_new(&config, analysis_collect, a);
     return a;
 }
@@ -82,6 +144,13 @@ void analysis_free(struct analysis *a)
     free(a->tids);
     free(a->depth);
     free(a->cost);
+    for (size_t i = 0; a->thread_contexts && i < a->n_threads; i++) {
+        free(a->thread_contexts[i].pending);
+        free(a->thread_contexts[i].completed);
+    }
+    free(a->thread_contexts);
+    free(a->contexts);
+    u64map_free(&a->context_children);
     u64map_free(&a->thread_index);
     free(a);
 }
@@ -102,11 +171,18 @@ static uint32_t thread_index_of(struct analysis *a, uint32_t tid)
             a->tids = xrealloc(a->tids, a->threads_capacity * sizeof *a->tids);
             a->depth = xrealloc(a->depth, a->threads_capacity * sizeof *a->depth);
             a->cost = xrealloc(a->cost, a->threads_capacity * sizeof *a->cost);
+            if (a->options.contexts)
+                a->thread_contexts = xrealloc(a->thread_contexts,
+                                              a->threads_capacity * sizeof *a->thread_contexts);
         }
         *index = a->n_threads;
         a->tids[a->n_threads] = tid;
         a->depth[a->n_threads] = 0;
         a->cost[a->n_threads] = 0;
+        if (a->options.contexts) {
+            memset(&a->thread_contexts[a->n_threads], 0, sizeof *a->thread_contexts);
+            push_context(&a->thread_contexts[a->n_threads], 0); /* the root's */
+        }
         a->n_threads++;
     }
     return (uint32_t)*index;
@@ -156,6 +232,19 @@ int analysis_event(struct analysis *a, const struct event *ev, struct trms_error
     }
     if (!a->has_thread)
         return error_set(err, "%s event before any thread event", event_type_name(ev->type));
+    if (a->options.contexts && (ev->type == EVENT_CALL || ev->type == EVENT_RETURN)) {
+        struct thread_contexts *tc = &a->thread_contexts[a->current_index];
+        if (ev->type == EVENT_RETURN) {
+            queue_completed(tc, tc->pending[--tc->depth]);
+        } else {
+            uint32_t context = child_context(a, tc->pending[tc->depth - 1], ev->routine);
+            if (context == CONTEXT_NONE) {
+                a->depth[t]--;
+                return error_set(err, "more than %" PRIu32 " calling contexts", CONTEXT_NONE - 1);
+            }
+            push_context(tc, context);
+        }
+    }
     if (ev->type != EVENT_THREAD)
         a->events[ev->type]++;
     *engine_next(a->engine) = be;
@@ -164,6 +253,12 @@ int analysis_event(struct analysis *a, const struct event *ev, struct trms_error
 
 struct analysis_result *analysis_finish(struct analysis *a, const struct routine_table *routines)
 {
+    /* The engine completes what is pending: innermost first, the root last. */
+    for (size_t i = 0; a->options.contexts && i < a->n_threads; i++) {
+        struct thread_contexts *tc = &a->thread_contexts[i];
+        while (tc->depth)
+            queue_completed(tc, tc->pending[--tc->depth]);
+    }
     engine_finish(a->engine);
     struct analysis_result *r = xcalloc(1, sizeof *r);
     r->cell_size = a->options.cell_size;
@@ -175,6 +270,10 @@ struct analysis_result *analysis_finish(struct analysis *a, const struct routine
     else
         routine_table_init(&r->routines);
     profiles_export(a->profiles, r);
+    r->contexts = a->contexts;
+    r->n_contexts = a->n_contexts;
+    a->contexts = NULL;
+    a->n_contexts = a->contexts_capacity = 0;
     r->n_threads = a->n_threads;
     r->reuse_threads = xcalloc(a->n_threads, sizeof *r->reuse_threads);
     for (size_t i = 0; i < a->n_threads; i++)
@@ -192,5 +291,6 @@ void analysis_memory(const struct analysis *a, struct analysis_memory *m)
 {
     engine_memory(a->engine, &m->input_size, &m->reuse, &m->engine);
     m->engine += sizeof *a + u64map_bytes(&a->thread_index);
-    m->profiles = profiles_bytes(a->profiles);
+    m->profiles = profiles_bytes(a->profiles) + a->contexts_capacity * sizeof *a->contexts +
+                  u64map_bytes(&a->context_children);
 }

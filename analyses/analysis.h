@@ -2,7 +2,9 @@
  *
  * Feeds each event to the input-size pass (RMS, TRMS, cost), the reuse
  * distance stacks (global and per thread) and the profiles, and assembles
- * the result. Engine-agnostic: it sees only struct event. */
+ * the result. With calling contexts on, it also builds the calling context
+ * tree and tags every activation with its node, so that the profiles are
+ * kept per context. Engine-agnostic: it sees only struct event. */
 #ifndef TRMS_ANALYSIS_H
 #define TRMS_ANALYSIS_H
 
@@ -34,10 +36,11 @@ struct analysis_options {
                               exercise the renumbering of reuse_distance.c */
     unsigned shards;      /* input-size shards, a power of two (1 .. 8) */
     int threads;          /* run the passes on worker threads */
+    int contexts;         /* keep profiles per calling context, not per routine */
 };
 
-/* Default sizes, every pass, and 2 shards on worker threads when the
- * machine has more than one core. */
+/* Default sizes, every pass, no calling contexts, and 2 shards on worker
+ * threads when the machine has more than one core. */
 void analysis_options_default(struct analysis_options *opt);
 
 struct analysis;

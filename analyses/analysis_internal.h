@@ -10,6 +10,17 @@
 #include "analyses/analysis.h"
 #include "common/u64map.h"
 
+/* Calling contexts of one thread. The engine completes activations later
+ * than the driver sees their returns (batches run behind), but in the same
+ * order for each thread: the context of every return goes to a queue that
+ * the completed activations of that thread take from, in order. */
+struct thread_contexts {
+    uint32_t *pending;             /* contexts of pending activations, root first */
+    size_t depth, pending_capacity;
+    uint32_t *completed;           /* returned, not yet reached by the engine */
+    size_t head, count, completed_capacity;
+};
+
 /* The analysis validates the event stream, numbers threads densely, and
  * hands the events to the engine, which runs the passes; it keeps the
  * profiles of the activations the engine completes and assembles the
@@ -30,6 +41,11 @@ struct analysis {
     int has_thread;
     uint32_t current_index;
     uint64_t events[EVENT_TYPE_COUNT];
+    /* calling context tree, when kept */
+    struct thread_contexts *thread_contexts;   /* by dense index */
+    struct u64map context_children;            /* parent << 32 | routine -> context */
+    struct calling_context *contexts;
+    size_t n_contexts, contexts_capacity;
 };
 
 /* The engine configuration of OPT; -1 with ERR filled when an option is

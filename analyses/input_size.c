@@ -115,6 +115,7 @@ static void complete_top(struct input_size *is, struct thread *t)
         .routine = f->routine,
         .depth = (uint32_t)t->top,
         .recursive = f->recursive,
+        .context = CONTEXT_NONE, /* the analysis driver adds it when kept */
         .rms = (uint64_t)f->rms,
         .trms = (uint64_t)f->trms,
         .cost = cost,

@@ -21,7 +21,7 @@ struct building_profile {
 };
 
 struct profiles {
-    struct u64map by_key;          /* routine << 32 | tid -> index */
+    struct u64map by_key;          /* routine (or context) << 32 | tid -> index */
     struct building_profile *items;
     size_t count;
     size_t capacity;
@@ -53,7 +53,8 @@ void profiles_free(struct profiles *p)
     free(p);
 }
 
-static void add_point(struct point_set *s, uint64_t n, uint64_t cost, uint64_t self)
+static void add_point(struct point_set *s, uint64_t n, uint64_t cost, uint64_t self,
+                      int recursive)
 {
     int inserted;
     uint64_t *index = u64map_upsert(&s->by_n, n, &inserted);
@@ -74,6 +75,8 @@ static void add_point(struct point_set *s, uint64_t n, uint64_t cost, uint64_t s
         pt->max = cost;
     pt->sum += cost;
     pt->sumsq += (unsigned __int128)cost * cost;
+    if (!recursive)
+        pt->real_sum += cost;
     if (self < pt->self_min)
         pt->self_min = self;
     if (self > pt->self_max)
@@ -82,11 +85,14 @@ static void add_point(struct point_set *s, uint64_t n, uint64_t cost, uint64_t s
     pt->self_sumsq += (unsigned __int128)self * self;
 }
 
-/* The profile of (ROUTINE, TID), created empty when new (*INSERTED says). */
-static struct building_profile *profile_of(struct profiles *p, uint32_t routine, uint32_t tid,
-                                           int *inserted)
+/* The profile of (ROUTINE, CONTEXT, TID), created empty when new
+ * (*INSERTED says): one per calling context when the activation has one
+ * (its routine follows), else one per routine. */
+static struct building_profile *profile_of(struct profiles *p, uint32_t routine,
+                                           uint32_t context, uint32_t tid, int *inserted)
 {
-    uint64_t *index = u64map_upsert(&p->by_key, (uint64_t)routine << 32 | tid, inserted);
+    uint32_t unit = context != CONTEXT_NONE ? context : routine;
+    uint64_t *index = u64map_upsert(&p->by_key, (uint64_t)unit << 32 | tid, inserted);
     if (*inserted) {
         if (p->count == p->capacity) {
             p->capacity = p->capacity ? p->capacity * 2 : 64;
@@ -96,6 +102,7 @@ static struct building_profile *profile_of(struct profiles *p, uint32_t routine,
         struct building_profile *b = &p->items[p->count++];
         memset(b, 0, sizeof *b);
         b->totals.routine = routine;
+        b->totals.context = context;
         b->totals.tid = tid;
         u64map_init(&b->rms.by_n);
         u64map_init(&b->trms.by_n);
@@ -106,15 +113,15 @@ static struct building_profile *profile_of(struct profiles *p, uint32_t routine,
 void profiles_add(struct profiles *p, const struct activation *a)
 {
     int inserted;
-    struct building_profile *b = profile_of(p, a->routine, a->tid, &inserted);
+    struct building_profile *b = profile_of(p, a->routine, a->context, a->tid, &inserted);
     b->totals.calls++;
     if (!a->recursive)
         b->totals.cost += a->cost;
     b->totals.self_cost += a->self_cost;
     b->totals.induced_thread += a->induced_thread;
     b->totals.induced_external += a->induced_external;
-    add_point(&b->rms, a->rms, a->cost, a->self_cost);
-    add_point(&b->trms, a->trms, a->cost, a->self_cost);
+    add_point(&b->rms, a->rms, a->cost, a->self_cost, a->recursive);
+    add_point(&b->trms, a->trms, a->cost, a->self_cost, a->recursive);
 }
 
 static int by_n(const void *x, const void *y)
@@ -123,11 +130,13 @@ static int by_n(const void *x, const void *y)
     return (a->n > b->n) - (a->n < b->n);
 }
 
-static int by_routine_then_thread(const void *x, const void *y)
+static int by_routine_context_thread(const void *x, const void *y)
 {
     const struct routine_profile *a = x, *b = y;
     if (a->routine != b->routine)
         return (a->routine > b->routine) - (a->routine < b->routine);
+    if (a->context != b->context)
+        return (a->context > b->context) - (a->context < b->context);
     return (a->tid > b->tid) - (a->tid < b->tid);
 }
 
@@ -154,7 +163,7 @@ void profiles_export(struct profiles *p, struct analysis_result *result)
         out->trms_points = take_points(&b->trms, &out->n_trms_points);
     }
     qsort(result->profiles, result->n_profiles, sizeof *result->profiles,
-          by_routine_then_thread);
+          by_routine_context_thread);
     p->count = 0;
     u64map_free(&p->by_key);
 }
@@ -204,7 +213,7 @@ static int restore_points(struct point_set *s, const struct profile_point *point
 int profiles_restore(struct profiles *p, const struct routine_profile *rp)
 {
     int inserted;
-    struct building_profile *b = profile_of(p, rp->routine, rp->tid, &inserted);
+    struct building_profile *b = profile_of(p, rp->routine, rp->context, rp->tid, &inserted);
     if (!inserted)
         return -1;
     b->totals = *rp;

@@ -1,4 +1,5 @@
-/* profiles: the input-sensitive profile of every (routine, thread).
+/* profiles: the input-sensitive profile of every (routine, thread), or of
+ * every (calling context, thread) for activations that carry a context.
  *
  * For each distinct input size n, the performance tuple of the papers
  * (calls, min, max, sum, sum of squares of cost), kept once with RMS and
@@ -16,8 +17,8 @@ void profiles_free(struct profiles *p);
 
 void profiles_add(struct profiles *p, const struct activation *a);
 
-/* Hands the profiles to RESULT (sorted by routine, then thread; points by
- * n) and empties P. */
+/* Hands the profiles to RESULT (sorted by routine, context, thread; points
+ * by n) and empties P. */
 void profiles_export(struct profiles *p, struct analysis_result *result);
 
 size_t profiles_bytes(const struct profiles *p);

@@ -1,10 +1,11 @@
 /* profiles_state: the profiles being built, saved and loaded, through
  * profiles.h alone.
  *
- *   u64:profiles, per profile u64: routine tid calls cost self_cost
- *       induced_thread induced_external, then its RMS points and its TRMS
- *       points: u64:count, per point u64: n calls min max sum, u128:sumsq,
- *       u64: self_min self_max self_sum, u128:self_sumsq */
+ *   u64:profiles, per profile u64: routine context tid calls cost
+ *       self_cost induced_thread induced_external, then its RMS points and
+ *       its TRMS points: u64:count, per point u64: n calls min max sum,
+ *       u128:sumsq, u64: real_sum self_min self_max self_sum,
+ *       u128:self_sumsq */
 #include <stdlib.h>
 
 #include "analyses/profiles.h"
@@ -22,6 +23,7 @@ static void save_points(struct state_writer *w, const struct profile_point *pts,
         state_put_u64(w, p->max);
         state_put_u64(w, p->sum);
         state_put_u128(w, p->sumsq);
+        state_put_u64(w, p->real_sum);
         state_put_u64(w, p->self_min);
         state_put_u64(w, p->self_max);
         state_put_u64(w, p->self_sum);
@@ -43,7 +45,8 @@ static void count_profile(void *ctx, const struct routine_profile *rp)
 static void save_profile(void *ctx, const struct routine_profile *rp)
 {
     struct state_writer *w = ((struct profile_saver *)ctx)->w;
-    const uint64_t totals[] = {rp->routine, rp->tid, rp->calls, rp->cost, rp->self_cost,
+    const uint64_t totals[] = {rp->routine,   rp->context,        rp->tid,
+                               rp->calls,     rp->cost,           rp->self_cost,
                                rp->induced_thread, rp->induced_external};
     for (size_t i = 0; i < sizeof totals / sizeof *totals; i++)
         state_put_u64(w, totals[i]);
@@ -61,7 +64,7 @@ void profiles_save(const struct profiles *p, struct state_writer *w)
 
 static struct profile_point *load_points(struct state_reader *r, size_t *n)
 {
-    *n = (size_t)state_get_count(r, 12);
+    *n = (size_t)state_get_count(r, 13);
     struct profile_point *pts = xcalloc(*n ? *n : 1, sizeof *pts);
     for (size_t i = 0; i < *n && !r->failed; i++) {
         struct profile_point *p = &pts[i];
@@ -71,6 +74,7 @@ static struct profile_point *load_points(struct state_reader *r, size_t *n)
         p->max = state_get_u64(r);
         p->sum = state_get_u64(r);
         p->sumsq = state_get_u128(r);
+        p->real_sum = state_get_u64(r);
         p->self_min = state_get_u64(r);
         p->self_max = state_get_u64(r);
         p->self_sum = state_get_u64(r);
@@ -81,11 +85,12 @@ static struct profile_point *load_points(struct state_reader *r, size_t *n)
 
 void profiles_load(struct profiles *p, struct state_reader *r)
 {
-    uint64_t count = state_get_count(r, 9);
+    uint64_t count = state_get_count(r, 10);
     for (uint64_t i = 0; i < count && !r->failed; i++) {
         struct routine_profile rp = {0};
-        uint64_t routine = state_get_u64(r), tid = state_get_u64(r);
+        uint64_t routine = state_get_u64(r), context = state_get_u64(r), tid = state_get_u64(r);
         rp.routine = (uint32_t)routine;
+        rp.context = (uint32_t)context;
         rp.tid = (uint32_t)tid;
         rp.calls = state_get_u64(r);
         rp.cost = state_get_u64(r);
@@ -94,7 +99,7 @@ void profiles_load(struct profiles *p, struct state_reader *r)
         rp.induced_external = state_get_u64(r);
         rp.rms_points = load_points(r, &rp.n_rms_points);
         rp.trms_points = load_points(r, &rp.n_trms_points);
-        if (routine > UINT32_MAX || tid > UINT32_MAX)
+        if (routine > UINT32_MAX || context > UINT32_MAX || tid > UINT32_MAX)
             state_reader_fail(r, "a profile of a routine or thread that cannot be");
         if (!r->failed && profiles_restore(p, &rp) != 0)
             state_reader_fail(r, "a profile or a point saved twice");

@@ -14,6 +14,7 @@ void analysis_result_free(struct analysis_result *r)
         free(r->profiles[i].trms_points);
     }
     free(r->profiles);
+    free(r->contexts);
     free(r->reuse_global.bins);
     for (size_t i = 0; i < r->n_threads; i++)
         free(r->reuse_threads[i].histogram.bins);

@@ -18,12 +18,15 @@ struct profile_point {
     uint64_t calls;
     uint64_t min, max, sum;     /* cumulative cost */
     unsigned __int128 sumsq;
+    uint64_t real_sum;          /* cumulative cost of the non-recursive calls
+                                   (aprof's "real" sum) */
     uint64_t self_min, self_max, self_sum;
     unsigned __int128 self_sumsq;
 };
 
 struct routine_profile {
     uint32_t routine;           /* index into result.routines, or ROUTINE_ROOT */
+    uint32_t context;           /* index into result.contexts, or CONTEXT_NONE */
     uint32_t tid;
     uint64_t calls;
     uint64_t cost;              /* cumulative cost of non-recursive activations */
@@ -34,6 +37,13 @@ struct routine_profile {
     size_t n_rms_points;
     struct profile_point *trms_points;  /* sorted by n */
     size_t n_trms_points;
+};
+
+/* A node of the calling context tree: ROUTINE called from context PARENT.
+ * Context 0 is every thread's root activation (ROUTINE_ROOT, no parent). */
+struct calling_context {
+    uint32_t parent;            /* CONTEXT_NONE for context 0 */
+    uint32_t routine;
 };
 
 struct reuse_bin {
@@ -59,8 +69,11 @@ struct analysis_result {
     uint64_t events[EVENT_TYPE_COUNT];  /* events seen, by type */
     uint64_t activations;               /* completed, roots included */
     struct routine_table routines;      /* the trace's routines */
-    struct routine_profile *profiles;   /* by routine, then thread */
+    struct routine_profile *profiles;   /* by routine, context, thread */
     size_t n_profiles;
+    struct calling_context *contexts;   /* when kept (analyze --contexts): the
+                                           profiles are per context */
+    size_t n_contexts;                  /* 0 when not kept */
     struct reuse_histogram reuse_global;
     struct thread_reuse *reuse_threads; /* in order of first appearance */
     size_t n_threads;

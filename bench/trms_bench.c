@@ -3,13 +3,16 @@
  *
  *   trms-bench MODE [--events N] [--threads T] [--working-set BYTES]
  *                   [--cell-size N] [--line-size N] [--shards N] [--workers 0|1]
+ *                   [--contexts 0|1]
  *
  * MODE is input-size (RMS + TRMS + profiles), reuse (global and per-thread
  * reuse distance), all (both, as `trms analyze` runs them), naive (the fast
  * analyses and the naive reference side by side on the same prefix, checked
  * equal), reuse-naive (one exact reuse stack against a move-to-front array
- * on the same line accesses, checked equal), or record DIR (write the trace as a recording, to time
- * `trms analyze` end to end). Only the analysis is timed: the events are
+ * on the same line accesses, checked equal), or record DIR (write the trace
+ * as a recording, to time `trms analyze` end to end). --contexts 1 keeps
+ * the profiles per calling context, as `trms analyze --contexts`. Only the
+ * analysis is timed: the events are
  * generated in memory first. --threads is the traced program's; --shards
  * and --workers choose how the analysis uses this machine's cores. */
 #include <inttypes.h>
@@ -361,6 +364,8 @@ int main(int argc, char **argv)
             o.analysis.shards = (unsigned)v;
         else if (strcmp(argv[i], "--workers") == 0)
             o.analysis.threads = v != 0;
+        else if (strcmp(argv[i], "--contexts") == 0)
+            o.analysis.contexts = v != 0;
         else {
             fprintf(stderr, "trms-bench: unknown option %s\n", argv[i]);
             return 2;

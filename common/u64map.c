@@ -125,3 +125,17 @@ size_t u64map_bytes(const struct u64map *map)
 {
     return map->capacity * 2 * sizeof(uint64_t);
 }
+
+static int add_value(void *ctx, uint64_t key, uint64_t value)
+{
+    (void)key;
+    *(uint64_t *)ctx += value;
+    return 0;
+}
+
+uint64_t u64map_sum(const struct u64map *map)
+{
+    uint64_t total = 0;
+    u64map_each(map, add_value, &total);
+    return total;
+}

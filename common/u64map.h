@@ -37,4 +37,7 @@ int u64map_each(const struct u64map *map,
 /* Bytes of heap the map holds (for memory accounting in benchmarks). */
 size_t u64map_bytes(const struct u64map *map);
 
+/* The sum of the values (counts kept by key). */
+uint64_t u64map_sum(const struct u64map *map);
+
 #endif

@@ -562,11 +562,12 @@ static void clone3_effects(const struct call *c, enum pass pass)
 {
     uint64_t args = c->args[0], size = c->args[1];
     uint64_t flags, pidfd, child_tid, parent_tid, set_tid = 0, set_tid_size = 0;
+    if (args && pass == PASS_READS)  /* the registers say that much */
+        emit_range(c, SYSCALL_KREAD, args, size);
     if (!args || read_le(c, args, 8, &flags) != 0 || read_le(c, args + 8, 8, &pidfd) != 0 ||
         read_le(c, args + 16, 8, &child_tid) != 0 || read_le(c, args + 24, 8, &parent_tid) != 0)
         return;
     if (pass == PASS_READS) {
-        emit_range(c, SYSCALL_KREAD, args, size);
         if (size >= 80 && read_le(c, args + 64, 8, &set_tid) == 0 &&
             read_le(c, args + 72, 8, &set_tid_size) == 0)
             emit_range(c, SYSCALL_KREAD, set_tid, set_tid_size * 4);
@@ -1031,6 +1032,16 @@ static const struct effect_spec *row_specs(const struct syscall_row *row, const 
     return NULL;
 }
 
+/* What a caller without the program's memory reads: nothing. */
+static int unreadable(void *ctx, uint64_t addr, void *buf, uint64_t size)
+{
+    (void)ctx;
+    (void)addr;
+    (void)buf;
+    (void)size;
+    return -1;
+}
+
 enum syscall_known syscall_effects(uint64_t nr, const uint64_t args[6], int64_t result,
                                    syscall_read_fn read_mem, syscall_effect_fn emit,
                                    void *ctx)
@@ -1047,7 +1058,7 @@ enum syscall_known syscall_effects(uint64_t nr, const uint64_t args[6], int64_t 
     struct call c;
     c.args = args;
     c.result = result;
-    c.read_mem = read_mem;
+    c.read_mem = read_mem ? read_mem : unreadable;
     c.emit = emit;
     c.ctx = ctx;
     for (int pass = PASS_READS; pass <= PASS_WRITES; pass++) {

@@ -30,7 +30,9 @@ enum syscall_known {
     SYSCALL_MODELED = 1,    /* effects (possibly none) were emitted */
 };
 
-/* Emits the memory effects of syscall NR(ARGS) that returned RESULT. */
+/* Emits the memory effects of syscall NR(ARGS) that returned RESULT;
+ * READ_MEM may be NULL (no memory: effects that depend on it, such as a
+ * path's length or an iovec's buffers, are skipped). */
 enum syscall_known syscall_effects(uint64_t nr, const uint64_t args[6], int64_t result,
                                    syscall_read_fn read_mem, syscall_effect_fn emit,
                                    void *ctx);

@@ -49,8 +49,11 @@ struct thread {
 /* A thread announced by its parent's clone, before its first record. */
 struct child {
     uint8_t kept;
+    uint8_t undecided;         /* the clone's flags were unknown: its first record decides */
     uint32_t group;
+    uint32_t parent_group;
     struct rerun_record pre;   /* its registers as the clone returns to it */
+    struct rerun_record at;    /* its parent's before the call */
 };
 
 struct rerun_decoder {
@@ -283,17 +286,27 @@ static struct thread *thread_of(struct rerun_decoder *d, uint32_t tid)
 static struct child child_of(struct rerun_decoder *d, const struct thread *parent,
                              const struct rerun_record *first)
 {
-    struct child child;
+    struct child child = {.at = parent->at_syscall, .parent_group = parent->group};
     clone_call_child_start(&parent->clone, &parent->at_syscall, &child.pre);
+    child.undecided = !parent->clone.known && !first;
     child.kept = (uint8_t)clone_call_shares_memory(&parent->clone, &parent->at_syscall, first);
-    child.group = clone_call_same_group(&parent->clone) ? parent->group : ++d->groups;
+    /* Unknown flags: a child that shares the memory is taken for a thread. */
+    child.group = clone_call_same_group(&parent->clone) || (!parent->clone.known && child.kept)
+                      ? parent->group
+                      : ++d->groups;
     return child;
 }
 
-static void announce_child(struct rerun_decoder *d, const struct thread *parent, uint64_t tid)
+static void announce_child(struct rerun_decoder *d, struct thread *parent, uint64_t tid)
 {
     if (tid > UINT32_MAX)
         return;
+    uint64_t flags;
+    if (!parent->clone.known && d->cfg.clone_flags &&
+        d->cfg.clone_flags(d->cfg.ctx, (uint32_t)tid, &flags)) {
+        parent->clone.flags = flags;  /* the producer knows them (rr's task events) */
+        parent->clone.known = 1;
+    }
     const uint64_t *known = u64map_find(&d->thread_index, tid);
     if (known && d->threads[*known].state != THREAD_NEW && d->threads[*known].state != THREAD_GONE)
         return;  /* it ran before its parent's call returned */
@@ -586,6 +599,11 @@ static int first_record(struct rerun_decoder *d, struct thread *t, const struct 
     if (slot && *slot) {
         child = d->children[*slot - 1];
         *slot = 0;
+        if (child.undecided) {
+            struct clone_call unknown = {0};
+            child.kept = (uint8_t)clone_call_shares_memory(&unknown, &child.at, r);
+            child.group = child.kept ? child.parent_group : ++d->groups;
+        }
     } else {
         /* Not announced: the latest clone of the recorded process still in
          * progress, if any, made it. */

@@ -54,7 +54,11 @@ struct rerun_decoder_config {
     /* The entry of the function holding ADDR, 0 when unknown; may be NULL.
      * A jump to its own function's entry is a loop, not a tail call. */
     uint64_t (*function_of)(void *ctx, uint64_t addr);
-    void *ctx;  /* passed to the four above */
+    /* The clone flags that made thread TID, when the producer knows them
+     * and the memory did not say (clone3's arguments): 1 with *FLAGS;
+     * may be NULL. */
+    int (*clone_flags)(void *ctx, uint32_t tid, uint64_t *flags);
+    void *ctx;  /* passed to the five above */
     /* NULL: the shared syscall table over read_memory. */
     const struct syscall_source *syscalls;
     event_sink sink;

@@ -13,10 +13,12 @@
 
 #include "common/oom.h"
 #include "recorder/perf_counters.h"
+#include "replayer/code_symbols.h"
 #include "replayer/rerun_stream.h"
 #include "replayer/rr_command.h"
 #include "replayer/rr_dump.h"
 #include "replayer/rr_trace.h"
+#include "symbols/resolve_routines.h"
 
 /* Files inside the trace that code is read from, kept open. */
 struct open_file {
@@ -33,6 +35,8 @@ struct replay {
     struct open_file *files;
     size_t n_files;
     uint64_t records;
+    size_t next_exec;               /* trace.exec_times passed */
+    size_t named;                   /* routines named so far */
 };
 
 #define PROGRESS_RECORDS 4096
@@ -98,18 +102,22 @@ static void apply_mappings(struct replay *p, uint64_t time)
 static void classify(void *ctx, uint64_t addr, struct code_class *out)
 {
     struct replay *p = ctx;
-    struct symbol_info info;
-    symbolizer_classify(p->result->symbols, addr, &info);
-    out->is_plt = info.is_plt;
-    out->is_function_entry = info.name && info.entry == addr;
+    code_symbols_classify(p->result->symbols, addr, out);
 }
 
 static uint64_t function_of(void *ctx, uint64_t addr)
 {
     struct replay *p = ctx;
-    struct symbol_info info;
-    symbolizer_classify(p->result->symbols, addr, &info);
-    return info.name ? info.entry : 0;
+    return code_symbols_function_of(p->result->symbols, addr);
+}
+
+static int clone_flags(void *ctx, uint32_t tid, uint64_t *flags)
+{
+    struct replay *p = ctx;
+    const uint64_t *known = u64map_find(&p->trace.clone_flags, tid);
+    if (known)
+        *flags = *known;
+    return known != NULL;
 }
 
 /* ---- system calls: reads from the table, writes as rr recorded them ---- */
@@ -172,6 +180,17 @@ static int read_dump(struct replay *p, struct trms_error *err)
 static void before_record(void *ctx, const struct rerun_record *r)
 {
     struct replay *p = ctx;
+    /* A program exec'd another: its routines are named while its symbols
+     * are still mapped, the next program's kept apart. The first exec is
+     * the recorded program's start. */
+    for (; p->next_exec < p->trace.n_execs && p->trace.exec_times[p->next_exec] <= r->event;
+         p->next_exec++) {
+        if (p->next_exec == 0)
+            continue;
+        symbols_name_routines_since(p->result->symbols, p->o->routines, &p->named,
+                                    &p->result->names);
+        routine_table_tag_addresses(p->o->routines, (uint64_t)p->next_exec << 56);
+    }
     if (p->next_mapping < p->trace.n_mappings)
         apply_mappings(p, r->event);
     if (p->o->progress && ++p->records % PROGRESS_RECORDS == 0)
@@ -182,7 +201,8 @@ static void before_record(void *ctx, const struct rerun_record *r)
 static int rerun(struct replay *p, struct trms_error *err)
 {
     struct rerun_decoder_config cfg = {
-        .read_code = read_code, .classify = classify, .function_of = function_of, .ctx = p,
+        .read_code = read_code, .classify = classify, .function_of = function_of,
+        .clone_flags = clone_flags, .ctx = p,
         .syscalls = &(const struct syscall_source){recorded_effects, p},
         .sink = p->o->sink, .sink_ctx = p->o->sink_ctx, .routines = p->o->routines};
     struct rerun_decoder *d = rerun_decoder_new(&cfg, &p->result->summary, err);
@@ -237,11 +257,27 @@ static int rerun(struct replay *p, struct trms_error *err)
         *err = finish_err;
         rc = -1;
     }
+    symbols_name_routines_since(p->result->symbols, p->o->routines, &p->named,
+                                &p->result->names);
     return rc;
+}
+
+const char *rr_replay_routine_name(const struct rr_replay_result *r, uint64_t addr,
+                                   const struct routine_table *routines)
+{
+    const struct symbol_name *named = symbol_names_find(&r->names, addr);
+    if (named)
+        return named->name;
+    struct symbol_info info;
+    if ((addr & ~ROUTINE_ADDR_MASK) != routines->addr_tag ||
+        symbolizer_lookup(r->symbols, addr & ROUTINE_ADDR_MASK, &info) != 0)
+        return NULL;
+    return info.name;
 }
 
 void rr_replay_result_free(struct rr_replay_result *r)
 {
+    symbol_names_free(&r->names);
     rerun_summary_free(&r->summary);
     memory_maps_free(&r->maps);
     symbolizer_free(r->symbols);
@@ -253,6 +289,7 @@ int rr_replay(const struct rr_replay_options *o, struct rr_replay_result *result
 {
     *result = (struct rr_replay_result){.symbols = symbolizer_new()};
     memory_maps_init(&result->maps);
+    symbol_names_init(&result->names);
     struct replay p = {.o = o, .result = result};
     memory_maps_init(&p.code);
     int rc = read_dump(&p, err);

@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 #include "common/error.h"
+#include "store/symbol_store.h"
 #include "replayer/rerun_decoder.h"
 #include "symbols/memory_maps.h"
 #include "symbols/symbolizer.h"
@@ -36,20 +37,30 @@ struct rr_replay_options {
 };
 
 /* What a replay leaves for the caller: the decoder's counts, every
- * mapping of the program (by the files inside the trace), and the
- * symbolizer that followed them, to name the routines with
- * (symbols_resolve_routines_with). */
+ * mapping of the program (by the files inside the trace), the symbolizer
+ * that followed them, and the routines' names. Each program the recorded
+ * process exec'd has its own routines (routine_table_tag_addresses), named
+ * from its own symbols when the next program starts, and the last one's
+ * at the end. */
 struct rr_replay_result {
     struct rerun_summary summary;
     struct memory_maps maps;
     struct symbolizer *symbols;
+    struct symbol_names names;      /* by (tagged) routine address; they own their strings */
     uint64_t last_time;
     uint64_t threads;
 };
 
 void rr_replay_result_free(struct rr_replay_result *r);
 
-/* Replays O->trace_dir into O->sink. RESULT is filled (free it) also on
+/* The name of ROUTINE as far as the replay has come: from NAMES, else
+ * (a routine of the program running now) from the symbolizer; NULL. */
+const char *rr_replay_routine_name(const struct rr_replay_result *r, uint64_t addr,
+                                   const struct routine_table *routines);
+
+/* Replays O->trace_dir into O->sink. RESULT is initialized before the
+ * first record (its symbolizer follows the mappings as the replay goes, so
+ * that a sink can name code with it) and filled (free it) also on
  * failure. Failures: rr missing, rr failing or dying (its message), a
  * truncated or corrupt record stream, a sink error. */
 int rr_replay(const struct rr_replay_options *o, struct rr_replay_result *result,

@@ -17,7 +17,7 @@ static void *grow(void *items, size_t n, size_t *capacity, size_t size)
 
 struct reading {
     struct rr_trace *trace;
-    size_t map_capacity, write_capacity;
+    size_t map_capacity, write_capacity, exec_capacity;
 };
 
 static int on_frame(void *ctx, const struct rr_frame *f, struct trms_error *err)
@@ -28,8 +28,10 @@ static int on_frame(void *ctx, const struct rr_frame *f, struct trms_error *err)
                          (unsigned long long)f->time, (unsigned long long)r->trace->last_time);
     r->trace->frames++;
     r->trace->last_time = f->time;
-    if (r->trace->threads == 0)
+    if (r->trace->threads == 0) {
         r->trace->threads = 1;  /* the first task */
+        r->trace->first_tid = f->tid;
+    }
     return 0;
 }
 
@@ -38,7 +40,14 @@ static int on_task(void *ctx, const struct rr_frame *f, const struct rr_task_eve
 {
     (void)f, (void)err;
     struct reading *r = ctx;
-    r->trace->threads += e->kind == RR_TASK_CLONE;
+    struct rr_trace *t = r->trace;
+    if (e->kind == RR_TASK_CLONE) {
+        t->threads++;
+        *u64map_upsert(&t->clone_flags, e->tid, NULL) = e->clone_flags;
+    } else if (e->kind == RR_TASK_EXEC && e->tid == t->first_tid) {
+        t->exec_times = grow(t->exec_times, t->n_execs, &r->exec_capacity, sizeof *t->exec_times);
+        t->exec_times[t->n_execs++] = f->time;
+    }
     return 0;
 }
 
@@ -107,6 +116,8 @@ void rr_trace_free(struct rr_trace *trace)
     }
     free(trace->mappings);
     free(trace->writes);
+    free(trace->exec_times);
+    u64map_free(&trace->clone_flags);
     *trace = (struct rr_trace){0};
 }
 

@@ -4,7 +4,11 @@
  *    the trace that holds its contents (code bytes and symbols come from
  *    there, so the recording stands without the original binaries);
  *  - every write the kernel made to user memory, by frame and thread, less
- *    the holes rr noted (bytes it did not write).
+ *    the holes rr noted (bytes it did not write);
+ *  - the flags of the clone that made each task (the decoder cannot read
+ *    clone3's from memory);
+ *  - the frames where the first task started a program (its execs), so
+ *    that each program's routines are named after its own symbols.
  * Both are kept in frame order, as the dump gives them. */
 #ifndef TRMS_RR_TRACE_H
 #define TRMS_RR_TRACE_H
@@ -14,6 +18,7 @@
 #include <stdio.h>
 
 #include "common/error.h"
+#include "common/u64map.h"
 
 struct rr_trace_mapping {
     uint64_t time;          /* the frame it appeared in */
@@ -40,6 +45,10 @@ struct rr_trace {
     uint64_t frames;                     /* frames dumped */
     uint64_t last_time;                  /* the last frame's time */
     uint64_t threads;                    /* tasks created (the first included) */
+    struct u64map clone_flags;           /* tid -> the flags of the clone that made it */
+    uint32_t first_tid;                  /* the recorded process's first task */
+    uint64_t *exec_times;                /* frames where it started a program, in order */
+    size_t n_execs;
 };
 
 /* Reads a dump from IN (NAME for messages) into TRACE (zeroed first). */

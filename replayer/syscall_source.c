@@ -1,15 +1,6 @@
 /* syscall_source: the default source, over the shared table. */
 #include "replayer/syscall_source.h"
 
-static int unreadable(void *ctx, uint64_t addr, void *buf, uint64_t size)
-{
-    (void)ctx;
-    (void)addr;
-    (void)buf;
-    (void)size;
-    return -1;
-}
-
 /* syscall_effects() has one context for reads and effects; this carries
  * both. */
 struct relay {
@@ -21,8 +12,7 @@ struct relay {
 static int relay_read(void *ctx, uint64_t addr, void *buf, uint64_t size)
 {
     const struct relay *r = ctx;
-    syscall_read_fn read = r->source->read_mem ? r->source->read_mem : unreadable;
-    return read(r->source->read_ctx, addr, buf, size);
+    return r->source->read_mem ? r->source->read_mem(r->source->read_ctx, addr, buf, size) : -1;
 }
 
 static void relay_effect(void *ctx, enum syscall_access kind, uint64_t addr, uint64_t size)

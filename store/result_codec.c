@@ -3,7 +3,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analyses/activation.h"
 #include "common/oom.h"
+
+/* Version 2 added each point's real sum, the profiles' calling contexts and
+ * the context tree; version 1 results still load (real sum = sum, which
+ * differs only for recursive routines). */
+#define OLDEST_READABLE 1
 
 static void put_points(struct byte_buffer *b, const struct profile_point *pts, size_t n)
 {
@@ -20,6 +26,7 @@ static void put_points(struct byte_buffer *b, const struct profile_point *pts, s
         byte_buffer_put_varint(b, p->self_max);
         byte_buffer_put_varint(b, p->self_sum);
         byte_buffer_put_u128(b, p->self_sumsq);
+        byte_buffer_put_varint(b, p->real_sum);
     }
 }
 
@@ -55,6 +62,7 @@ void result_encode(const struct analysis_result *r, struct byte_buffer *b)
     for (size_t i = 0; i < r->n_profiles; i++) {
         const struct routine_profile *p = &r->profiles[i];
         byte_buffer_put_varint(b, p->routine);
+        byte_buffer_put_varint(b, (uint64_t)p->context + 1); /* CONTEXT_NONE is 0 */
         byte_buffer_put_varint(b, p->tid);
         byte_buffer_put_varint(b, p->calls);
         byte_buffer_put_varint(b, p->cost);
@@ -63,6 +71,11 @@ void result_encode(const struct analysis_result *r, struct byte_buffer *b)
         byte_buffer_put_varint(b, p->induced_external);
         put_points(b, p->rms_points, p->n_rms_points);
         put_points(b, p->trms_points, p->n_trms_points);
+    }
+    byte_buffer_put_varint(b, r->n_contexts);
+    for (size_t i = 0; i < r->n_contexts; i++) {
+        byte_buffer_put_varint(b, (uint64_t)r->contexts[i].parent + 1);
+        byte_buffer_put_varint(b, (uint64_t)r->contexts[i].routine + 1);
     }
     put_histogram(b, &r->reuse_global);
     byte_buffer_put_varint(b, r->n_threads);
@@ -92,7 +105,16 @@ static uint32_t get_u32(struct byte_cursor *c)
     return (uint32_t)v;
 }
 
-static struct profile_point *get_points(struct byte_cursor *c, size_t *n)
+/* A uint32 stored plus one, so that UINT32_MAX (none, the root) is 0. */
+static uint32_t get_u32_plus_one(struct byte_cursor *c)
+{
+    uint64_t v = byte_cursor_varint(c);
+    if (v > (uint64_t)UINT32_MAX + 1)
+        c->failed = 1;
+    return (uint32_t)(v - 1);
+}
+
+static struct profile_point *get_points(struct byte_cursor *c, size_t *n, uint64_t version)
 {
     *n = get_count(c);
     struct profile_point *pts = xcalloc(*n, sizeof *pts);
@@ -108,6 +130,7 @@ static struct profile_point *get_points(struct byte_cursor *c, size_t *n)
         p->self_max = byte_cursor_varint(c);
         p->self_sum = byte_cursor_varint(c);
         p->self_sumsq = byte_cursor_u128(c);
+        p->real_sum = version >= 2 ? byte_cursor_varint(c) : p->sum;
     }
     return pts;
 }
@@ -129,9 +152,9 @@ struct analysis_result *result_decode(const void *data, size_t len, struct trms_
     struct byte_cursor c;
     byte_cursor_init(&c, data, len);
     uint64_t version = byte_cursor_varint(&c);
-    if (c.failed || version != RESULT_CODEC_VERSION) {
-        error_set(err, "stored result has format version %llu; this trms reads version %d",
-                  (unsigned long long)version, RESULT_CODEC_VERSION);
+    if (c.failed || version < OLDEST_READABLE || version > RESULT_CODEC_VERSION) {
+        error_set(err, "stored result has format version %llu; this trms reads versions %d to %d",
+                  (unsigned long long)version, OLDEST_READABLE, RESULT_CODEC_VERSION);
         return NULL;
     }
     struct analysis_result *r = xcalloc(1, sizeof *r);
@@ -158,14 +181,23 @@ struct analysis_result *result_decode(const void *data, size_t len, struct trms_
     for (size_t i = 0; i < r->n_profiles && !c.failed; i++) {
         struct routine_profile *p = &r->profiles[i];
         p->routine = get_u32(&c);
+        p->context = version >= 2 ? get_u32_plus_one(&c) : CONTEXT_NONE;
         p->tid = get_u32(&c);
         p->calls = byte_cursor_varint(&c);
         p->cost = byte_cursor_varint(&c);
         p->self_cost = byte_cursor_varint(&c);
         p->induced_thread = byte_cursor_varint(&c);
         p->induced_external = byte_cursor_varint(&c);
-        p->rms_points = get_points(&c, &p->n_rms_points);
-        p->trms_points = get_points(&c, &p->n_trms_points);
+        p->rms_points = get_points(&c, &p->n_rms_points, version);
+        p->trms_points = get_points(&c, &p->n_trms_points, version);
+    }
+    if (version >= 2) {
+        r->n_contexts = get_count(&c);
+        r->contexts = xcalloc(r->n_contexts, sizeof *r->contexts);
+        for (size_t i = 0; i < r->n_contexts && !c.failed; i++) {
+            r->contexts[i].parent = get_u32_plus_one(&c);
+            r->contexts[i].routine = get_u32_plus_one(&c);
+        }
     }
     get_histogram(&c, &r->reuse_global);
     r->n_threads = get_count(&c);

@@ -12,7 +12,7 @@
 #include "common/byte_buffer.h"
 #include "common/error.h"
 
-#define RESULT_CODEC_VERSION 1
+#define RESULT_CODEC_VERSION 2
 
 void result_encode(const struct analysis_result *r, struct byte_buffer *out);
 

@@ -29,8 +29,10 @@ static int lmdb_error(struct result_store *s, struct trms_error *err, const char
 #define RESULT_PREFIX "result/"
 #define ANALYZED_PREFIX "analyzed/"
 
-/* PREFIX "cell=N/line=M[/events=F-T]": a result, and beside it when it was
- * stored (T "end" when 0). */
+#define CONTEXTS_SUFFIX "/contexts"
+
+/* PREFIX "cell=N/line=M[/events=F-T][/contexts]": a result, and beside it
+ * when it was stored (T "end" when 0). */
 void result_key_string(char *buf, size_t len, const char *prefix, const struct result_key *k)
 {
     int n = snprintf(buf, len, "%scell=%" PRIu64 "/line=%" PRIu64, prefix, k->cell_size,
@@ -39,17 +41,36 @@ void result_key_string(char *buf, size_t len, const char *prefix, const struct r
         char to[24] = "end";
         if (k->to)
             snprintf(to, sizeof to, "%" PRIu64, k->to);
-        snprintf(buf + n, len - (size_t)n, "/events=%" PRIu64 "-%s", k->from, to);
+        n += snprintf(buf + n, len - (size_t)n, "/events=%" PRIu64 "-%s", k->from, to);
     }
+    if (k->contexts)
+        snprintf(buf + n, len - (size_t)n, CONTEXTS_SUFFIX);
 }
 
-int result_key_parse(const char *str, const char *prefix, struct result_key *k)
+static int parse_sizes_and_window(const char *str, struct result_key *k);
+
+int result_key_parse(const char *whole, const char *prefix, struct result_key *k)
 {
     *k = (struct result_key){0};
     size_t n = strlen(prefix);
-    if (strncmp(str, prefix, n) != 0)
+    if (strncmp(whole, prefix, n) != 0)
         return -1;
-    str += n;
+    whole += n;
+    char str[128];
+    size_t len = strlen(whole), suffix = strlen(CONTEXTS_SUFFIX);
+    if (len >= sizeof str)
+        return -1;
+    memcpy(str, whole, len + 1);
+    if (len > suffix && strcmp(str + len - suffix, CONTEXTS_SUFFIX) == 0) {
+        k->contexts = 1;
+        str[len - suffix] = '\0';
+    }
+    return parse_sizes_and_window(str, k);
+}
+
+/* "cell=N/line=M[/events=F-T]" into K. */
+static int parse_sizes_and_window(const char *str, struct result_key *k)
+{
     int used = 0;
     if (sscanf(str, "cell=%" SCNu64 "/line=%" SCNu64 "%n", &k->cell_size, &k->line_size,
                &used) != 2 || used == 0)
@@ -134,7 +155,8 @@ void result_store_close(struct result_store *s)
 int result_store_save(struct result_store *s, const struct analysis_result *r,
                       struct trms_error *err)
 {
-    struct result_key whole = {.cell_size = r->cell_size, .line_size = r->line_size};
+    struct result_key whole = {.cell_size = r->cell_size, .line_size = r->line_size,
+                               .contexts = r->n_contexts > 0};
     return result_store_save_key(s, r, &whole, err);
 }
 
@@ -179,9 +201,39 @@ int result_store_load(struct result_store *s, uint64_t cell_size, uint64_t line_
     return result_store_load_key(s, &whole, out, err);
 }
 
+/* The most recently stored result with calling contexts (the latest
+ * pointer breaks ties of the one-second dates). */
+struct newest_with_contexts {
+    struct stored_result_info best;
+    int found;
+};
+
+static int consider(void *ctx, const struct stored_result_info *info)
+{
+    struct newest_with_contexts *n = ctx;
+    if (!info->key.contexts)
+        return 0;
+    int newer = !n->found || strcmp(info->analyzed, n->best.analyzed) > 0 ||
+                (strcmp(info->analyzed, n->best.analyzed) == 0 && info->latest);
+    if (newer) {
+        n->best = *info;
+        n->found = 1;
+    }
+    return 0;
+}
+
 int result_store_load_key(struct result_store *s, struct result_key *rk,
                           struct analysis_result **out, struct trms_error *err)
 {
+    if (rk->cell_size == 0 && rk->line_size == 0 && rk->contexts) {
+        struct newest_with_contexts n = {0};
+        if (result_store_list(s, consider, &n, err) != 0)
+            return -1;
+        if (!n.found)
+            return error_set(err, "%s: no analysis with calling contexts stored; run "
+                                  "`trms analyze --contexts` first", s->path);
+        *rk = n.best.key;
+    }
     uint64_t cell_size = rk->cell_size, line_size = rk->line_size;
     MDB_txn *txn;
     int rc = mdb_txn_begin(s->env, NULL, MDB_RDONLY, &txn);
@@ -215,8 +267,9 @@ int result_store_load_key(struct result_store *s, struct result_key *rk,
                      rk->to);
         if (cell_size || line_size)
             return error_set(err, "%s: no result for cell size %" PRIu64 " and line size %" PRIu64
-                                  "%s; run `trms analyze` with those options first",
-                             s->path, cell_size, line_size, window);
+                                  "%s%s; run `trms analyze` with those options first",
+                             s->path, cell_size, line_size, window,
+                             rk->contexts ? " with calling contexts" : "");
         return error_set(err, "%s: no analysis stored yet", s->path);
     }
     if (rc != 0) {
@@ -243,9 +296,9 @@ static int compare_options(const void *a, const void *b)
 {
     const struct result_key *x = &((const struct stored_result_info *)a)->key,
                             *y = &((const struct stored_result_info *)b)->key;
-    const uint64_t xs[] = {x->cell_size, x->line_size, x->from, x->to},
-                   ys[] = {y->cell_size, y->line_size, y->from, y->to};
-    for (int i = 0; i < 4; i++)
+    const uint64_t xs[] = {x->cell_size, x->line_size, x->from, x->to, (uint64_t)x->contexts},
+                   ys[] = {y->cell_size, y->line_size, y->from, y->to, (uint64_t)y->contexts};
+    for (int i = 0; i < 5; i++)
         if (xs[i] != ys[i])
             return xs[i] < ys[i] ? -1 : 1;
     return 0;

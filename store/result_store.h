@@ -26,12 +26,14 @@ int result_store_open(const char *rec_path, int writable, struct result_store **
                       struct trms_error *err);
 void result_store_close(struct result_store *s);
 
-/* What a result is stored under: the options it was computed with, and
- * for an analysis of part of an rr recording, that part (rr's events FROM
- * to TO; 0 and 0 for the whole recording, TO 0 for "to the end"). */
+/* What a result is stored under: the options it was computed with
+ * (sizes, calling contexts kept or not), and for an analysis of part of an
+ * rr recording, that part (rr's events FROM to TO; 0 and 0 for the whole
+ * recording, TO 0 for "to the end"). */
 struct result_key {
     uint64_t cell_size, line_size;
     uint64_t from, to;
+    int contexts;
 };
 
 /* Stores R under KEY (whose sizes must be R's), replacing the result with
@@ -41,7 +43,8 @@ struct result_key {
 int result_store_save_key(struct result_store *s, const struct analysis_result *r,
                           const struct result_key *key, struct trms_error *err);
 
-/* result_store_save_key for the whole recording. */
+/* result_store_save_key for the whole recording (with contexts when R
+ * has them). */
 int result_store_save(struct result_store *s, const struct analysis_result *r,
                       struct trms_error *err);
 
@@ -59,8 +62,9 @@ int result_store_list(struct result_store *s,
                       struct trms_error *err);
 
 /* Loads the result stored under KEY, or the latest one when KEY's sizes
- * are 0 (*KEY then receives its key). Fails with a message when there is
- * none. */
+ * are 0 (*KEY then receives its key); with KEY's sizes 0 and contexts set,
+ * the latest stored with calling contexts. Fails with a message when there
+ * is none. */
 int result_store_load_key(struct result_store *s, struct result_key *key,
                           struct analysis_result **out, struct trms_error *err);
 

@@ -126,6 +126,22 @@ void symbol_names_free(struct symbol_names *names)
     symbol_names_init(names);
 }
 
+void symbol_names_put(struct symbol_names *names, uint64_t addr, const char *name,
+                      const char *file, int line)
+{
+    int inserted;
+    uint64_t *index = u64map_upsert(&names->by_addr, addr, &inserted);
+    if (inserted) {
+        names->items = xrealloc(names->items, (names->count + 1) * sizeof *names->items);
+        *index = names->count++;
+    } else {
+        free((char *)names->items[*index].name);
+        free((char *)names->items[*index].file);
+    }
+    names->items[*index] = (struct symbol_name){addr, xstrdup(name), file ? xstrdup(file) : NULL,
+                                                line};
+}
+
 const struct symbol_name *symbol_names_find(const struct symbol_names *names, uint64_t addr)
 {
     if (!names)

@@ -42,6 +42,11 @@ int symbol_store_load(const char *rec_path, struct symbol_names *out, struct trm
 void symbol_names_init(struct symbol_names *names);
 void symbol_names_free(struct symbol_names *names);
 
+/* Adds (or replaces) the name of ADDR, copying the strings (FILE may be
+ * NULL). */
+void symbol_names_put(struct symbol_names *names, uint64_t addr, const char *name,
+                      const char *file, int line);
+
 /* The name of the routine at ADDR, or NULL. NAMES may be NULL. */
 const struct symbol_name *symbol_names_find(const struct symbol_names *names, uint64_t addr);
 

@@ -71,3 +71,14 @@ int symbols_resolve_routines_with(struct symbolizer *live, const char *rec_path,
      * a name. */
     return symbols_resolve_routines(rec_path, maps, routines, err);
 }
+
+void symbols_name_routines_since(struct symbolizer *s, const struct routine_table *routines,
+                                 size_t *next, struct symbol_names *names)
+{
+    for (; *next < routines->count; ++*next) {
+        const struct routine *r = &routines->items[*next];
+        struct symbol_info info;
+        if (!r->name && r->addr && symbolizer_lookup(s, r->addr & ROUTINE_ADDR_MASK, &info) == 0)
+            symbol_names_put(names, r->addr, info.name, info.file, info.line);
+    }
+}

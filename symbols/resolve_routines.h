@@ -4,6 +4,7 @@
 #define TRMS_RESOLVE_ROUTINES_H
 
 #include "common/error.h"
+#include "store/symbol_store.h"
 #include "symbols/memory_maps.h"
 #include "symbols/symbolizer.h"
 #include "trace/routine_table.h"
@@ -23,5 +24,13 @@ int symbols_resolve_routines(const char *rec_path, const struct memory_maps *map
 int symbols_resolve_routines_with(struct symbolizer *live, const char *rec_path,
                                   const struct memory_maps *maps,
                                   const struct routine_table *routines, struct trms_error *err);
+
+/* For engines that follow programs replacing each other (exec): names the
+ * address-only routines ROUTINES->items[*NEXT..] with S, the symbols of the
+ * program running now (addresses without their program tag,
+ * routine_table_tag_addresses), into NAMES; *NEXT moves to the end. Called
+ * when a program is about to be replaced, and at the end. */
+void symbols_name_routines_since(struct symbolizer *s, const struct routine_table *routines,
+                                 size_t *next, struct symbol_names *names);
 
 #endif

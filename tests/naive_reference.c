@@ -31,6 +31,12 @@
  *    for the global stream and one per thread; distance = position in the
  *    list (0 = most recent), cold when absent.
  *
+ * Calling contexts: the context of an activation is the sequence of
+ * routines from its thread's root to it. Context 0 is the root's; every
+ * other gets the next number the first time its sequence is called,
+ * identified by (its caller's context, its routine), found by linear
+ * search.
+ *
  * Recursive flag (not in the brief's spec; taken from activation.h): 1 when
  * an activation of the same routine is already pending below it on the same
  * thread's stack (the root never counts, and is never recursive).
@@ -151,6 +157,9 @@ struct state {
     struct activation *activations;
     size_t n_activations;
     size_t cap_activations;
+
+    struct calling_context *contexts;
+    size_t n_contexts;
 };
 
 static void pending_free(struct pending *p)
@@ -181,12 +190,28 @@ static void state_free(struct state *s)
     vec_free(&s->global_lru);
     histogram_free(&s->global_hist);
     free(s->activations);
+    free(s->contexts);
     memset(s, 0, sizeof *s);
 }
 
 /* ---- activations ---- */
 
-static int push_activation(struct thread *t, uint32_t routine)
+/* The context of ROUTINE called from PARENT, numbered when new; -1 on
+ * allocation failure. */
+static long context_of(struct state *s, uint32_t parent, uint32_t routine)
+{
+    for (size_t i = 0; i < s->n_contexts; i++)
+        if (s->contexts[i].parent == parent && s->contexts[i].routine == routine)
+            return (long)i;
+    struct calling_context *c = realloc(s->contexts, (s->n_contexts + 1) * sizeof *c);
+    if (c == NULL)
+        return -1;
+    s->contexts = c;
+    s->contexts[s->n_contexts] = (struct calling_context){.parent = parent, .routine = routine};
+    return (long)s->n_contexts++;
+}
+
+static int push_activation(struct state *s, struct thread *t, uint32_t routine)
 {
     if (t->depth == t->cap) {
         size_t cap = t->cap ? t->cap * 2 : 8;
@@ -207,6 +232,12 @@ static int push_activation(struct thread *t, uint32_t routine)
             if (t->stack[k].a.routine == routine)
                 p->a.recursive = 1;
     }
+    long context = routine == ROUTINE_ROOT
+                       ? context_of(s, CONTEXT_NONE, ROUTINE_ROOT)
+                       : context_of(s, t->stack[t->depth - 1].a.context, routine);
+    if (context < 0)
+        return -1;
+    p->a.context = (uint32_t)context;
     p->start = t->counter;
     p->children_cost = 0;
     t->depth++;
@@ -261,7 +292,7 @@ static long find_or_add_thread(struct state *s, uint32_t tid)
     memset(&s->thread_hists[s->n_threads], 0, sizeof s->thread_hists[0]);
     t->tid = tid;
     s->n_threads++;  /* counted now so state_free frees its parts */
-    if (push_activation(t, ROUTINE_ROOT) != 0)
+    if (push_activation(s, t, ROUTINE_ROOT) != 0)
         return -1;
     return (long)(s->n_threads - 1);
 }
@@ -478,7 +509,7 @@ static int process_event(struct state *s, const struct event *e)
 
     switch (e->type) {
     case EVENT_CALL:
-        return push_activation(t, e->routine);
+        return push_activation(s, t, e->routine);
     case EVENT_RETURN:
         if (t->depth <= 1)
             return -1;  /* only the root is pending */
@@ -541,6 +572,9 @@ int naive_analyze(const struct event *events, size_t n_events,
     }
     out->activations = s.activations;
     out->n_activations = s.n_activations;
+    out->contexts = s.contexts;
+    out->n_contexts = s.n_contexts;
+    s.contexts = NULL;
     out->global = s.global_hist;
     out->thread_tids = tids;
     out->threads = s.thread_hists;
@@ -563,6 +597,7 @@ int naive_analyze(const struct event *events, size_t n_events,
 void naive_result_free(struct naive_result *r)
 {
     free(r->activations);
+    free(r->contexts);
     histogram_free(&r->global);
     for (size_t i = 0; i < r->n_threads; i++)
         histogram_free(&r->threads[i]);

@@ -14,6 +14,7 @@
 
 #include "trace/event.h"
 #include "analyses/activation.h"
+#include "analyses/result.h"
 
 struct naive_histogram {
     uint64_t accesses;          /* line accesses, cold ones included */
@@ -23,8 +24,10 @@ struct naive_histogram {
 };
 
 struct naive_result {
-    struct activation *activations;  /* completion order */
+    struct activation *activations;  /* completion order, each with its context */
     size_t n_activations;
+    struct calling_context *contexts; /* numbered in order of first call; 0 the root */
+    size_t n_contexts;
     struct naive_histogram global;
     uint32_t *thread_tids;           /* threads in order of first appearance */
     struct naive_histogram *threads; /* per-thread histogram, same order */

@@ -3,7 +3,8 @@
  * stopped, byte for byte, and with the same activations in the same order;
  * in every engine configuration (one shard on the calling thread; two
  * shards on workers with timestamp ranges and reuse windows so small that
- * both renumber all the time; four shards). A damaged or cut state is
+ * both renumber all the time, with and without calling contexts; four
+ * shards). A damaged or cut state is
  * refused with a message, never half loaded. */
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +28,21 @@ static void keep(void *ctx, const struct activation *a)
     struct activations *l = ctx;
     l->items = xrealloc(l->items, (l->count + 1) * sizeof *l->items);
     l->items[l->count++] = *a;
+}
+
+static int same_activations(const struct activations *x, const struct activations *y)
+{
+    if (x->count != y->count)
+        return 0;
+    for (size_t i = 0; i < x->count; i++) {
+        const struct activation *a = &x->items[i], *b = &y->items[i];
+        if (a->tid != b->tid || a->routine != b->routine || a->depth != b->depth ||
+            a->recursive != b->recursive || a->context != b->context || a->rms != b->rms ||
+            a->trms != b->trms || a->cost != b->cost || a->self_cost != b->self_cost ||
+            a->induced_thread != b->induced_thread || a->induced_external != b->induced_external)
+            return 0;
+    }
+    return 1;
 }
 
 static int to_buffer(void *ctx, const uint8_t *data, size_t len)
@@ -124,8 +140,7 @@ static void compare(uint64_t seed, const struct event_list *events,
             fprintf(stderr, "seed %" PRIu64 ": the resumed result differs\n", seed);
             check_failures++;
         }
-        if (resumed.count != straight.count ||
-            memcmp(resumed.items, straight.items, straight.count * sizeof *straight.items)) {
+        if (!same_activations(&resumed, &straight)) {
             fprintf(stderr, "seed %" PRIu64 ": the resumed activations differ\n", seed);
             check_failures++;
         }
@@ -158,7 +173,9 @@ static void random_case(uint64_t seed, const struct random_trace_shape *shape)
     opt.reuse_window = 64 * (1 + seed % 4);
     opt.shards = 2;
     opt.threads = 1;
+    opt.contexts = seed % 2; /* the calling context tree and its queues too */
     compare(seed, &events, &routines, &opt, 150);
+    opt.contexts = 0;
     opt.shards = 4;
     opt.threads = 0;
     opt.time_limit = 0;

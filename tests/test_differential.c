@@ -2,9 +2,10 @@
  * thousands of random multi-threaded traces.
  *
  * Every activation (in completion order: thread, routine, depth, RMS, TRMS,
- * cost, self cost, induced input), the global and per-thread reuse
- * histograms, and the profiles rebuilt from the activations must be equal,
- * for several cell and line sizes. Long traces with thousands of distinct
+ * cost, self cost, induced input, and calling context when kept), the
+ * calling context tree, the global and per-thread reuse histograms, and the
+ * profiles rebuilt from the activations (per routine, or per context) must
+ * be equal, for several cell and line sizes. Long traces with thousands of distinct
  * lines push the reuse stacks through many renumberings. */
 #include <stdlib.h>
 
@@ -28,8 +29,11 @@ static void describe(uint64_t seed, uint64_t cell, uint64_t line, const char *wh
     check_failures++;
 }
 
-static int same_activation(const struct activation *a, const struct activation *b)
+/* B is the naive one, which always knows its context. */
+static int same_activation(const struct activation *a, const struct activation *b, int contexts)
 {
+    if (a->context != (contexts ? b->context : CONTEXT_NONE))
+        return 0;
     return a->tid == b->tid && a->routine == b->routine && a->depth == b->depth &&
            a->recursive == b->recursive && a->rms == b->rms && a->trms == b->trms &&
            a->cost == b->cost && a->self_cost == b->self_cost &&
@@ -52,8 +56,17 @@ static int same_histogram(const struct reuse_histogram *fast, const struct naive
     return bins == fast->n_bins;
 }
 
-/* The profile of (routine, tid) rebuilt from the activations: one tuple per
- * distinct n, summed the obvious way. */
+/* Whether activation A belongs to profile P: its routine's, or its
+ * context's when P is a context's. */
+static int belongs(const struct activation *a, const struct routine_profile *p)
+{
+    if (a->tid != p->tid || a->routine != p->routine)
+        return 0;
+    return p->context == CONTEXT_NONE || a->context == p->context;
+}
+
+/* The profile of (routine or context, tid) rebuilt from the activations:
+ * one tuple per distinct n, summed the obvious way. */
 static int profile_matches(const struct routine_profile *p, const struct activation *acts,
                            size_t n_acts, int trms)
 {
@@ -66,9 +79,10 @@ static int profile_matches(const struct routine_profile *p, const struct activat
             return 0; /* sorted, distinct */
         for (size_t k = 0; k < n_acts; k++) {
             const struct activation *a = &acts[k];
-            if (a->routine != p->routine || a->tid != p->tid || (trms ? a->trms : a->rms) != want.n)
+            if (!belongs(a, p) || (trms ? a->trms : a->rms) != want.n)
                 continue;
             want.calls++;
+            want.real_sum += a->recursive ? 0 : a->cost;
             want.min = a->cost < want.min ? a->cost : want.min;
             want.max = a->cost > want.max ? a->cost : want.max;
             want.sum += a->cost;
@@ -81,7 +95,8 @@ static int profile_matches(const struct routine_profile *p, const struct activat
         if (want.calls == 0 || want.calls != pts[i].calls || want.min != pts[i].min ||
             want.max != pts[i].max || want.sum != pts[i].sum || want.sumsq != pts[i].sumsq ||
             want.self_min != pts[i].self_min || want.self_max != pts[i].self_max ||
-            want.self_sum != pts[i].self_sum || want.self_sumsq != pts[i].self_sumsq)
+            want.self_sum != pts[i].self_sum || want.self_sumsq != pts[i].self_sumsq ||
+            want.real_sum != pts[i].real_sum)
             return 0;
         calls += want.calls;
     }
@@ -97,7 +112,7 @@ static void check_profiles(uint64_t seed, uint64_t cell, uint64_t line, const st
         uint64_t thr = 0, ext = 0, self = 0, cost = 0;
         for (size_t k = 0; k < run->n_activations; k++) {
             const struct activation *a = &run->activations[k];
-            if (a->routine != p->routine || a->tid != p->tid)
+            if (!belongs(a, p))
                 continue;
             thr += a->induced_thread;
             ext += a->induced_external;
@@ -109,9 +124,32 @@ static void check_profiles(uint64_t seed, uint64_t cell, uint64_t line, const st
             !profile_matches(p, run->activations, run->n_activations, 1))
             describe(seed, cell, line, "profile differs from its activations");
         calls += p->calls;
+        if ((p->context != CONTEXT_NONE) != (r->n_contexts > 0) ||
+            (p->context != CONTEXT_NONE &&
+             (p->context >= r->n_contexts || r->contexts[p->context].routine != p->routine)))
+            describe(seed, cell, line, "profile's context is not its routine's");
     }
     if (calls != run->n_activations)
         describe(seed, cell, line, "profiles do not cover every activation");
+}
+
+static void check_contexts(uint64_t seed, uint64_t cell, uint64_t line,
+                           const struct analysis_result *r, const struct naive_result *naive,
+                           int contexts)
+{
+    if (!contexts) {
+        if (r->n_contexts)
+            describe(seed, cell, line, "contexts kept when not asked for");
+        return;
+    }
+    if (r->n_contexts != naive->n_contexts) {
+        describe(seed, cell, line, "different number of calling contexts");
+        return;
+    }
+    for (size_t i = 0; i < r->n_contexts; i++)
+        if (r->contexts[i].parent != naive->contexts[i].parent ||
+            r->contexts[i].routine != naive->contexts[i].routine)
+            describe(seed, cell, line, "calling context tree differs");
 }
 
 static uint64_t renumberings;
@@ -134,7 +172,7 @@ static void compare(uint64_t seed, const struct event_list *events,
     } else {
         for (size_t i = 0; i < run.n_activations; i++) {
             const struct activation *a = &run.activations[i], *b = &naive.activations[i];
-            if (!same_activation(a, b)) {
+            if (!same_activation(a, b, opt->contexts)) {
                 char what[400];
                 snprintf(what, sizeof what,
                          "activation %zu differs: fast rms %" PRIu64 " trms %" PRIu64
@@ -160,6 +198,7 @@ static void compare(uint64_t seed, const struct event_list *events,
                 describe(seed, cell, line, "per-thread reuse histogram differs");
     }
     check_profiles(seed, cell, line, &run);
+    check_contexts(seed, cell, line, run.result, &naive, opt->contexts);
     naive_result_free(&naive);
     run_free(&run);
 }
@@ -169,7 +208,8 @@ static void compare(uint64_t seed, const struct event_list *events,
  * and reuse window; two shards on worker threads with a timestamp range so
  * small that the timestamps are renumbered (Figure 13) every few dozen
  * calls, and reuse windows so small that the reuse stacks renumber every
- * few hundred accesses; and, for some, four shards without threads. */
+ * few hundred accesses, keeping calling contexts for every other trace;
+ * and, for some, four shards without threads, with contexts. */
 static void random_case(uint64_t seed, const struct random_trace_shape *shape, uint64_t cell,
                         uint64_t line)
 {
@@ -190,8 +230,10 @@ static void random_case(uint64_t seed, const struct random_trace_shape *shape, u
     opt.reuse_window = 64 * (1 + seed % 4);
     opt.shards = 2;
     opt.threads = 1;
+    opt.contexts = (seed / 7919) % 2;
     compare(seed, &events, &routines, &opt);
     if (seed % 4 == 0) {
+        opt.contexts = 1;
         opt.shards = 4;
         opt.threads = 0;
         opt.time_limit = 0;

@@ -17,10 +17,12 @@
 #include "tests/fixture.h"
 #include "tests/results_equal.h"
 #include "tests/random_trace.h"
+#include "analyses/analysis.h"
 
 static char tmpdir[] = "/tmp/trms-test-store-XXXXXX";
 
-static struct analysis_result *random_result(uint64_t seed, uint64_t cell, uint64_t line)
+static struct analysis_result *random_result_with(uint64_t seed, uint64_t cell, uint64_t line,
+                                                  int contexts)
 {
     struct random_trace_shape shape = {.threads = 3, .events = 2000, .routines = 9,
                                        .regions = 3, .region_span = 4096, .max_depth = 6};
@@ -31,11 +33,21 @@ static struct analysis_result *random_result(uint64_t seed, uint64_t cell, uint6
     routine_table_intern_addr(&routines, 0xdeadbeef, &id);
     random_trace(seed, &shape, &events, &routines);
     struct run run;
-    fixture_run_events(events.items, events.count, &routines, cell, line, 0, &run);
+    struct analysis_options opt;
+    analysis_options_default(&opt);
+    opt.cell_size = cell;
+    opt.line_size = line;
+    opt.contexts = contexts;
+    fixture_run_with(events.items, events.count, &routines, &opt, &run);
     struct analysis_result *r = run_take_result(&run);
     event_list_free(&events);
     routine_table_free(&routines);
     return r;
+}
+
+static struct analysis_result *random_result(uint64_t seed, uint64_t cell, uint64_t line)
+{
+    return random_result_with(seed, cell, line, 0);
 }
 
 static void roundtrip_and_replace(const char *rec)
@@ -98,7 +110,7 @@ static void windows(const char *rec)
     struct analysis_result *whole = random_result(4, 2, 64);
     struct analysis_result *part = random_result(5, 2, 64);
     struct analysis_result *tail = random_result(6, 2, 64);
-    struct result_key k_part = {2, 64, 10, 20}, k_tail = {2, 64, 30, 0};
+    struct result_key k_part = {2, 64, 10, 20, 0}, k_tail = {2, 64, 30, 0, 0};
     CHECK(result_store_save(s, whole, &err) == 0);
     CHECK(result_store_save_key(s, part, &k_part, &err) == 0);
     CHECK(result_store_save_key(s, tail, &k_tail, &err) == 0);
@@ -106,14 +118,14 @@ static void windows(const char *rec)
     struct analysis_result *got;
     CHECK(result_store_load(s, 2, 64, &got, &err) == 0 && results_equal(got, whole));
     analysis_result_free(got);
-    struct result_key k = {2, 64, 10, 20};
+    struct result_key k = {2, 64, 10, 20, 0};
     CHECK(result_store_load_key(s, &k, &got, &err) == 0 && results_equal(got, part));
     analysis_result_free(got);
     k = (struct result_key){0};
     CHECK(result_store_load_key(s, &k, &got, &err) == 0 && results_equal(got, tail));
     analysis_result_free(got);
     CHECK(k.cell_size == 2 && k.line_size == 64 && k.from == 30 && k.to == 0);
-    k = (struct result_key){2, 64, 10, 21};
+    k = (struct result_key){2, 64, 10, 21, 0};
     CHECK(result_store_load_key(s, &k, &got, &err) != 0);
     CHECK(strstr(err.message, "over events 10 to 21") != NULL);
 
@@ -180,7 +192,7 @@ static void corrupt_blobs(void)
     analysis_result_free(got);
     blob.data[0] = 99; /* a future format version */
     CHECK(result_decode(blob.data, blob.len, &err) == NULL);
-    CHECK_STR(err.message, "stored result has format version 99; this trms reads version 1");
+    CHECK_STR(err.message, "stored result has format version 99; this trms reads versions 1 to 2");
     byte_buffer_free(&blob);
     analysis_result_free(r);
 }
@@ -334,6 +346,71 @@ static void checkpoints(const char *rec)
     CHECK_EQ(store_keys(rec, ""), 0);
 }
 
+/* A result kept per calling context survives the store exactly, beside
+ * the one without contexts; `report --contexts` finds the newest. */
+static void contexts(const char *rec)
+{
+    struct trms_error err;
+    struct result_store *s;
+    CHECK(result_store_open(rec, 1, &s, &err) == 0);
+    struct analysis_result *plain = random_result_with(7, 16, 64, 0);
+    struct analysis_result *with = random_result_with(7, 16, 64, 1);
+    CHECK(with->n_contexts > 9 && plain->n_contexts == 0);
+    CHECK(with->n_profiles > plain->n_profiles);
+    CHECK(result_store_save(s, with, &err) == 0);
+    CHECK(result_store_save(s, plain, &err) == 0);
+    struct analysis_result *got;
+    struct result_key k = {16, 64, 0, 0, 1};
+    CHECK(result_store_load_key(s, &k, &got, &err) == 0 && results_equal(got, with));
+    analysis_result_free(got);
+    CHECK(result_store_load(s, 16, 64, &got, &err) == 0 && results_equal(got, plain));
+    analysis_result_free(got);
+    k = (struct result_key){0, 0, 0, 0, 1}; /* the newest with contexts */
+    CHECK(result_store_load_key(s, &k, &got, &err) == 0 && results_equal(got, with));
+    CHECK(k.cell_size == 16 && k.contexts == 1);
+    analysis_result_free(got);
+    k = (struct result_key){0};              /* the latest: the plain one */
+    CHECK(result_store_load_key(s, &k, &got, &err) == 0 && results_equal(got, plain));
+    analysis_result_free(got);
+    k = (struct result_key){2, 64, 0, 0, 1};
+    CHECK(result_store_load_key(s, &k, &got, &err) != 0);
+    CHECK(strstr(err.message, "line size 64 with calling contexts") != NULL);
+    result_store_close(s);
+    analysis_result_free(plain);
+    analysis_result_free(with);
+}
+
+/* A result stored by the first format (no real sums, no contexts) loads:
+ * a profile of g, one point n 3, cost 10, and a one-bin histogram. */
+static void version_1(void)
+{
+    static const uint8_t v1[] = {
+        1, 4, 64, EVENT_TYPE_COUNT, 1, 2, 0, 0, 0, 0, 0, 0, /* events by type */
+        3,                       /* activations */
+        1, 0, 2, 'g',            /* one routine: address 0, name "g" */
+        1,                       /* one profile */
+        0, 1, 1, 10, 10, 0, 0,   /* routine 0, thread 1, calls, cost, self, induced */
+        1, 3, 1, 10, 10, 10, 100, 0, 10, 10, 10, 100, 0, /* one RMS point */
+        0,                       /* no TRMS points */
+        7, 1, 1, 0, 6,           /* global reuse: 7 accesses, 1 cold, bin 0: 6 */
+        0,                       /* no threads */
+    };
+    struct trms_error err;
+    struct analysis_result *r = result_decode(v1, sizeof v1, &err);
+    CHECK(r != NULL);
+    if (!r) {
+        fprintf(stderr, "%s\n", err.message);
+        return;
+    }
+    CHECK_EQ(r->n_profiles, 1);
+    CHECK_EQ(r->profiles[0].context, CONTEXT_NONE);
+    CHECK_EQ(r->profiles[0].rms_points[0].sum, 10);
+    CHECK_EQ(r->profiles[0].rms_points[0].real_sum, 10);
+    CHECK_EQ(r->n_contexts, 0);
+    CHECK_EQ(r->reuse_global.bins[0].count, 6);
+    analysis_result_free(r);
+}
+
 int main(void)
 {
     if (!mkdtemp(tmpdir)) {
@@ -346,8 +423,10 @@ int main(void)
     roundtrip_and_replace(rec);
     windows(rec);
     checkpoints(rec);
+    contexts(rec);
     broken_store(rec);
     corrupt_blobs();
+    version_1();
     char cmd[160];
     snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
     CHECK(system(cmd) == 0);

@@ -809,8 +809,31 @@ static void real_syscalls(void)
     EXPECT_NONE();
 }
 
+/* Without the program's memory (the rr adapter's case): what the registers
+ * say is still there; paths and iovec contents are skipped, not read. */
+static void without_memory(void)
+{
+    char path[] = "/etc/hostname";
+    char buf[8];
+    struct iovec iov[1] = {{buf, sizeof buf}};
+    recorded_count = 0;
+    overflowed = 0;
+    CHECK(syscall_effects(257 /* openat */, (const uint64_t[6]){(uint64_t)-100, P(path), 0},
+                          3, NULL, record_effect, NULL) == SYSCALL_MODELED);
+    EXPECT_NONE();
+    recorded_count = 0;
+    syscall_effects(0 /* read */, (const uint64_t[6]){3, P(buf), sizeof buf}, 5, NULL,
+                    record_effect, NULL);
+    EXPECT(KW(buf, 5));
+    recorded_count = 0;
+    syscall_effects(19 /* readv */, (const uint64_t[6]){3, P(iov), 1}, 5, NULL, record_effect,
+                    NULL);
+    EXPECT(KR(iov, 16));  /* the array itself is in the registers' reach */
+}
+
 int main(void)
 {
+    without_memory();
     read_write_family();
     path_family();
     path_at_page_end();

@@ -19,8 +19,8 @@ struct command {
     int program_operand;  /* its first operand is a program: what follows is the program's */
 };
 
-extern const struct command cmd_record, cmd_import, cmd_analyze, cmd_report, cmd_export,
-    cmd_info;
+extern const struct command cmd_record, cmd_import, cmd_analyze, cmd_report, cmd_diff,
+    cmd_export, cmd_info;
 
 /* Prints "trms: MESSAGE" and returns EXIT_FAILED. */
 int cli_fail(const struct trms_error *err);

@@ -50,6 +50,11 @@ struct run_state {
     double next_checkpoint;         /* CLOCK_MONOTONIC seconds */
     uint64_t checkpoints;
     uint64_t resumed_after;         /* events of the checkpoint resumed from */
+    /* A replay's result, kept to the end: its symbolizer names the routines
+     * a recording's store does not name yet (the first analysis of an rr
+     * recording), also in activations completed after the replay. */
+    struct rr_replay_result replay;
+    int replayed;
 };
 
 /* Events between two looks at the clock (progress line, checkpoints). */
@@ -106,15 +111,25 @@ static void write_activation(void *ctx, const struct activation *a)
     struct run_state *st = ctx;
     char buf[REPORT_LABEL_MAX];
     fprintf(st->csv, "%" PRIu32 ",", a->tid);
-    csv_field(st->csv, report_routine_name(&st->routines, &st->symbols, a->routine, buf));
+    const char *name = report_routine_name(&st->routines, &st->symbols, a->routine, buf);
+    const struct routine *r = a->routine < st->routines.count ? &st->routines.items[a->routine]
+                                                              : NULL;
+    const char *replayed;
+    if (st->replayed && r && !r->name && r->addr && name == buf &&
+        (replayed = rr_replay_routine_name(&st->replay, r->addr, &st->routines)))
+        name = replayed;
+    csv_field(st->csv, name);
     fprintf(st->csv, ",%" PRIu32 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
-                     ",%" PRIu64 "\n",
+                     ",%" PRIu64,
             a->depth, a->rms, a->trms, a->cost, a->self_cost, a->induced_thread,
             a->induced_external);
+    if (a->context != CONTEXT_NONE)
+        fprintf(st->csv, ",%" PRIu32, a->context);
+    fputc('\n', st->csv);
 }
 
 /* The CSV is written beside its final name and renamed once complete. */
-static FILE *open_csv(const char *path, char **tmp, struct trms_error *err)
+static FILE *open_csv(const char *path, int contexts, char **tmp, struct trms_error *err)
 {
     size_t len = strlen(path) + 32;
     *tmp = malloc(len);
@@ -128,7 +143,8 @@ static FILE *open_csv(const char *path, char **tmp, struct trms_error *err)
         *tmp = NULL;
         return NULL;
     }
-    fputs("thread,routine,depth,rms,trms,cost,self_cost,induced_thread,induced_external\n", fp);
+    fputs("thread,routine,depth,rms,trms,cost,self_cost,induced_thread,induced_external", fp);
+    fputs(contexts ? ",context\n" : "\n", fp);
     return fp;
 }
 
@@ -145,20 +161,6 @@ static void replay_progress(void *ctx, uint64_t time, uint64_t last_time, uint64
     progress_update_detail(st->progress, time, detail);
 }
 
-static int add_value(void *ctx, uint64_t key, uint64_t value)
-{
-    (void)key;
-    *(uint64_t *)ctx += value;
-    return 0;
-}
-
-static uint64_t sum_of(const struct u64map *m)
-{
-    uint64_t total = 0;
-    u64map_each(m, add_value, &total);
-    return total;
-}
-
 /* Says on stderr, in one line each, what the replay could not decode
  * exactly (the recording's own counts). */
 static void report_replay(const struct rerun_summary *s)
@@ -166,13 +168,13 @@ static void report_replay(const struct rerun_summary *s)
     if (s->undecodable.count)
         fprintf(stderr, "trms: warning: %zu instructions capstone could not decode (%" PRIu64
                         " executions without their memory accesses)\n",
-                s->undecodable.count, sum_of(&s->undecodable));
+                s->undecodable.count, u64map_sum(&s->undecodable));
     if (s->approximated.count)
         fprintf(stderr, "trms: warning: %zu instructions whose accesses are approximated "
                         "(vector masks, gathers)\n", s->approximated.count);
     if (s->unmodeled_syscalls.count)
         fprintf(stderr, "trms: warning: %" PRIu64 " system calls whose kernel reads are not "
-                        "known (their writes are rr's)\n", sum_of(&s->unmodeled_syscalls));
+                        "known (their writes are rr's)\n", u64map_sum(&s->unmodeled_syscalls));
     if (s->other_process_threads)
         fprintf(stderr, "trms: %" PRIu64 " threads of other processes (forked children) left "
                         "out\n", s->other_process_threads);
@@ -188,16 +190,17 @@ static int replay_rr(const char *rec_path, const struct result_key *window, stru
                                   .to = window->to, .sink = feed, .sink_ctx = st,
                                   .routines = &st->routines, .progress = replay_progress,
                                   .progress_ctx = st};
-    struct rr_replay_result r;
-    int rc = rr_replay(&o, &r, err);
+    struct rr_replay_result *r = &st->replay;
+    st->replayed = 1;  /* rr_replay fills it before the first record */
+    int rc = rr_replay(&o, r, err);
     progress_finish(st->progress);
     st->progress = NULL;
     if (rc == 0) {
-        report_replay(&r.summary);
-        if (symbols_resolve_routines_with(r.symbols, rec_path, &r.maps, &st->routines, err) != 0)
+        report_replay(&r->summary);
+        if (r->names.count &&
+            symbol_store_save(rec_path, r->names.items, r->names.count, err) != 0)
             fprintf(stderr, "trms: warning: routine names not resolved: %s\n", err->message);
     }
-    rr_replay_result_free(&r);
     free(trace_dir);
     return rc;
 }
@@ -241,7 +244,7 @@ static int resume_from_checkpoint(const char *rec_path, const struct analysis_op
     if (rc == 0) {
         const struct analysis_options *saved = analysis_get_options(point.analysis);
         if (saved->cell_size != opt->cell_size || saved->line_size != opt->line_size ||
-            saved->passes != opt->passes) {
+            saved->passes != opt->passes || saved->contexts != opt->contexts) {
             analysis_free(point.analysis);
             error_set(&err, "the checkpoint was taken with other options");
             rc = -1;
@@ -316,7 +319,7 @@ static int analyze(const char *rec_path, const struct analysis_options *opt,
         result_store_close(store);
         store = NULL;
     }
-    if (rc == 0 && csv_path && !(st.csv = open_csv(csv_path, &csv_tmp, err)))
+    if (rc == 0 && csv_path && !(st.csv = open_csv(csv_path, opt->contexts, &csv_tmp, err)))
         rc = -1;
     st.store = store;
     if (rc == 0 && !is_rr && (st.checkpoint_every > 0 || req->resume))
@@ -339,6 +342,7 @@ static int analyze(const char *rec_path, const struct analysis_options *opt,
         struct result_key key = *window;
         key.cell_size = result->cell_size;
         key.line_size = result->line_size;
+        key.contexts = result->n_contexts > 0;
         rc = result_store_save_key(store, result, &key, err);
     }
     if (st.csv) {
@@ -367,6 +371,8 @@ static int analyze(const char *rec_path, const struct analysis_options *opt,
     }
     analysis_result_free(result);
     analysis_free(st.analysis);
+    if (st.replayed)
+        rr_replay_result_free(&st.replay);
     routine_table_free(&st.routines);
     symbol_names_free(&st.symbols);
     result_store_close(store);
@@ -384,6 +390,7 @@ static int run(int argc, char **argv)
                                             {"to", required_argument, NULL, 'T'},
                                             {"checkpoint-every", required_argument, NULL, 'k'},
                                             {"resume", no_argument, NULL, 'r'},
+                                            {"contexts", no_argument, NULL, 'C'},
                                             {NULL, 0, NULL, 0}};
     struct analysis_options opt;
     analysis_options_default(&opt);
@@ -418,6 +425,10 @@ static int run(int argc, char **argv)
         case 'r':
             req.resume = 1;
             break;
+        case 'C':
+            opt.contexts = 1;
+            window.contexts = 1;
+            break;
         case 'F':
         case 'T':
             /* rr numbers events from 1 (rerun's -s and -e) */
@@ -449,9 +460,9 @@ const struct command cmd_analyze = {
     .name = "analyze",
     .summary = "compute RMS, TRMS, profiles and reuse distances of a recording",
     .usage =
-        "usage: trms analyze REC [--cell-size N] [--line-size N] [--activations FILE.csv]\n"
-        "                        [--from EVENT] [--to EVENT] [--checkpoint-every SECONDS]\n"
-        "                        [--resume]\n\n"
+        "usage: trms analyze REC [--cell-size N] [--line-size N] [--contexts]\n"
+        "                        [--activations FILE.csv] [--from EVENT] [--to EVENT]\n"
+        "                        [--checkpoint-every SECONDS] [--resume]\n\n"
         "Runs every analysis over the recording in one pass and stores the result\n"
         "in REC/results, replacing an earlier result computed with the same\n"
         "options (atomically: a failed analysis leaves the earlier result intact).\n"
@@ -468,11 +479,16 @@ const struct command cmd_analyze = {
         "                         (default 4); an access touches every cell it overlaps\n"
         "  --line-size N          bytes per line for reuse distance, a power of two\n"
         "                         (default 64)\n"
+        "  --contexts             keep the profiles per calling context (the path of\n"
+        "                         calls from the thread's root), so that `qsort` called\n"
+        "                         from a and from b are reported apart; stored beside\n"
+        "                         the result without contexts (`report --contexts`)\n"
         "  --activations FILE     also write one CSV row per completed activation, in\n"
         "                         completion order: thread,routine,depth,rms,trms,cost,\n"
         "                         self_cost,induced_thread,induced_external (each thread's\n"
-        "                         root activation, routine <root>, has depth 0); no\n"
-        "                         checkpoints then\n"
+        "                         root activation, routine <root>, has depth 0; with\n"
+        "                         --contexts, a last column, context, its node's number);\n"
+        "                         no checkpoints then\n"
         "  --from EVENT, --to EVENT  analyze only rr's events EVENT.. of an rr recording\n"
         "                         (`rr rerun -s/-e`); stored beside the whole recording's\n"
         "                         result, under the window\n"

@@ -158,6 +158,8 @@ static void print_text(FILE *out, const char *rec_path, const struct recording *
             fprintf(out, ", events %" PRIu64 " to %" PRIu64, k->from, k->to);
         else if (k->from)
             fprintf(out, ", events %" PRIu64 " to the end", k->from);
+        if (k->contexts)
+            fprintf(out, ", calling contexts");
         fprintf(out, "%s%s%s\n", a->items[i].analyzed[0] ? ", stored " : "",
                 a->items[i].analyzed,
                 a->items[i].latest ? " (latest: what `trms report` shows)" : "");
@@ -165,10 +167,11 @@ static void print_text(FILE *out, const char *rec_path, const struct recording *
     for (size_t i = 0; i < a->n_checkpoints; i++) {
         const struct checkpoint_info *c = &a->checkpoints[i];
         char bytes[32];
-        fprintf(out, "%-16s cell size %" PRIu64 ", line size %" PRIu64 ", %s, saved %s: "
+        fprintf(out, "%-16s cell size %" PRIu64 ", line size %" PRIu64 "%s, %s, saved %s: "
                      "`trms analyze --resume` continues it\n",
                 i == 0 ? "checkpoints" : "", c->key.cell_size, c->key.line_size,
-                human_bytes(c->bytes, bytes), c->saved);
+                c->key.contexts ? ", calling contexts" : "", human_bytes(c->bytes, bytes),
+                c->saved);
     }
 }
 
@@ -191,9 +194,10 @@ static void print_json(FILE *out, const char *rec_path, const struct recording *
     for (size_t i = 0; i < a->n; i++) {
         const struct result_key *k = &a->items[i].key;
         fprintf(out, "%s{\"cell_size\": %" PRIu64 ", \"line_size\": %" PRIu64
-                     ", \"from\": %" PRIu64 ", \"to\": %" PRIu64 ", \"latest\": %s, \"analyzed\": ",
+                     ", \"from\": %" PRIu64 ", \"to\": %" PRIu64 ", \"contexts\": %s"
+                     ", \"latest\": %s, \"analyzed\": ",
                 i ? ", " : "", k->cell_size, k->line_size, k->from, k->to,
-                a->items[i].latest ? "true" : "false");
+                k->contexts ? "true" : "false", a->items[i].latest ? "true" : "false");
         json_string(out, a->items[i].analyzed);
         fputc('}', out);
     }
@@ -201,10 +205,10 @@ static void print_json(FILE *out, const char *rec_path, const struct recording *
     for (size_t i = 0; i < a->n_checkpoints; i++) {
         const struct checkpoint_info *c = &a->checkpoints[i];
         fprintf(out, "%s{\"cell_size\": %" PRIu64 ", \"line_size\": %" PRIu64
-                     ", \"from\": %" PRIu64 ", \"to\": %" PRIu64 ", \"bytes\": %" PRIu64
-                     ", \"saved\": ",
+                     ", \"from\": %" PRIu64 ", \"to\": %" PRIu64 ", \"contexts\": %s"
+                     ", \"bytes\": %" PRIu64 ", \"saved\": ",
                 i ? ", " : "", c->key.cell_size, c->key.line_size, c->key.from, c->key.to,
-                c->bytes);
+                c->key.contexts ? "true" : "false", c->bytes);
         json_string(out, c->saved);
         fputc('}', out);
     }

@@ -13,7 +13,10 @@
 #include <unistd.h>
 
 #include "common/oom.h"
-#include "recorder/perf_counters.h"
+#include "common/parse_number.h"
+#include "recorder/rr_engine.h"
+#include "recorder/step_recording.h"
+#include "recorder/step_schedule.h"
 #include "recorder/syscall_effects.h"
 #include "recorder/valgrind_engine.h"
 #include "symbols/memory_maps.h"
@@ -21,6 +24,7 @@
 #include "symbols/routine_resolver.h"
 #include "symbols/symbolizer.h"
 #include "tools/cli.h"
+#include "tools/record_progress.h"
 #include "trace/recording.h"
 #include "trace/trace_writer.h"
 
@@ -34,8 +38,21 @@ struct record {
     struct symbolizer *symbols;     /* the live ones, for PLTs and entries */
     struct routine_resolver *resolver;  /* names routines meanwhile, or NULL */
     size_t routines_queued;         /* to the resolver */
-    const char *tool_dir;
-    const char *valgrind_version;   /* "valgrind-3.19.0" */
+    const char *tool_dir;           /* valgrind */
+    const char *engine_version;     /* "valgrind-3.19.0", "rr version 5.6.0" */
+    struct step_options step;       /* step */
+    const char *capture_dir;        /* step: rr's view of the run, for tests */
+};
+
+/* What the meta says of any engine's recording. */
+struct record_stats {
+    uint64_t events, threads, tail_calls, unwound;
+    const struct u64map *unmodeled;     /* syscall number -> calls, or NULL */
+    int complete;
+    const char *exec_path;              /* the program exec'd this; NULL */
+    const char *extra_keys[12];         /* the engine's own */
+    const char *extra_values[12];
+    size_t n_extra;
 };
 
 /* Routines appear as calls are tracked, each after a classification. */
@@ -181,52 +198,87 @@ static int describe_one(void *ctx, uint64_t nr, uint64_t calls)
     return 0;
 }
 
-static char *describe_unmodeled(const struct raw_summary *s, uint64_t *total)
+static char *describe_unmodeled(const struct u64map *unmodeled, uint64_t *total)
 {
-    struct unmodeled_list l = {.size = 1 + s->unmodeled_syscalls.count * 64};
+    struct unmodeled_list l = {.size = 1 + (unmodeled ? unmodeled->count : 0) * 64};
     l.text = xmalloc(l.size);
     l.text[0] = '\0';
-    u64map_each(&s->unmodeled_syscalls, describe_one, &l);
+    if (unmodeled)
+        u64map_each(unmodeled, describe_one, &l);
     *total = l.total;
     return l.text;
 }
 
-static int write_meta(const char *staging, const char *program, char *const *argv,
-                      const char *version, const struct raw_summary *s,
+static int write_meta(const char *staging, const char *engine, const char *program,
+                      char *const *argv, const char *version, const struct record_stats *s,
                       const struct program_outcome *o, size_t routines, struct trms_error *err)
 {
     char created[32], events[32], threads[32], how[96], tails[32], unwound[32],
         routine_count[32], unmodeled_total[32];
     time_t now = time(NULL);
     strftime(created, sizeof created, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
-    uint64_t total_events = 0, unmodeled;
-    for (int t = 0; t < EVENT_TYPE_COUNT; t++)
-        total_events += s->events[t];
-    snprintf(events, sizeof events, "%" PRIu64, total_events);
+    uint64_t unmodeled;
+    snprintf(events, sizeof events, "%" PRIu64, s->events);
     snprintf(threads, sizeof threads, "%" PRIu64, s->threads);
     snprintf(routine_count, sizeof routine_count, "%zu", routines);
     snprintf(tails, sizeof tails, "%" PRIu64, s->tail_calls);
-    snprintf(unwound, sizeof unwound, "%" PRIu64, s->unwound_frames);
+    snprintf(unwound, sizeof unwound, "%" PRIu64, s->unwound);
     describe_outcome(o, how, sizeof how);
     char *command = quoted_command(argv);
-    char *unmodeled_list = describe_unmodeled(s, &unmodeled);
+    char *unmodeled_list = describe_unmodeled(s->unmodeled, &unmodeled);
     snprintf(unmodeled_total, sizeof unmodeled_total, "%" PRIu64, unmodeled);
     char cwd[PATH_MAX];
     if (!getcwd(cwd, sizeof cwd))
         strcpy(cwd, "?");
-    const char *keys[] = {"engine", "engine-version", "program", "command", "cwd", "created",
-                          "trms-version", "outcome", "complete", "events", "threads",
-                          "routines", "tail-calls", "unwound-frames", "unmodeled-syscalls",
-                          "unmodeled-syscall-list", "exec"};
-    const char *values[] = {"valgrind", version, program, command, cwd,
-                            created, TRMS_VERSION, how, s->ended ? "yes" : "no", events,
-                            threads, routine_count, tails, unwound, unmodeled_total,
-                            unmodeled_list[0] ? unmodeled_list : "-",
-                            s->exec_path ? s->exec_path : "-"};
-    int rc = recording_write_meta(staging, keys, values, sizeof keys / sizeof *keys, err);
+    const char *keys[32] = {"engine", "engine-version", "program", "command", "cwd", "created",
+                            "trms-version", "outcome", "complete", "events", "threads",
+                            "routines", "tail-calls", "unwound-frames", "unmodeled-syscalls",
+                            "unmodeled-syscall-list", "exec"};
+    const char *values[32] = {engine, version, program, command, cwd,
+                              created, TRMS_VERSION, how, s->complete ? "yes" : "no", events,
+                              threads, routine_count, tails, unwound, unmodeled_total,
+                              unmodeled_list[0] ? unmodeled_list : "-",
+                              s->exec_path ? s->exec_path : "-"};
+    size_t n = 17;
+    for (size_t i = 0; i < s->n_extra; i++, n++) {
+        keys[n] = s->extra_keys[i];
+        values[n] = s->extra_values[i];
+    }
+    int rc = recording_write_meta(staging, keys, values, n, err);
     free(command);
     free(unmodeled_list);
     return rc;
+}
+
+/* The recording's maps file and meta, and its routines' names (with
+ * LIVE, the symbolizer that followed the program; NULL when the engine
+ * named them itself). */
+static int finish_recording(const char *staging, const char *engine, const char *program,
+                            char *const *argv, struct record *r, const struct record_stats *stats,
+                            const struct program_outcome *outcome, struct symbolizer *live,
+                            struct trms_error *err)
+{
+    memory_maps_fill_build_ids(&r->maps);
+    char *maps_path = recording_file(staging, MAPS_FILE);
+    int rc = memory_maps_write(&r->maps, maps_path, err);
+    free(maps_path);
+    if (rc == 0)
+        rc = write_meta(staging, engine, program, argv, r->engine_version, stats, outcome,
+                        r->routines.count, err);
+    if (rc == 0 && live &&
+        symbols_resolve_routines_with(live, staging, &r->maps, &r->routines, err) != 0) {
+        /* Names are a convenience: the recording stands without them. */
+        fprintf(stderr, "trms: warning: routine names not resolved: %s\n", err->message);
+    }
+    return rc;
+}
+
+static uint64_t total_events(const uint64_t events[EVENT_TYPE_COUNT])
+{
+    uint64_t total = 0;
+    for (int t = 0; t < EVENT_TYPE_COUNT; t++)
+        total += events[t];
+    return total;
 }
 
 /* The first line Valgrind logged, for when it could not even start. */
@@ -248,12 +300,13 @@ static void first_log_line(const char *log_path, char *buf, size_t size)
     fclose(f);
 }
 
-static int record_into(const char *staging, const char *program, char **argv,
-                       struct record *r, struct raw_summary *summary,
-                       struct program_outcome *outcome, struct trms_error *err)
+static int record_valgrind(const char *staging, const char *program, char **argv,
+                           struct record *r, struct record_stats *stats,
+                           struct program_outcome *outcome, struct trms_error *err)
 {
     char *events_path = recording_file(staging, RECORDING_EVENTS);
     char *log_path = recording_file(staging, "valgrind.log");
+    struct raw_summary summary = {0};
     r->writer = trace_writer_create(events_path, err);
     free(events_path);
     int rc = r->writer ? 0 : -1;
@@ -264,9 +317,9 @@ static int record_into(const char *staging, const char *program, char **argv,
         struct raw_decoder_callbacks cb = {.classify = classify,
                                            .map = add_mapping, .unmap = remove_mapping,
                                            .ctx = r};
-        rc = valgrind_record(&run, r->writer, &r->routines, &cb, summary, outcome, err);
+        rc = valgrind_record(&run, r->writer, &r->routines, &cb, &summary, outcome, err);
         argv[0] = run_argv0;
-        if (rc != 0 && summary->words == 0) {
+        if (rc != 0 && summary.words == 0) {
             char line[400];
             first_log_line(log_path, line, sizeof line);
             if (line[0])
@@ -278,41 +331,196 @@ static int record_into(const char *staging, const char *program, char **argv,
         rc = trace_writer_close(r->writer, &r->routines, err);
         r->writer = NULL;
     }
-    if (rc != 0)
-        return -1;
-    memory_maps_fill_build_ids(&r->maps);
-    char *maps_path = recording_file(staging, MAPS_FILE);
-    rc = memory_maps_write(&r->maps, maps_path, err);
-    free(maps_path);
-    if (rc == 0)
-        rc = write_meta(staging, program, argv, r->valgrind_version, summary, outcome,
-                        r->routines.count, err);
+    *stats = (struct record_stats){.events = total_events(summary.events),
+                                   .threads = summary.threads,
+                                   .tail_calls = summary.tail_calls,
+                                   .unwound = summary.unwound_frames,
+                                   .unmodeled = &summary.unmodeled_syscalls,
+                                   .complete = summary.ended, .exec_path = summary.exec_path};
     /* Named by the resolver's symbolizer when there is one: it followed
      * every mapping and looked most routines up already. */
     struct symbolizer *warm = r->resolver ? routine_resolver_finish(r->resolver) : NULL;
     r->resolver = NULL;
-    if (rc == 0 && symbols_resolve_routines_with(warm ? warm : r->symbols, staging, &r->maps,
-                                                 &r->routines, err) != 0) {
-        /* Names are a convenience: the recording stands without them. */
-        fprintf(stderr, "trms: warning: routine names not resolved: %s\n", err->message);
-    }
+    if (rc == 0)
+        rc = finish_recording(staging, "valgrind", program, argv, r, stats, outcome,
+                              warm ? warm : r->symbols, err);
     symbolizer_free(warm);
+    if (rc == 0) {
+        uint64_t unmodeled;
+        free(describe_unmodeled(&summary.unmodeled_syscalls, &unmodeled));
+        if (unmodeled)
+            fprintf(stderr, "trms: %" PRIu64 " system calls outside the syscall table; their "
+                            "memory effects came from Valgrind (see `unmodeled-syscall-list` "
+                            "in the recording's meta)\n", unmodeled);
+        if (summary.exec_path)
+            fprintf(stderr, "trms: %s exec'd %s, where Valgrind cannot follow: the recording "
+                            "ends at the exec (record %s itself to see it)\n",
+                    argv[0], summary.exec_path, summary.exec_path);
+    }
+    stats->unmodeled = NULL;
+    stats->exec_path = NULL;
+    stats->complete = summary.ended || summary.exec_path;
+    raw_summary_free(&summary);
     return rc;
 }
 
-static int choose_engine(const char *engine)
+struct address_list {
+    char text[512];
+    size_t used;
+};
+
+static int describe_address(void *ctx, uint64_t addr, uint64_t count)
 {
-    if (strcmp(engine, "valgrind") == 0)
-        return 0;
-    if (strcmp(engine, "auto") != 0)
+    struct address_list *l = ctx;
+    if (l->used + 48 >= sizeof l->text)
+        return 1;  /* enough to look at: the count says how many */
+    l->used += (size_t)snprintf(l->text + l->used, sizeof l->text - l->used,
+                                "%s0x%" PRIx64 " x%" PRIu64, l->used ? ", " : "", addr, count);
+    return 0;
+}
+
+static int record_step(const char *staging, const char *program, char **argv, struct record *r,
+                       struct record_stats *stats, struct program_outcome *outcome,
+                       struct trms_error *err)
+{
+    char *events_path = recording_file(staging, RECORDING_EVENTS);
+    r->writer = trace_writer_create(events_path, err);
+    free(events_path);
+    if (!r->writer)
         return -1;
-    char why[160];
-    if (perf_counters_available(why, sizeof why))
-        fprintf(stderr, "trms: engine auto: the rr engine is not built yet; recording with "
-                        "Valgrind\n");
-    else
-        fprintf(stderr, "trms: engine auto: no hardware performance counters for rr (%s); "
-                        "recording with Valgrind\n", why);
+    r->step.path = program;
+    r->step.argv = argv;
+    struct step_recording_config c = {.step = &r->step, .writer = r->writer,
+                                      .routines = &r->routines, .maps = &r->maps,
+                                      .symbols = r->symbols, .capture_dir = r->capture_dir,
+                                      .rec_path = staging};
+    struct step_recording_result res;
+    int rc = step_recording_run(&c, &res, err);
+    *outcome = res.outcome;
+    if (rc == 0) {
+        rc = trace_writer_close(r->writer, &r->routines, err);
+        r->writer = NULL;
+    }
+    const struct rerun_summary *d = &res.decoded;
+    char seed[32], quantum[32], records[32], undecodable[32], approximated[32], signals[32],
+        blocked[32], left_out[32], late[32];
+    struct address_list undecodable_at = {.text = "-"};
+    undecodable_at.text[0] = d->undecodable.count ? '\0' : '-';
+    u64map_each(&d->undecodable, describe_address, &undecodable_at);
+    snprintf(seed, sizeof seed, "%" PRIu64, r->step.seed);
+    snprintf(quantum, sizeof quantum, "%" PRIu32, r->step.quantum);
+    snprintf(records, sizeof records, "%" PRIu64, d->records);
+    snprintf(undecodable, sizeof undecodable, "%" PRIu64, u64map_sum(&d->undecodable));
+    snprintf(approximated, sizeof approximated, "%" PRIu64, u64map_sum(&d->approximated));
+    snprintf(signals, sizeof signals, "%" PRIu64, res.step.signals);
+    snprintf(blocked, sizeof blocked, "%" PRIu64, res.step.blocked);
+    snprintf(left_out, sizeof left_out, "%" PRIu64, d->other_process_threads);
+    snprintf(late, sizeof late, "%" PRIu64, res.step.late_wakes);
+    *stats = (struct record_stats){
+        .events = total_events(d->events), .threads = d->threads, .tail_calls = d->tail_calls,
+        .unwound = d->unwound_frames, .unmodeled = &d->unmodeled_syscalls, .complete = 1,
+        .extra_keys = {"seed", "quantum", "records", "undecodable", "undecodable-at",
+                       "approximated", "signals", "blocked-syscalls", "late-wakes",
+                       "other-process-threads"},
+        .extra_values = {seed, quantum, records, undecodable, undecodable_at.text, approximated,
+                         signals, blocked, late, left_out},
+        .n_extra = 10};
+    if (rc == 0)
+        rc = finish_recording(staging, "step", program, argv, r, stats, outcome, NULL, err);
+    if (rc == 0 && d->undecodable.count)
+        fprintf(stderr, "trms: warning: %zu instructions capstone could not decode (their "
+                        "memory accesses are missing; see `undecodable` in the meta)\n",
+                d->undecodable.count);
+    if (rc == 0 && d->other_process_threads)
+        fprintf(stderr, "trms: %" PRIu64 " threads of other processes (forked children) "
+                        "stepped and left out\n", d->other_process_threads);
+    stats->unmodeled = NULL;
+    stats->n_extra = 0;
+    rerun_summary_free(&res.decoded);
+    return rc;
+}
+
+static int record_rr(const char *staging, const char *program, char **argv, struct record *r,
+                     struct record_stats *stats, struct program_outcome *outcome,
+                     struct trms_error *err)
+{
+    char *trace_dir = recording_file(staging, RR_ENGINE_TRACE_DIR);
+    char *run_argv0 = argv[0];
+    argv[0] = (char *)program;
+    int rc = rr_engine_record(trace_dir, argv, outcome, err);
+    argv[0] = run_argv0;
+    free(trace_dir);
+    /* Events, threads and names come when `trms analyze` replays it. */
+    *stats = (struct record_stats){.complete = 1};
+    if (rc == 0)
+        rc = write_meta(staging, "rr", program, argv, r->engine_version, stats, outcome, 0, err);
+    return rc;
+}
+
+enum engine { ENGINE_VALGRIND, ENGINE_STEP, ENGINE_RR };
+
+static const char *const engine_names[] = {"valgrind", "step", "rr"};
+
+/* auto: rr where it can record, Valgrind elsewhere; said in one line. */
+static enum engine choose_engine(const char *name, int *known)
+{
+    *known = 1;
+    for (int e = ENGINE_VALGRIND; e <= ENGINE_RR; e++)
+        if (strcmp(name, engine_names[e]) == 0)
+            return (enum engine)e;
+    if (strcmp(name, "auto") != 0) {
+        *known = 0;
+        return ENGINE_VALGRIND;
+    }
+    char why[256];
+    if (rr_engine_available(why, sizeof why)) {
+        fprintf(stderr, "trms: engine auto: rr works here (hardware counters); recording "
+                        "with rr\n");
+        return ENGINE_RR;
+    }
+    fprintf(stderr, "trms: engine auto: %s; recording with Valgrind\n", why);
+    return ENGINE_VALGRIND;
+}
+
+/* What the engine needs before anything is created: its version, and for
+ * Valgrind its tool; one line saying what is missing otherwise. */
+static int prepare_engine(enum engine engine, struct record *r, char **version,
+                          char **tool_dir, struct trms_error *err)
+{
+    char why[256];
+    switch (engine) {
+    case ENGINE_VALGRIND:
+        /* Asked once: each `valgrind --version` takes a shell and two execs. */
+        *version = valgrind_version();
+        if (!*version)
+            return error_set(err, "valgrind is not installed (Debian package valgrind; "
+                                  "tools/install-deps.sh installs it)");
+        *tool_dir = valgrind_tool_dir(err);
+        if (!*tool_dir)
+            return -1;
+        r->tool_dir = *tool_dir;
+        break;
+    case ENGINE_STEP:
+        *version = xstrdup("trms-step " TRMS_VERSION);
+        break;
+    case ENGINE_RR:
+        if (!rr_engine_available(why, sizeof why))
+            return error_set(err, "engine rr: %s; record with --engine valgrind (or step) here",
+                             why);
+        *version = rr_engine_version();
+        if (!*version)
+            *version = xstrdup("rr");
+        break;
+    }
+    r->engine_version = *version;
+    return 0;
+}
+
+static int parse_count(const char *option, const char *text, uint64_t max, uint64_t *out)
+{
+    if (parse_u64_cstr(text, out) != PARSE_NUMBER_OK || *out > max)
+        return cli_usage_error(&cmd_record, "%s expects a number up to %" PRIu64 ", not '%s'",
+                               option, max, text);
     return 0;
 }
 
@@ -320,22 +528,48 @@ static int run(int argc, char **argv)
 {
     static const struct option options[] = {{"output", required_argument, NULL, 'o'},
                                             {"engine", required_argument, NULL, 'e'},
+                                            {"seed", required_argument, NULL, 's'},
+                                            {"quantum", required_argument, NULL, 'q'},
+                                            {"capture-rr", required_argument, NULL, 'c'},
                                             {NULL, 0, NULL, 0}};
-    const char *output = NULL, *engine = "auto";
-    int c;
+    const char *output = NULL, *engine_name = "auto", *capture_dir = NULL;
+    uint64_t seed = 0, quantum = STEP_DEFAULT_QUANTUM;
+    int c, step_options = 0;
     /* '+': options end at the program's name, so its own options pass through. */
     while ((c = getopt_long(argc, argv, "+o:e:", options, NULL)) != -1) {
-        if (c == 'o')
+        if (c == 'o') {
             output = optarg;
-        else if (c == 'e')
-            engine = optarg;
-        else
+        } else if (c == 'e') {
+            engine_name = optarg;
+        } else if (c == 's') {
+            if (parse_count("--seed", optarg, UINT64_MAX, &seed) != 0)
+                return EXIT_USAGE;
+            step_options = 1;
+        } else if (c == 'q') {
+            if (parse_count("--quantum", optarg, UINT32_MAX, &quantum) != 0)
+                return EXIT_USAGE;
+            if (quantum == 0)
+                return cli_usage_error(&cmd_record, "--quantum must be at least 1");
+            step_options = 1;
+        } else if (c == 'c') {
+            capture_dir = optarg;
+            step_options = 1;
+        } else {
             return cli_usage_error(&cmd_record, "unknown option");
+        }
     }
     if (optind >= argc)
         return cli_usage_error(&cmd_record, "expects the program to record: -- PROG ARGS...");
-    if (strcmp(engine, "auto") != 0 && strcmp(engine, "valgrind") != 0)
-        return cli_usage_error(&cmd_record, "unknown engine '%s' (auto or valgrind)", engine);
+    int known;
+    if (strcmp(engine_name, "auto") != 0) {
+        choose_engine(engine_name, &known);
+        if (!known)
+            return cli_usage_error(&cmd_record, "unknown engine '%s' (auto, valgrind, step or "
+                                                "rr)", engine_name);
+    }
+    if (step_options && strcmp(engine_name, "step") != 0)
+        return cli_usage_error(&cmd_record, "--seed, --quantum and --capture-rr are options "
+                                            "of --engine step");
     char **prog_argv = argv + optind;
 
     int not_found_status;
@@ -347,37 +581,38 @@ static int run(int argc, char **argv)
         return not_found_status;
     }
     struct trms_error err;
-    /* Asked once: each `valgrind --version` takes a shell and two execs. */
-    char *version = valgrind_version();
-    if (!version) {
-        free(program);
-        error_set(&err, "valgrind is not installed (Debian package valgrind; "
-                        "tools/install-deps.sh installs it)");
-        return cli_fail(&err);
-    }
-    char *tool_dir = valgrind_tool_dir(&err);
-    if (!tool_dir) {
+    enum engine engine = choose_engine(engine_name, &known);
+    char *version = NULL, *tool_dir = NULL;
+    struct record r = {.step = {.seed = seed, .quantum = (uint32_t)quantum},
+                       .capture_dir = capture_dir};
+    if (prepare_engine(engine, &r, &version, &tool_dir, &err) != 0) {
         free(version);
+        free(tool_dir);
         free(program);
         return cli_fail(&err);
     }
-    choose_engine(engine);
     char *default_path = output ? NULL : default_output(program);
     if (!output)
         output = default_path;
 
     char *staging = NULL;
-    struct record r = {.tool_dir = tool_dir, .valgrind_version = version};
     routine_table_init(&r.routines);
     memory_maps_init(&r.maps);
     r.symbols = symbolizer_new();
-    r.resolver = routine_resolver_start();
-    struct raw_summary summary = {0};
+    if (engine == ENGINE_VALGRIND)
+        r.resolver = routine_resolver_start();
+    struct record_stats stats = {0};
     struct program_outcome outcome = {0};
     int rc = recording_stage(output, &staging, &err);
     if (rc == 0) {
-        rc = record_into(staging, program, prog_argv, &r, &summary, &outcome, &err);
-        if (rc != 0)
+        int (*record_with[])(const char *, const char *, char **, struct record *,
+                             struct record_stats *, struct program_outcome *,
+                             struct trms_error *) = {record_valgrind, record_step, record_rr};
+        /* On a terminal: how much the recording has written so far. */
+        struct record_progress *progress = record_progress_start(staging);
+        rc = record_with[engine](staging, program, prog_argv, &r, &stats, &outcome, &err);
+        record_progress_finish(progress);
+        if (rc != 0 && r.writer)
             trace_writer_abandon(r.writer);
     }
     if (rc == 0)
@@ -393,25 +628,15 @@ static int run(int argc, char **argv)
     } else {
         char how[96];
         describe_outcome(&outcome, how, sizeof how);
-        uint64_t total = 0, unmodeled;
-        for (int t = 0; t < EVENT_TYPE_COUNT; t++)
-            total += summary.events[t];
-        free(describe_unmodeled(&summary, &unmodeled));
-        if (unmodeled)
-            fprintf(stderr, "trms: %" PRIu64 " system calls outside the syscall table; their "
-                            "memory effects came from Valgrind (see `unmodeled-syscall-list` "
-                            "in %s/meta)\n", unmodeled, output);
-        if (summary.exec_path)
-            fprintf(stderr, "trms: %s exec'd %s, where Valgrind cannot follow: the recording "
-                            "ends at the exec (record %s itself to see it)\n",
-                    prog_argv[0], summary.exec_path, summary.exec_path);
-        fprintf(stderr, "trms: %s %s%s; recorded %" PRIu64 " events, %" PRIu64
-                        " threads, %zu routines into %s\n",
-                prog_argv[0], how,
-                summary.ended || summary.exec_path ? "" : " (recording stops where it died)",
-                total, summary.threads, r.routines.count, output);
+        if (engine == ENGINE_RR)
+            fprintf(stderr, "trms: %s %s; recorded with rr into %s (`trms analyze %s` "
+                            "replays it)\n", prog_argv[0], how, output, output);
+        else
+            fprintf(stderr, "trms: %s %s%s; recorded %" PRIu64 " events, %" PRIu64
+                            " threads, %zu routines into %s\n",
+                    prog_argv[0], how, stats.complete ? "" : " (recording stops where it died)",
+                    stats.events, stats.threads, r.routines.count, output);
     }
-    raw_summary_free(&summary);
     if (r.resolver)  /* the recording failed before naming */
         symbolizer_free(routine_resolver_finish(r.resolver));
     symbolizer_free(r.symbols);
@@ -429,7 +654,8 @@ const struct command cmd_record = {
     .name = "record",
     .summary = "run a program and record what it does",
     .usage =
-        "usage: trms record [--engine auto|valgrind] [-o REC] [--] PROG [ARGS...]\n\n"
+        "usage: trms record [--engine auto|valgrind|step|rr] [-o REC] [--] PROG [ARGS...]\n"
+        "       trms record --engine step [--seed N] [--quantum N] [--capture-rr DIR] ...\n\n"
         "Runs PROG with its arguments, keeping its stdin, stdout and stderr, and\n"
         "records every routine call and return, load, store, kernel read and write\n"
         "of user memory, and instruction count, thread by thread, into the\n"
@@ -439,11 +665,24 @@ const struct command cmd_record = {
         "program that crashes still leaves a recording up to the crash. A program\n"
         "that cannot be found exits 127 and one that cannot be run 126, recording\n"
         "nothing.\n\n"
+        "engines:\n"
+        "  auto      rr where it can record (hardware performance counters), else\n"
+        "            valgrind; says which on stderr\n"
+        "  valgrind  a Valgrind tool: runs anywhere, at Valgrind's speed\n"
+        "  step      ptrace single-stepping, one thread at a time in a deterministic\n"
+        "            schedule, decoded as rr's records are; very slow (about 25,000\n"
+        "            instructions a second here): for small programs\n"
+        "  rr        rr record -n; analyze replays it with rr (needs counters)\n\n"
         "options:\n"
-        "  -e, --engine E    auto (default) or valgrind. auto would choose rr where\n"
-        "                    hardware performance counters work; the rr engine is not\n"
-        "                    built yet, so auto records with Valgrind and says why\n"
-        "  -o, --output REC  the recording directory to create; must not exist\n",
+        "  -e, --engine E    the engine (default auto)\n"
+        "  -o, --output REC  the recording directory to create; must not exist\n"
+        "  --seed N          step: the schedule's seed; 0 (default) gives every thread\n"
+        "                    turns of exactly --quantum instructions, another seed turns\n"
+        "                    of random length (mean --quantum); a seed repeats its run\n"
+        "  --quantum N       step: instructions per turn (default 1000)\n"
+        "  --capture-rr DIR  step: also write DIR/rerun.raw and DIR/dump.txt, what `rr\n"
+        "                    rerun` and `rr dump` would print for an rr recording of\n"
+        "                    this run (to test rr tooling without rr)\n",
     .run = run,
     .program_operand = 1,
 };

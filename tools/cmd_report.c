@@ -1,142 +1,212 @@
-/* trms report: prints a stored result. */
+/* trms report: prints the stored analysis of one recording, or of several
+ * recordings of the same program merged. */
 #include <errno.h>
 #include <getopt.h>
+#include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "common/oom.h"
 #include "common/parse_number.h"
-#include "store/result_store.h"
-#include "store/symbol_store.h"
 #include "tools/cli.h"
 #include "tools/report.h"
-#include "trace/recording.h"
+#include "tools/report_aprof.h"
+#include "tools/report_load.h"
+#include "tools/report_model.h"
 
 static const struct {
     const char *name;
-    int (*print)(FILE *, const struct analysis_result *, const struct report_options *);
-} formats[] = {{"text", report_text}, {"json", report_json}, {"csv", report_csv}};
+    int (*print)(FILE *, const struct report_model *, const struct report_options *);
+} formats[] = {{"text", report_text}, {"json", report_json}, {"csv", report_csv},
+               {"html", report_html}, {"aprof", NULL}};
+#define N_FORMATS (sizeof formats / sizeof *formats)
 
-static int run(int argc, char **argv)
+struct report_args {
+    size_t format;
+    struct result_key want;
+    uint64_t top;
+    int top_given;
+    const char *output;
+    const char **routines;
+    size_t n_routines;
+    uint32_t *threads;
+    size_t n_threads;
+    struct report_selection sel;
+    struct report_options opt;
+};
+
+static int parse(int argc, char **argv, struct report_args *a)
 {
     static const struct option options[] = {{"format", required_argument, NULL, 'f'},
                                             {"cell-size", required_argument, NULL, 'c'},
                                             {"line-size", required_argument, NULL, 'l'},
                                             {"top", required_argument, NULL, 't'},
                                             {"routine", required_argument, NULL, 'r'},
+                                            {"thread", required_argument, NULL, 'T'},
+                                            {"aggregate-threads", no_argument, NULL, 'A'},
+                                            {"contexts", no_argument, NULL, 'C'},
+                                            {"metric", required_argument, NULL, 'm'},
                                             {"output", required_argument, NULL, 'o'},
                                             {NULL, 0, NULL, 0}};
-    size_t format = 0;
-    uint64_t cell = 0, line = 0, top = 25;
-    const char *output = NULL, *routine = NULL;
+    a->top = 25;
     int c;
     while ((c = getopt_long(argc, argv, "o:", options, NULL)) != -1) {
         switch (c) {
         case 'f':
-            for (format = 0; format < sizeof formats / sizeof *formats; format++)
-                if (strcmp(formats[format].name, optarg) == 0)
+            for (a->format = 0; a->format < N_FORMATS; a->format++)
+                if (strcmp(formats[a->format].name, optarg) == 0)
                     break;
-            if (format == sizeof formats / sizeof *formats)
-                return cli_usage_error(&cmd_report, "unknown format '%s' (text, json or csv)",
-                                       optarg);
+            if (a->format == N_FORMATS)
+                return cli_usage_error(&cmd_report, "unknown format '%s' (text, json, csv, "
+                                       "html or aprof)", optarg);
             break;
         case 'c':
-            if (cli_parse_power_of_two(&cmd_report, "--cell-size", optarg, &cell))
+            if (cli_parse_power_of_two(&cmd_report, "--cell-size", optarg, &a->want.cell_size))
                 return EXIT_USAGE;
             break;
         case 'l':
-            if (cli_parse_power_of_two(&cmd_report, "--line-size", optarg, &line))
+            if (cli_parse_power_of_two(&cmd_report, "--line-size", optarg, &a->want.line_size))
                 return EXIT_USAGE;
             break;
         case 't':
-            if (parse_u64_cstr(optarg, &top) != PARSE_NUMBER_OK)
+            if (parse_u64_cstr(optarg, &a->top) != PARSE_NUMBER_OK)
                 return cli_usage_error(&cmd_report, "--top needs a number, not '%s'", optarg);
+            a->top_given = 1;
             break;
         case 'o':
-            output = optarg;
+            a->output = optarg;
             break;
         case 'r':
-            routine = optarg;
+            a->routines = xrealloc(a->routines, (a->n_routines + 1) * sizeof *a->routines);
+            a->routines[a->n_routines++] = optarg;
+            break;
+        case 'T': {
+            uint64_t tid;
+            if (parse_u64_cstr(optarg, &tid) != PARSE_NUMBER_OK || tid > UINT32_MAX)
+                return cli_usage_error(&cmd_report, "--thread needs a thread id, not '%s'",
+                                       optarg);
+            a->threads = xrealloc(a->threads, (a->n_threads + 1) * sizeof *a->threads);
+            a->threads[a->n_threads++] = (uint32_t)tid;
+            break;
+        }
+        case 'A':
+            a->sel.aggregate_threads = 1;
+            break;
+        case 'C':
+            a->sel.contexts = 1;
+            a->want.contexts = 1;
+            break;
+        case 'm':
+            if (strcmp(optarg, "rms") == 0)
+                a->opt.metric = METRIC_RMS;
+            else if (strcmp(optarg, "trms") == 0)
+                a->opt.metric = METRIC_TRMS;
+            else
+                return cli_usage_error(&cmd_report, "--metric is rms or trms, not '%s'", optarg);
             break;
         default:
             return cli_usage_error(&cmd_report, "unknown option");
         }
     }
-    if (optind != argc - 1)
-        return cli_usage_error(&cmd_report, "expects one recording");
-    if ((cell == 0) != (line == 0))
+    if (optind >= argc)
+        return cli_usage_error(&cmd_report, "expects a recording");
+    if ((a->want.cell_size == 0) != (a->want.line_size == 0))
         return cli_usage_error(&cmd_report, "--cell-size and --line-size go together");
-    const char *rec_path = argv[optind];
+    if (formats[a->format].print == NULL && !a->output)
+        return cli_usage_error(&cmd_report, "--format aprof writes one file per thread: give "
+                                            "the directory with -o DIR");
+    a->sel.routines = a->routines;
+    a->sel.n_routines = a->n_routines;
+    a->sel.threads = a->threads;
+    a->sel.n_threads = a->n_threads;
+    /* Selected routines are shown whole: all of them, with their tuples. */
+    a->opt.top = a->n_routines && !a->top_given ? 0 : (size_t)a->top;
+    a->opt.details = a->n_routines > 0;
+    return 0;
+}
 
-    struct trms_error err;
-    struct recording rec;
-    if (recording_open(rec_path, &rec, &err) != 0)
-        return cli_fail(&err);
-    recording_close(&rec);
-    struct result_store *store;
-    if (result_store_open(rec_path, 0, &store, &err) != 0)
-        return cli_fail(&err);
-    struct analysis_result *result;
-    int rc = result_store_load(store, cell, line, &result, &err);
-    result_store_close(store);
-    if (rc != 0)
-        return cli_fail(&err);
-    /* Names of address-only routines, resolved when recorded. (After the
-     * close: LMDB allows one open of an environment per process.) */
-    struct symbol_names symbols;
-    if (symbol_store_load(rec_path, &symbols, &err) != 0) {
-        analysis_result_free(result);
-        return cli_fail(&err);
-    }
-    FILE *out = output ? fopen(output, "w") : stdout;
-    if (!out) {
-        analysis_result_free(result);
-        symbol_names_free(&symbols);
-        error_set(&err, "%s: cannot create: %s", output, strerror(errno));
-        return cli_fail(&err);
-    }
-    struct report_options ro = {.recording = rec_path, .top = (size_t)top, .routine = routine,
-                                .symbols = &symbols};
-    int missing = formats[format].print(out, result, &ro);
-    analysis_result_free(result);
-    symbol_names_free(&symbols);
-    rc = fflush(out) != 0 || ferror(out);
+static int write_report(const struct report_args *a, const struct report_model *m,
+                        const struct loaded_reports *loaded, struct trms_error *err)
+{
+    if (formats[a->format].print == NULL)
+        return report_aprof(a->output, m, loaded, err);
+    FILE *out = a->output ? fopen(a->output, "w") : stdout;
+    if (!out)
+        return error_set(err, "%s: cannot create: %s", a->output, strerror(errno));
+    formats[a->format].print(out, m, &a->opt);
+    int rc = fflush(out) != 0 || ferror(out);
     if (out != stdout)
         rc |= fclose(out) != 0;
-    if (missing) {
-        if (output)
-            remove(output);
-        error_set(&err, "%s: no routine named '%s'", rec_path, routine);
-        return cli_fail(&err);
-    }
     if (rc) {
-        error_set(&err, "%s: cannot write the report: %s", output ? output : "<stdout>",
-                  strerror(errno));
-        return cli_fail(&err);
+        if (a->output)
+            remove(a->output);
+        return error_set(err, "%s: cannot write the report: %s",
+                         a->output ? a->output : "<stdout>", strerror(errno));
     }
     return 0;
 }
 
+static int run(int argc, char **argv)
+{
+    struct report_args a = {0};
+    int usage = parse(argc, argv, &a);
+    struct trms_error err;
+    int rc = usage ? usage : 0;
+    struct loaded_reports loaded = {0};
+    struct report_model model = {0};
+    if (!usage && report_load(argv + optind, (size_t)(argc - optind), &a.want, &loaded, &err) != 0)
+        rc = cli_fail(&err);
+    if (!usage && rc == 0 &&
+        report_model_build(loaded.sources, loaded.n, &a.sel, &model, &err) != 0)
+        rc = cli_fail(&err);
+    if (!usage && rc == 0 && write_report(&a, &model, &loaded, &err) != 0)
+        rc = cli_fail(&err);
+    report_model_free(&model);
+    report_unload(&loaded);
+    free(a.routines);
+    free(a.threads);
+    return rc;
+}
+
 const struct command cmd_report = {
     .name = "report",
-    .summary = "print the stored analysis of a recording (text, json or csv)",
+    .summary = "report the stored analysis of recordings (text, json, csv, html, aprof)",
     .usage =
-        "usage: trms report REC [--format text|json|csv] [--top N] [--routine NAME]\n"
-        "                       [-o FILE] [--cell-size N --line-size N]\n\n"
-        "Prints the latest analysis stored in REC, or the one computed with the\n"
-        "given cell and line sizes.\n\n"
+        "usage: trms report REC [REC...] [--format text|json|csv|html|aprof] [-o FILE]\n"
+        "                   [--top N] [--routine PATTERN]... [--thread TID]...\n"
+        "                   [--aggregate-threads] [--contexts] [--metric rms|trms]\n"
+        "                   [--cell-size N --line-size N]\n\n"
+        "Reports the latest analysis stored in REC, or the one computed with the\n"
+        "given cell and line sizes. Several recordings of the same program are\n"
+        "merged: each routine's performance tuples from all of them, by name.\n"
+        "Each routine's cost is fitted against its input size: worst-case and\n"
+        "average cost, against RMS and TRMS, as a power law c*n^k (k with a 95%\n"
+        "interval) and as the best of 1, log n, n, n log n, n^2, n^3 (with the\n"
+        "relative error of each); no fit below 5 distinct input sizes spanning 4x.\n\n"
         "formats:\n"
-        "  text   routines ranked by cost with their input sizes and induced input,\n"
+        "  text   routines ranked by cost with calls, input sizes, fitted growth,\n"
+        "         shares of thread-induced and external input, source location;\n"
         "         then reuse distance histograms (log2 buckets) and LRU hit ratios\n"
         "  json   everything, exact: per routine and thread the RMS and TRMS\n"
-        "         performance tuples (n, calls, min, max, sum, sumsq of cost, and the\n"
-        "         same of self cost), induced input totals, and the exact reuse\n"
+        "         performance tuples, induced input, the fits, and the reuse\n"
         "         distance histograms, global and per thread\n"
-        "  csv    one row per performance tuple\n\n"
+        "  csv    one row per performance tuple\n"
+        "  html   one self-contained page: a table of routines that sorts and\n"
+        "         filters, cost plots with the fitted curves, workload plots, thread-\n"
+        "         induced and external input, reuse distance histograms\n"
+        "  aprof  the classic aprof report (version 6), one file per thread and\n"
+        "         input metric (rms, drms) in the directory -o DIR\n\n"
         "options:\n"
-        "  --top N          text: show the N costliest routines (default 25, 0 = all)\n"
-        "  --routine NAME   text: also print NAME's performance tuples (cost by RMS\n"
-        "                   and by TRMS input size), per thread; NAME is a symbol\n"
-        "                   name or a routine's 0x address\n"
-        "  -o, --output F   write to F instead of stdout\n",
+        "  --top N             show the N costliest routines (default 25, 0 = all)\n"
+        "  --routine PATTERN   only routines whose name matches PATTERN (a shell\n"
+        "                      pattern, or a routine's 0x address), repeatable; text\n"
+        "                      also prints their performance tuples and fits\n"
+        "  --thread TID        only thread TID, repeatable\n"
+        "  --aggregate-threads one row per routine, all threads' calls together\n"
+        "  --contexts          one row per calling context (needs `trms analyze\n"
+        "                      --contexts`; without it, contexts are added up by routine)\n"
+        "  --metric rms|trms   text: the input metric of the growth column (default rms)\n"
+        "  -o, --output F      write to F instead of stdout (aprof: a directory)\n",
     .run = run,
 };

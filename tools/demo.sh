@@ -15,3 +15,4 @@ set -x
 build/bin/trms record -o "$rec" -- build/examples/wordfreq examples/wordfreq-input.txt 5
 build/bin/trms analyze "$rec" --cell-size 1 --activations build/example/activations.csv
 build/bin/trms report "$rec" --top 12 --routine str_tolower
+build/bin/trms report "$rec" --format html -o build/example/report.html

@@ -1,6 +1,7 @@
 #include "tools/report.h"
 
 #include <inttypes.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -61,31 +62,10 @@ int report_routine_matches(const struct routine_table *routines,
            addr == routines->items[id].addr;
 }
 
-static const struct analysis_result *sort_result;
-static const struct symbol_names *sort_symbols;
-
-static int by_cost(const void *x, const void *y)
+void json_number(FILE *out, double v)
 {
-    const struct routine_profile *a = *(const struct routine_profile *const *)x;
-    const struct routine_profile *b = *(const struct routine_profile *const *)y;
-    if (a->cost != b->cost)
-        return a->cost < b->cost ? 1 : -1;
-    char ba[REPORT_LABEL_MAX], bb[REPORT_LABEL_MAX];
-    int c = strcmp(report_routine_label(&sort_result->routines, sort_symbols, a->routine, ba),
-                   report_routine_label(&sort_result->routines, sort_symbols, b->routine, bb));
-    if (c)
-        return c;
-    return (a->tid > b->tid) - (a->tid < b->tid);
-}
-
-const struct routine_profile **profiles_by_cost(const struct analysis_result *r,
-                                                const struct symbol_names *symbols)
-{
-    const struct routine_profile **order = xcalloc(r->n_profiles, sizeof *order);
-    for (size_t i = 0; i < r->n_profiles; i++)
-        order[i] = &r->profiles[i];
-    sort_result = r;
-    sort_symbols = symbols;
-    qsort(order, r->n_profiles, sizeof *order, by_cost);
-    return order;
+    if (isfinite(v))
+        fprintf(out, "%.6g", v);
+    else
+        fputs("null", out);
 }

@@ -1,4 +1,5 @@
-/* report: the formats `trms report` prints a stored result in. */
+/* report: the formats `trms report` prints a report model in (see
+ * report_model.h), and the routine names they share. */
 #ifndef TRMS_REPORT_H
 #define TRMS_REPORT_H
 
@@ -9,12 +10,12 @@
 #include "analyses/result.h"
 
 struct symbol_names;
+struct report_model;
 
 struct report_options {
-    const char *recording;  /* path, for the heading */
-    size_t top;             /* text: routines shown, 0 = all */
-    const char *routine;    /* text: also print this routine's tuples */
-    const struct symbol_names *symbols; /* names of address-only routines, or NULL */
+    size_t top;             /* text, html: rows shown (by cost), 0 = all */
+    int details;            /* text: each shown row's tuples and fits */
+    int metric;             /* text: the growth column's metric (enum report_metric) */
 };
 
 /* Room for a routine label; longer ones are cut. */
@@ -45,18 +46,16 @@ const struct symbol_name *report_routine_symbol(const struct routine_table *rout
 int report_routine_matches(const struct routine_table *routines,
                            const struct symbol_names *symbols, uint32_t id, const char *text);
 
-/* Each returns -1, having printed nothing, when the options ask for
- * something the result lacks (a routine it never saw). */
-int report_text(FILE *out, const struct analysis_result *r, const struct report_options *o);
-int report_json(FILE *out, const struct analysis_result *r, const struct report_options *o);
-int report_csv(FILE *out, const struct analysis_result *r, const struct report_options *o);
+/* The formats. */
+int report_text(FILE *out, const struct report_model *m, const struct report_options *o);
+int report_json(FILE *out, const struct report_model *m, const struct report_options *o);
+int report_csv(FILE *out, const struct report_model *m, const struct report_options *o);
+int report_html(FILE *out, const struct report_model *m, const struct report_options *o);
 
 /* Decimal digits of V in BUF. */
 const char *format_u128(unsigned __int128 v, char buf[static 40]);
 
-/* Profiles ordered by cumulative cost, highest first (ties by name, then
- * thread); the caller frees the array of pointers. */
-const struct routine_profile **profiles_by_cost(const struct analysis_result *r,
-                                                const struct symbol_names *symbols);
+/* V as JSON: a number, or null when it is not finite. */
+void json_number(FILE *out, double v);
 
 #endif

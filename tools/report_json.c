@@ -1,10 +1,9 @@
-/* The JSON report: the whole result, exact, for scripts and tests. */
+/* The JSON report: the whole model, exact, for scripts and tests. */
 #include <inttypes.h>
 
-#include "analyses/activation.h"
-#include "store/symbol_store.h"
 #include "tools/json.h"
 #include "tools/report.h"
+#include "tools/report_model.h"
 
 static void json_points(FILE *out, const struct profile_point *pts, size_t n)
 {
@@ -14,11 +13,12 @@ static void json_points(FILE *out, const struct profile_point *pts, size_t n)
         char sq[40], ssq[40];
         fprintf(out,
                 "%s{\"n\": %" PRIu64 ", \"calls\": %" PRIu64 ", \"min\": %" PRIu64
-                ", \"max\": %" PRIu64 ", \"sum\": %" PRIu64 ", \"sumsq\": %s, \"self_min\": %"
-                PRIu64 ", \"self_max\": %" PRIu64 ", \"self_sum\": %" PRIu64
-                ", \"self_sumsq\": %s}",
+                ", \"max\": %" PRIu64 ", \"sum\": %" PRIu64 ", \"sumsq\": %s, \"real_sum\": %"
+                PRIu64 ", \"self_min\": %" PRIu64 ", \"self_max\": %" PRIu64
+                ", \"self_sum\": %" PRIu64 ", \"self_sumsq\": %s}",
                 i ? ", " : "", p->n, p->calls, p->min, p->max, p->sum, format_u128(p->sumsq, sq),
-                p->self_min, p->self_max, p->self_sum, format_u128(p->self_sumsq, ssq));
+                p->real_sum, p->self_min, p->self_max, p->self_sum,
+                format_u128(p->self_sumsq, ssq));
     }
     fputc(']', out);
 }
@@ -33,49 +33,128 @@ static void json_histogram(FILE *out, const struct reuse_histogram *h)
     fputs("]}", out);
 }
 
-int report_json(FILE *out, const struct analysis_result *r, const struct report_options *o)
+static void json_fit(FILE *out, const struct growth_fit *fit)
 {
-    fputs("{\n  \"recording\": ", out);
-    json_string(out, o->recording);
-    fprintf(out, ",\n  \"trms_version\": \"%s\",\n  \"cell_size\": %" PRIu64
-                 ",\n  \"line_size\": %" PRIu64 ",\n  \"events\": {",
-            TRMS_VERSION, r->cell_size, r->line_size);
-    for (int t = 0; t < EVENT_TYPE_COUNT; t++)
-        fprintf(out, "%s\"%s\": %" PRIu64, t ? ", " : "", event_type_name((enum event_type)t),
-                r->events[t]);
-    fprintf(out, "},\n  \"activations\": %" PRIu64 ",\n  \"routines\": [", r->activations);
-    for (size_t i = 0; i < r->n_profiles; i++) {
-        const struct routine_profile *p = &r->profiles[i];
-        char buf[REPORT_LABEL_MAX];
-        fputs(i ? ",\n    {\"name\": " : "\n    {\"name\": ", out);
-        json_string(out, report_routine_name(&r->routines, o->symbols, p->routine, buf));
-        if (p->routine != ROUTINE_ROOT && p->routine < r->routines.count &&
-            r->routines.items[p->routine].addr)
-            fprintf(out, ", \"address\": \"0x%" PRIx64 "\"", r->routines.items[p->routine].addr);
-        /* Where an address-only routine's name came from. */
-        const struct symbol_name *sym = report_routine_symbol(&r->routines, o->symbols, p->routine);
-        if (sym && sym->file) {
-            fputs(", \"file\": ", out);
-            json_string(out, sym->file);
-        }
-        if (sym && sym->line > 0)
-            fprintf(out, ", \"line\": %d", sym->line);
-        fprintf(out,
-                ", \"thread\": %" PRIu32 ", \"calls\": %" PRIu64 ", \"cost\": %" PRIu64
-                ", \"self_cost\": %" PRIu64 ", \"induced_thread\": %" PRIu64
-                ", \"induced_external\": %" PRIu64 ",\n     \"rms_points\": ",
-                p->tid, p->calls, p->cost, p->self_cost, p->induced_thread, p->induced_external);
-        json_points(out, p->rms_points, p->n_rms_points);
-        fputs(",\n     \"trms_points\": ", out);
-        json_points(out, p->trms_points, p->n_trms_points);
+    fprintf(out, "{\"sizes\": %zu, \"verdict\": %s", fit->sizes, fit->verdict ? "true" : "false");
+    if (!fit->verdict) {
+        fputs(", \"why\": ", out);
+        json_string(out, fit->why);
+        fputc('}', out);
+        return;
+    }
+    fputs(", \"model\": ", out);
+    json_string(out, growth_model_name(fit->best));
+    fprintf(out, ", \"poor\": %s, \"offset\": ", fit->poor ? "true" : "false");
+    json_number(out, fit->models[fit->best].offset);
+    fputs(", \"exponent\": ", out);
+    json_number(out, fit->exponent);
+    fputs(", \"exponent_ci\": [", out);
+    json_number(out, fit->exponent_low);
+    fputs(", ", out);
+    json_number(out, fit->exponent_high);
+    fputs("], \"coefficient\": ", out);
+    json_number(out, fit->coefficient);
+    fputs(", \"exponent_offset\": ", out);
+    json_number(out, fit->offset);
+    fputs(", \"r2\": ", out);
+    json_number(out, fit->r2);
+    fputs(", \"models\": {", out);
+    for (int m = 0; m < GROWTH_MODELS; m++) {
+        fputs(m ? ", " : "", out);
+        json_string(out, growth_model_name((enum growth_model)m));
+        fputs(": {\"a\": ", out);
+        json_number(out, fit->models[m].a);
+        fputs(", \"b\": ", out);
+        json_number(out, fit->models[m].b);
+        fputs(", \"offset\": ", out);
+        json_number(out, fit->models[m].offset);
+        fputs(", \"error\": ", out);
+        json_number(out, fit->models[m].error);
         fputc('}', out);
     }
+    fputs("}}", out);
+}
+
+static void json_row(FILE *out, const struct report_row *r)
+{
+    fputs("{\"name\": ", out);
+    json_string(out, r->name);
+    if (r->address)
+        fprintf(out, ", \"address\": \"0x%" PRIx64 "\"", r->address);
+    if (r->file) {
+        fputs(", \"file\": ", out);
+        json_string(out, r->file);
+    }
+    if (r->line > 0)
+        fprintf(out, ", \"line\": %d", r->line);
+    if (r->context) {
+        fputs(", \"context\": [", out);
+        for (size_t i = 0; i < r->context_depth; i++) {
+            fputs(i ? ", " : "", out);
+            json_string(out, r->context[i]);
+        }
+        fputc(']', out);
+    }
+    if (r->all_threads)
+        fputs(", \"thread\": null", out);
+    else
+        fprintf(out, ", \"thread\": %" PRIu32, r->tid);
+    fputs(", \"threads\": [", out);
+    for (size_t i = 0; i < r->n_tids; i++)
+        fprintf(out, "%s%" PRIu32, i ? ", " : "", r->tids[i]);
+    fprintf(out,
+            "], \"calls\": %" PRIu64 ", \"cost\": %" PRIu64 ", \"self_cost\": %" PRIu64
+            ", \"induced_thread\": %" PRIu64 ", \"induced_external\": %" PRIu64
+            ", \"thread_input_share\": ",
+            r->calls, r->cost, r->self_cost, r->induced_thread, r->induced_external);
+    json_number(out, report_row_share(r, 0) / 100);
+    fputs(", \"external_input_share\": ", out);
+    json_number(out, report_row_share(r, 1) / 100);
+    fputs(",\n     \"rms_points\": ", out);
+    json_points(out, r->points[METRIC_RMS], r->n_points[METRIC_RMS]);
+    fputs(",\n     \"trms_points\": ", out);
+    json_points(out, r->points[METRIC_TRMS], r->n_points[METRIC_TRMS]);
+    fputs(",\n     \"fit\": {", out);
+    for (int m = 0; m < METRICS; m++) {
+        fprintf(out, "%s\"%s\": {", m ? ", " : "", report_metric_names[m]);
+        for (int k = 0; k < COST_KINDS; k++) {
+            fprintf(out, "%s\n       \"%s\": ", k ? "," : "", report_cost_names[k]);
+            json_fit(out, &r->fit[m][k]);
+        }
+        fputc('}', out);
+    }
+    fputs("}}", out);
+}
+
+int report_json(FILE *out, const struct report_model *m, const struct report_options *o)
+{
+    (void)o;
+    fputs("{\n  \"recording\": ", out);
+    json_string(out, m->recordings[0]);
+    fputs(",\n  \"recordings\": [", out);
+    for (size_t i = 0; i < m->n_recordings; i++) {
+        fputs(i ? ", " : "", out);
+        json_string(out, m->recordings[i]);
+    }
+    fprintf(out, "],\n  \"trms_version\": \"%s\",\n  \"cell_size\": %" PRIu64
+                 ",\n  \"line_size\": %" PRIu64 ",\n  \"contexts\": %s"
+                 ",\n  \"threads_aggregated\": %s,\n  \"threads_by_order\": %s,\n  \"events\": {",
+            TRMS_VERSION, m->cell_size, m->line_size, m->contexts ? "true" : "false",
+            m->aggregate_threads ? "true" : "false", m->threads_by_order ? "true" : "false");
+    for (int t = 0; t < EVENT_TYPE_COUNT; t++)
+        fprintf(out, "%s\"%s\": %" PRIu64, t ? ", " : "", event_type_name((enum event_type)t),
+                m->events[t]);
+    fprintf(out, "},\n  \"activations\": %" PRIu64 ",\n  \"routines\": [", m->activations);
+    for (size_t i = 0; i < m->n_rows; i++) {
+        fputs(i ? ",\n    " : "\n    ", out);
+        json_row(out, &m->rows[i]);
+    }
     fputs("\n  ],\n  \"reuse\": {\n    \"global\": ", out);
-    json_histogram(out, &r->reuse_global);
+    json_histogram(out, &m->reuse_global);
     fputs(",\n    \"threads\": {", out);
-    for (size_t i = 0; i < r->n_threads; i++) {
-        fprintf(out, "%s\n      \"%" PRIu32 "\": ", i ? "," : "", r->reuse_threads[i].tid);
-        json_histogram(out, &r->reuse_threads[i].histogram);
+    for (size_t i = 0; i < m->n_threads; i++) {
+        fprintf(out, "%s\n      \"%" PRIu32 "\": ", i ? "," : "", m->reuse_threads[i].tid);
+        json_histogram(out, &m->reuse_threads[i].histogram);
     }
     fputs("\n    }\n  }\n}\n", out);
     return 0;

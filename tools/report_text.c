@@ -1,50 +1,72 @@
 /* The text report: what a person reads first. Routines ranked by cost, with
- * how many input sizes each was seen with and how much of its input came
- * from other threads or the kernel; then how the program reuses memory. */
+ * how many input sizes each was seen with, how its cost grows with them,
+ * and how much of its input came from other threads or the kernel; then
+ * how the program reuses memory. */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "tools/report.h"
+#include "tools/report_model.h"
 
-static uint64_t max_n(const struct profile_point *pts, size_t n)
+static void thread_cell(const struct report_row *row, char *buf, size_t len)
 {
-    return n ? pts[n - 1].n : 0; /* points are sorted by n */
+    if (row->all_threads)
+        snprintf(buf, len, "all");
+    else
+        snprintf(buf, len, "%" PRIu32, row->tid);
 }
 
-static void routines_table(FILE *out, const struct analysis_result *r,
-                           const struct report_options *o)
+/* "2.01±0.03", or how many sizes there were. */
+static void exponent_cell(const struct growth_fit *fit, char *buf, size_t len)
 {
-    const struct routine_profile **order = profiles_by_cost(r, o->symbols);
-    size_t shown = o->top && o->top < r->n_profiles ? o->top : r->n_profiles;
+    if (!fit->verdict)
+        snprintf(buf, len, "(%zu size%s)", fit->sizes, fit->sizes == 1 ? "" : "s");
+    else if (fit->exponent_high - fit->exponent < 10)
+        snprintf(buf, len, "%.2f±%.2f", fit->exponent, fit->exponent_high - fit->exponent);
+    else
+        snprintf(buf, len, "%.2f", fit->exponent);
+}
+
+static void routines_table(FILE *out, const struct report_model *m, const struct report_options *o)
+{
+    size_t shown = o->top && o->top < m->n_rows ? o->top : m->n_rows;
     size_t width = 7;
     char buf[REPORT_LABEL_MAX];
     for (size_t i = 0; i < shown; i++) {
-        size_t len =
-            strlen(report_routine_label(&r->routines, o->symbols, order[i]->routine, buf));
+        size_t len = strlen(report_row_label(&m->rows[i], buf, sizeof buf));
         if (len > width)
             width = len < 48 ? len : 48;
     }
-    fprintf(out, "routines by cost (instructions, descendants included):\n");
-    fprintf(out, "  %-*s %8s %8s %12s %12s %6s %6s %8s %8s %9s %9s\n", (int)width, "routine",
-            "thread", "calls", "cost", "self", "#rms", "#trms", "max rms", "max trms",
-            "thr-input", "ext-input");
+    const char *metric = o->metric == METRIC_TRMS ? "TRMS" : "RMS";
+    fprintf(out, "%s by cost (instructions, descendants included):\n",
+            m->contexts ? "calling contexts" : "routines");
+    fprintf(out, "  %-*s %7s %8s %12s %12s %5s %5s %-7s %-13s %6s %6s\n", (int)width,
+            m->contexts ? "context" : "routine", "thread", "calls", "cost", "self", "#rms",
+            "#trms", "growth", "exponent", "thr-in", "ext-in");
     for (size_t i = 0; i < shown; i++) {
-        const struct routine_profile *p = order[i];
-        fprintf(out, "  %-*.*s %8" PRIu32 " %8" PRIu64 " %12" PRIu64 " %12" PRIu64
-                     " %6zu %6zu %8" PRIu64 " %8" PRIu64 " %9" PRIu64 " %9" PRIu64 "\n",
-                (int)width, (int)width,
-                report_routine_label(&r->routines, o->symbols, p->routine, buf),
-                p->tid, p->calls, p->cost, p->self_cost, p->n_rms_points, p->n_trms_points,
-                max_n(p->rms_points, p->n_rms_points), max_n(p->trms_points, p->n_trms_points),
-                p->induced_thread, p->induced_external);
+        const struct report_row *r = &m->rows[i];
+        const struct growth_fit *fit = &r->fit[o->metric][COST_WORST];
+        char thread[16], exponent[32];
+        thread_cell(r, thread, sizeof thread);
+        exponent_cell(fit, exponent, sizeof exponent);
+        report_row_label(r, buf, sizeof buf);
+        const char *label = report_label_shorten(buf, width);
+        fprintf(out, "  %-*s %7s %8" PRIu64 " %12" PRIu64 " %12" PRIu64 " %5zu %5zu %-7s %-13s "
+                     "%5.1f%% %5.1f%%\n",
+                (int)width, label, thread, r->calls, r->cost, r->self_cost,
+                r->n_points[METRIC_RMS], r->n_points[METRIC_TRMS], report_fit_short(fit),
+                exponent, report_row_share(r, 0), report_row_share(r, 1));
     }
-    if (shown < r->n_profiles)
-        fprintf(out, "  ... %zu more (--top 0 shows all)\n", r->n_profiles - shown);
-    fprintf(out, "  #rms/#trms: distinct input sizes seen. thr-input/ext-input: reads counted\n"
-                 "  in TRMS whose value another thread / the kernel wrote since the reading\n"
-                 "  thread last touched the cell\n");
-    free(order);
+    if (shown < m->n_rows)
+        fprintf(out, "  ... %zu more (--top 0 shows all)\n", m->n_rows - shown);
+    fprintf(out,
+            "  #rms/#trms: distinct input sizes seen. growth: the model of worst-case cost\n"
+            "  against %s that fits best, among 1, log n, n, n log n, n^2, n^3 ('?': off by\n"
+            "  over 10%%); exponent: k of cost ~ c*n^k with its 95%% interval; '-' with fewer\n"
+            "  than %d input sizes spanning %.0fx. thr-in/ext-in: share of the TRMS input that\n"
+            "  another thread / the kernel wrote since the reading thread last touched the cell\n",
+            metric, GROWTH_MIN_SIZES, GROWTH_MIN_SPAN);
 }
 
 /* Share of accesses a fully associative LRU cache of LINES lines would hit. */
@@ -99,57 +121,81 @@ static void points_table(FILE *out, const char *metric, const struct profile_poi
                 (double)pts[i].sum / (double)pts[i].calls);
 }
 
-/* The performance tuples of one routine, per thread: cost against input
- * size, the raw material of a cost plot. */
-static int has_routine(const struct analysis_result *r, const struct report_options *o)
+static void fit_lines(FILE *out, const char *metric, const char *kind,
+                      const struct growth_fit *fit)
 {
-    for (size_t i = 0; i < r->n_profiles; i++)
-        if (report_routine_matches(&r->routines, o->symbols, r->profiles[i].routine, o->routine))
-            return 1;
-    return 0;
-}
-
-static void routine_tuples(FILE *out, const struct analysis_result *r,
-                           const struct report_options *o)
-{
-    for (size_t i = 0; i < r->n_profiles; i++) {
-        const struct routine_profile *p = &r->profiles[i];
-        char buf[REPORT_LABEL_MAX];
-        if (!report_routine_matches(&r->routines, o->symbols, p->routine, o->routine))
-            continue;
-        fprintf(out, "\n%s in thread %" PRIu32 ": %" PRIu64 " calls; cost by input size (cells)\n",
-                report_routine_label(&r->routines, o->symbols, p->routine, buf), p->tid,
-                p->calls);
-        points_table(out, "RMS", p->rms_points, p->n_rms_points);
-        points_table(out, "TRMS", p->trms_points, p->n_trms_points);
+    fprintf(out, "    %s cost by %s: ", kind, metric);
+    if (!fit->verdict) {
+        fprintf(out, "no fit: %s\n", fit->why);
+        return;
     }
+    fprintf(out, "%s%s", growth_model_name(fit->best), fit->poor ? " (a poor fit)" : "");
+    if (fit->models[fit->best].offset > 0)
+        fprintf(out, " of n - %.1f", fit->models[fit->best].offset);
+    fprintf(out, "; power law k = %.3f [%.3f, %.3f]", fit->exponent, fit->exponent_low,
+            fit->exponent_high);
+    if (fit->offset > 0)
+        fprintf(out, " of n - %.1f", fit->offset);
+    fprintf(out, " (r^2 %.4f); relative error of", fit->r2);
+    for (int m = 0; m < GROWTH_MODELS; m++)
+        fprintf(out, "%s %s %.1f%%", m ? "," : "", growth_model_name((enum growth_model)m),
+                100 * fit->models[m].error);
+    fputc('\n', out);
 }
 
-int report_text(FILE *out, const struct analysis_result *r, const struct report_options *o)
+/* A row's performance tuples and fits: the raw material of a cost plot. */
+static void row_details(FILE *out, const struct report_row *r)
 {
-    if (o->routine && !has_routine(r, o))
-        return -1;
+    char buf[REPORT_LABEL_MAX];
+    report_row_label(r, buf, sizeof buf);
+    if (r->all_threads) {
+        fprintf(out, "\n%s in all threads (", buf);
+        for (size_t i = 0; i < r->n_tids; i++)
+            fprintf(out, "%s%" PRIu32, i ? ", " : "", r->tids[i]);
+        fprintf(out, ")");
+    } else {
+        fprintf(out, "\n%s in thread %" PRIu32, buf, r->tid);
+    }
+    fprintf(out, ": %" PRIu64 " calls; cost by input size (cells)\n", r->calls);
+    points_table(out, "RMS", r->points[METRIC_RMS], r->n_points[METRIC_RMS]);
+    points_table(out, "TRMS", r->points[METRIC_TRMS], r->n_points[METRIC_TRMS]);
+    fit_lines(out, "RMS", "worst-case", &r->fit[METRIC_RMS][COST_WORST]);
+    fit_lines(out, "RMS", "average", &r->fit[METRIC_RMS][COST_AVERAGE]);
+    fit_lines(out, "TRMS", "worst-case", &r->fit[METRIC_TRMS][COST_WORST]);
+    fit_lines(out, "TRMS", "average", &r->fit[METRIC_TRMS][COST_AVERAGE]);
+}
+
+int report_text(FILE *out, const struct report_model *m, const struct report_options *o)
+{
     uint64_t accesses = 0;
     for (int t = EVENT_READ; t <= EVENT_KWRITE; t++)
-        accesses += r->events[t];
-    fprintf(out, "recording %s: cell size %" PRIu64 " B, line size %" PRIu64 " B\n",
-            o->recording, r->cell_size, r->line_size);
+        accesses += m->events[t];
+    fprintf(out, "recording%s", m->n_recordings > 1 ? "s" : "");
+    for (size_t i = 0; i < m->n_recordings; i++)
+        fprintf(out, "%s%s", i ? ", " : " ", m->recordings[i]);
+    fprintf(out, ": cell size %" PRIu64 " B, line size %" PRIu64 " B\n", m->cell_size,
+            m->line_size);
+    if (m->threads_by_order)
+        fprintf(out, "threads numbered by order of appearance (1 = the first), not by id\n");
     fprintf(out, "%zu threads, %" PRIu64 " activations, %" PRIu64 " memory accesses (%" PRIu64
                  " reads, %" PRIu64 " writes, %" PRIu64 " kernel reads, %" PRIu64
                  " kernel writes)\n\n",
-            r->n_threads, r->activations, accesses, r->events[EVENT_READ], r->events[EVENT_WRITE],
-            r->events[EVENT_KREAD], r->events[EVENT_KWRITE]);
-    routines_table(out, r, o);
+            m->n_threads, m->activations, accesses, m->events[EVENT_READ], m->events[EVENT_WRITE],
+            m->events[EVENT_KREAD], m->events[EVENT_KWRITE]);
+    routines_table(out, m, o);
     fprintf(out, "\nreuse distance (exact LRU stack distance, %" PRIu64 "-byte lines; loads and "
                  "stores, not the kernel's):\n",
-            r->line_size);
-    reuse_line(out, "all threads", &r->reuse_global, r->line_size);
-    for (size_t i = 0; i < r->n_threads; i++) {
+            m->line_size);
+    reuse_line(out, "all threads", &m->reuse_global, m->line_size);
+    for (size_t i = 0; i < m->n_threads; i++) {
         char label[32];
-        snprintf(label, sizeof label, "thread %" PRIu32, r->reuse_threads[i].tid);
-        reuse_line(out, label, &r->reuse_threads[i].histogram, r->line_size);
+        snprintf(label, sizeof label, "thread %" PRIu32, m->reuse_threads[i].tid);
+        reuse_line(out, label, &m->reuse_threads[i].histogram, m->line_size);
     }
-    if (o->routine)
-        routine_tuples(out, r, o);
+    if (o->details) {
+        size_t shown = o->top && o->top < m->n_rows ? o->top : m->n_rows;
+        for (size_t i = 0; i < shown; i++)
+            row_details(out, &m->rows[i]);
+    }
     return 0;
 }

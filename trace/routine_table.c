@@ -22,6 +22,7 @@ void routine_table_init(struct routine_table *table)
     table->items = NULL;
     table->count = 0;
     table->capacity = 0;
+    table->addr_tag = 0;
     u64map_init(&table->by_name);
     u64map_init(&table->by_addr);
 }
@@ -97,8 +98,14 @@ int routine_table_intern_name(struct routine_table *table, const char *name,
     return routine_table_append(table, name, len, 0, id);
 }
 
+void routine_table_tag_addresses(struct routine_table *table, uint64_t tag)
+{
+    table->addr_tag = tag;
+}
+
 int routine_table_intern_addr(struct routine_table *table, uint64_t addr, uint32_t *id)
 {
+    addr |= table->addr_tag;
     uint64_t *slot = u64map_find(&table->by_addr, addr);
     if (slot) {
         *id = (uint32_t)*slot;

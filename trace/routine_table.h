@@ -22,6 +22,7 @@ struct routine_table {
     size_t capacity;
     struct u64map by_name;  /* name hash (probed on collision) -> index */
     struct u64map by_addr;  /* address of an address-only routine -> index */
+    uint64_t addr_tag;      /* ORed into addresses interned (routine_table_tag_addresses) */
 };
 
 void routine_table_init(struct routine_table *table);
@@ -32,7 +33,17 @@ void routine_table_free(struct routine_table *table);
 int routine_table_intern_name(struct routine_table *table, const char *name,
                               size_t len, uint32_t *id);
 
-/* Index of the address-only routine at ADDR, added when new; -1 when full. */
+/* From now on, addresses interned are ADDR | TAG (bits above the 48 of
+ * user addresses): a program exec'd within a recording has routines of its
+ * own at the addresses the previous program used, and they must not be
+ * taken for the old ones (nor named after them). */
+void routine_table_tag_addresses(struct routine_table *table, uint64_t tag);
+
+/* The address bits of a routine's (possibly tagged) address. */
+#define ROUTINE_ADDR_MASK ((UINT64_C(1) << 56) - 1)
+
+/* Index of the address-only routine at ADDR (tagged as above), added when
+ * new; -1 when full. */
 int routine_table_intern_addr(struct routine_table *table, uint64_t addr, uint32_t *id);
 
 /* Appends a routine as a binary trace defines it (NAME may be NULL).

@@ -50,9 +50,15 @@ expect_error_line "--cell-size and --line-size go together"
 run "$TRMS" record
 expect_status 2
 expect_error_line "trms record: expects the program to record"
-run "$TRMS" record --engine rr -- /bin/true
+run "$TRMS" record --engine bogus -- /bin/true
 expect_status 2
-expect_error_line "unknown engine 'rr'"
+expect_error_line "unknown engine 'bogus' (auto, valgrind, step or rr)"
+run "$TRMS" record --seed 3 -- /bin/true
+expect_status 2
+expect_error_line "--seed, --quantum and --capture-rr are options of --engine step"
+run "$TRMS" record --engine step --quantum x -- /bin/true
+expect_status 2
+expect_error_line "--quantum expects a number up to 4294967295, not 'x'"
 run "$TRMS" record --bogus -- /bin/true
 expect_status 2
 run "$TRMS" record --help

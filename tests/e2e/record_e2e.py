@@ -278,6 +278,27 @@ def case_crashes(tmp):
     check(open(os.path.join(rec, "events.trms"), "rb").read() == before, "recording intact")
 
 
+def case_progress(tmp):
+    # On a terminal (a pseudo-terminal from script(1)), record draws a
+    # progress line on stderr and erases it before its summary.
+    import shutil
+    if not shutil.which("script"):
+        print("skipped: script(1) is missing (util-linux)", file=sys.stderr)
+        return SKIP
+    program = os.path.join(PROGRAMS, "wordcase")
+    rec = os.path.join(tmp, "tty.rec")
+    p = subprocess.run(["script", "-qec", f"'{TRMS}' record -o '{rec}' -- '{program}' slow 1 150 "
+                        "2048", "/dev/null"], capture_output=True)  # bytes: \r stays \r
+    out = p.stdout.decode(errors="replace")
+    check(p.returncode == 0, f"script: exit {p.returncode}: {out!r}")
+    check("\r\x1b[Krecording: " in out and " bytes written, " in out,
+          f"no progress line on the terminal: {out!r}")
+    check("\r\x1b[Ktrms: " in out, f"the line is not erased before the summary: {out!r}")
+    # Elsewhere, nothing of the kind.
+    _, p = record(tmp, "wordcase", ["slow", "1", "150", "2048"])
+    check("\x1b" not in p.stderr and "recording:" not in p.stderr, f"stderr: {p.stderr!r}")
+
+
 CASES = {name[5:]: fn for name, fn in globals().items() if name.startswith("case_")}
 
 if __name__ == "__main__":

@@ -1,0 +1,837 @@
+/* step_engine: the scheduler and per-thread state machine (step_engine.h). */
+#define _GNU_SOURCE
+#include "recorder/step_engine.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ptrace.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common/oom.h"
+#include "common/u64map.h"
+#include "recorder/step_insn_kind.h"
+#include "recorder/step_schedule.h"
+#include "recorder/step_tracee.h"
+#include "recorder/syscall_blocking.h"
+
+/* x86-64 system call numbers the engine interprets. */
+enum {
+    NR_MMAP = 9, NR_MPROTECT = 10, NR_MUNMAP = 11, NR_MREMAP = 25, NR_CLONE = 56,
+    NR_FORK = 57, NR_VFORK = 58, NR_EXECVE = 59, NR_EXIT = 60, NR_FUTEX = 202,
+    NR_EXIT_GROUP = 231, NR_EXECVEAT = 322, NR_PKEY_MPROTECT = 329, NR_CLONE3 = 435,
+};
+
+#define CLONE_VFORK_FLAG 0x4000u
+
+/* si_code of a SIGTRAP stop: a step or a return from a system call under
+ * single-step (brkpt, trace, hwbkpt), the stop at a signal handler's entry
+ * that a single-stepped delivery makes (the kernel notifies with code
+ * SIGTRAP), or a trap instruction's own signal (SI_KERNEL). */
+enum { STEP_TRAP_BRKPT = 1, STEP_TRAP_TRACE = 2, STEP_TRAP_HWBKPT = 4, TRAP_HANDLER_ENTRY = 5 };
+#define ENOSYS_RESULT ((uint64_t)-38)
+
+/* How long a call that may block gets before the others run (a read of a
+ * regular file returns well within it), and how long a waiter that a wake
+ * released may take to leave the kernel before it counts as late. */
+#define BLOCK_GRACE_MS 20
+#define WAKE_LIMIT_MS 2000
+
+enum thread_state {
+    T_NEW,          /* created; its first stop not yet handled */
+    T_READY,        /* stopped before an instruction */
+    T_EXIT_PENDING, /* stopped at a system call's exit, not yet reported */
+    T_IN_SYSCALL,   /* in the kernel while others run */
+    T_EXITING,      /* past its exit event, not yet reaped */
+};
+
+struct sthread {
+    pid_t tid, pid;             /* real thread id and process */
+    uint32_t vtid;              /* the id its records carry: creation order */
+    enum thread_state state;
+    int stopped;                /* T_NEW: its first stop has arrived */
+    struct rerun_record regs;   /* at its stop (tid: vtid) */
+    uint64_t nr, args[6];       /* the call it is in or just left */
+    enum syscall_blocking blocking;
+    uint64_t futex_addr;
+    uint32_t futex_val;
+    pid_t new_tid;              /* the child its clone, fork or vfork made */
+    uint64_t clone_flags;
+    int wake_expected;          /* T_IN_SYSCALL: released, about to leave the kernel */
+    int restart;                /* its call returned -ERESTART*: the kernel re-enters it */
+    int pending_signal;         /* to deliver before its next instruction */
+};
+
+struct engine {
+    const struct step_options *o;
+    const struct step_observer *obs;
+    struct step_summary *s;
+    struct program_outcome *outcome;
+    struct step_schedule schedule;
+    struct sthread **threads;   /* live, in creation order */
+    size_t n, cursor;           /* cursor: index of the thread whose turn it is */
+    uint32_t vtids;             /* handed out */
+    pid_t leader;               /* the first process */
+    struct sthread *current;    /* whose records come now, or NULL */
+    uint64_t time, icount;      /* rr's frame time and count within it */
+    uint64_t futex_wakes;       /* waiters woken that have not left the kernel yet */
+    uint64_t early_wakes;       /* waiters that left before their waker's wake was seen */
+    struct u64map kinds;        /* ip -> step_insn_kind + 1 */
+    struct trms_error *err;
+};
+
+/* ---- threads ---- */
+
+static struct sthread *find(const struct engine *e, pid_t tid)
+{
+    for (size_t i = 0; i < e->n; i++)
+        if (e->threads[i]->tid == tid)
+            return e->threads[i];
+    return NULL;
+}
+
+static struct sthread *add_thread(struct engine *e, pid_t tid, pid_t pid)
+{
+    struct sthread *t = xcalloc(1, sizeof *t);
+    *t = (struct sthread){.tid = tid, .pid = pid, .vtid = ++e->vtids, .state = T_NEW};
+    e->threads = xrealloc(e->threads, (e->n + 1) * sizeof *e->threads);
+    e->threads[e->n++] = t;
+    e->s->threads++;
+    if (tid == pid)
+        e->s->processes++;
+    return t;
+}
+
+static void remove_thread(struct engine *e, struct sthread *t)
+{
+    size_t i = 0;
+    while (i < e->n && e->threads[i] != t)
+        i++;
+    if (i == e->n)
+        return;
+    memmove(&e->threads[i], &e->threads[i + 1], (e->n - i - 1) * sizeof *e->threads);
+    e->n--;
+    if (i < e->cursor)
+        e->cursor--;
+    if (e->current == t)
+        e->current = NULL;
+    free(t);
+}
+
+static uint32_t vtid_of(const struct engine *e, pid_t tid)
+{
+    const struct sthread *t = find(e, tid);
+    return t ? t->vtid : (uint32_t)tid;
+}
+
+/* ---- records and frames ---- */
+
+static int emit_record(struct engine *e, const struct rerun_record *regs)
+{
+    struct rerun_record r = *regs;
+    r.event = e->time;
+    r.icount = e->icount++;
+    e->s->records++;
+    return e->obs->record(e->obs->ctx, &r, e->err);
+}
+
+static int end_frame(struct engine *e, struct step_frame *f)
+{
+    f->time = e->time++;
+    e->icount = 1;
+    e->s->frames++;
+    return e->obs->frame ? e->obs->frame(e->obs->ctx, f, e->err) : 0;
+}
+
+static struct step_frame frame_of(const struct sthread *t, enum step_frame_kind kind)
+{
+    struct step_frame f = {.kind = kind, .tid = (pid_t)t->vtid, .pid = t->pid, .regs = &t->regs,
+                           .nr = t->nr};
+    memcpy(f.args, t->args, sizeof f.args);
+    return f;
+}
+
+/* ---- ptrace ---- */
+
+static int resume(struct engine *e, struct sthread *t, int request, int sig)
+{
+    e->s->steps++;
+    if (ptrace(request, t->tid, NULL, (void *)(long)sig) == 0 || errno == ESRCH)
+        return 0;  /* ESRCH: killed meanwhile; its death is reported next */
+    return error_set(e->err, "ptrace of thread %d: %s", (int)t->tid, strerror(errno));
+}
+
+static int fetch_registers(struct engine *e, struct sthread *t, uint64_t *orig_rax)
+{
+    if (tracee_registers(t->tid, &t->regs, orig_rax) != 0)
+        return error_set(e->err, "registers of thread %d: %s", (int)t->tid, strerror(errno));
+    t->regs.tid = t->vtid;
+    return 0;
+}
+
+/* The kind of T's next instruction, and its length where the kind needs
+ * it; remembered by address until the mappings change. */
+static enum step_insn_kind kind_at(struct engine *e, const struct sthread *t, size_t *length)
+{
+    uint64_t ip = t->regs.ip;
+    const uint64_t *known = u64map_find(&e->kinds, ip);
+    if (known) {
+        *length = (size_t)(*known >> 8);
+        return (enum step_insn_kind)((*known & 0xff) - 1);
+    }
+    uint8_t bytes[16];
+    size_t n = tracee_read_some(t->pid, ip, bytes, sizeof bytes);
+    *length = 0;
+    enum step_insn_kind kind = step_insn_kind(bytes, n, length);
+    *u64map_upsert(&e->kinds, ip, NULL) = (uint64_t)*length << 8 | ((uint64_t)kind + 1);
+    return kind;
+}
+
+/* ---- threads appearing and leaving ---- */
+
+static int thread_died(struct engine *e, struct sthread *t, int status);
+
+/* The first stop of new thread T (SIGSTOP, which is not delivered). */
+static int first_stop(struct engine *e, struct sthread *t)
+{
+    if (!t->stopped) {
+        int status;
+        if (waitpid(t->tid, &status, __WALL) != t->tid)
+            return error_set(e->err, "waitpid of new thread %d: %s", (int)t->tid,
+                             strerror(errno));
+        if (WIFEXITED(status) || WIFSIGNALED(status))
+            return thread_died(e, t, status);
+    }
+    t->stopped = 1;
+    if (fetch_registers(e, t, NULL) != 0)
+        return -1;
+    t->state = T_READY;
+    return 0;
+}
+
+/* PARENT's clone, fork or vfork made a thread or a process. */
+static int new_child(struct engine *e, struct sthread *parent)
+{
+    unsigned long tid;
+    if (ptrace(PTRACE_GETEVENTMSG, parent->tid, NULL, &tid) != 0)
+        return error_set(e->err, "new thread of %d: %s", (int)parent->tid, strerror(errno));
+    struct sthread *child = find(e, (pid_t)tid);
+    if (!child) {
+        pid_t pid = tracee_thread_group((pid_t)tid);
+        child = add_thread(e, (pid_t)tid, pid > 0 ? pid : (pid_t)tid);
+    }
+    parent->new_tid = (pid_t)tid;
+    return child->state == T_NEW ? first_stop(e, child) : 0;
+}
+
+/* Threads blocked on the futex word a dying thread cleared
+ * (CLONE_CHILD_CLEARTID: pthread_join waits there) are being woken. */
+static void expect_cleared_wakes(struct engine *e)
+{
+    for (size_t i = 0; i < e->n; i++) {
+        struct sthread *w = e->threads[i];
+        uint32_t now;
+        if (w->state == T_IN_SYSCALL && w->blocking == SYSCALL_FUTEX_WAIT &&
+            (tracee_read(w->pid, w->futex_addr, &now, sizeof now) != 0 || now != w->futex_val))
+            w->wake_expected = 1;
+    }
+}
+
+static int thread_died(struct engine *e, struct sthread *t, int status)
+{
+    if (t->tid == e->leader) {
+        e->outcome->signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+        e->outcome->exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 0;
+    }
+    /* A vfork parent waits for its child to exec or die. */
+    for (size_t i = 0; i < e->n; i++)
+        if (e->threads[i]->state == T_IN_SYSCALL && e->threads[i]->new_tid == t->tid &&
+            e->threads[i]->blocking == SYSCALL_WAITS_CHILD)
+            e->threads[i]->wake_expected = 1;
+    remove_thread(e, t);
+    expect_cleared_wakes(e);
+    return 0;
+}
+
+/* T stopped at its exit event: let it go. A thread other than its
+ * process's first is reaped at once, so that the futex wake of its exit
+ * has happened before anyone else runs; a first thread is reaped only
+ * after the others, so it is left to report later. */
+static int thread_exiting(struct engine *e, struct sthread *t, int report)
+{
+    t->state = T_EXITING;
+    if (report) {
+        struct step_frame f = frame_of(t, STEP_FRAME_EXIT);
+        f.regs = NULL;
+        unsigned long status = 0;
+        if (ptrace(PTRACE_GETEVENTMSG, t->tid, NULL, &status) == 0)
+            f.exit_status = (int)status;
+        if (end_frame(e, &f) != 0)
+            return -1;
+    }
+    if (resume(e, t, PTRACE_CONT, 0) != 0)
+        return -1;
+    if (t->tid == t->pid)
+        return 0;
+    int status;
+    for (;;) {
+        pid_t r = waitpid(t->tid, &status, __WALL);
+        if (r == t->tid && (WIFEXITED(status) || WIFSIGNALED(status)))
+            return thread_died(e, t, status);
+        if (r == t->tid)
+            continue;  /* a stop on the way out */
+        if (errno == EINTR)
+            continue;
+        return thread_died(e, t, 0);  /* already reaped */
+    }
+}
+
+/* ---- asynchronous reports: threads other than the one stepping ---- */
+
+static int exit_stop(struct engine *e, struct sthread *t);
+
+static int dispatch(struct engine *e, pid_t tid, int status)
+{
+    struct sthread *t = find(e, tid);
+    if (!t) {
+        /* A new thread stopped before its parent's clone event. */
+        if (WIFSTOPPED(status)) {
+            pid_t pid = tracee_thread_group(tid);
+            t = add_thread(e, tid, pid > 0 ? pid : tid);
+            t->stopped = 1;
+        }
+        return 0;
+    }
+    if (WIFEXITED(status) || WIFSIGNALED(status))
+        return thread_died(e, t, status);
+    if (status >> 8 == (SIGTRAP | PTRACE_EVENT_EXIT << 8))
+        return thread_exiting(e, t, 0);  /* killed with its process */
+    switch (t->state) {
+    case T_NEW:
+        t->stopped = 1;
+        return 0;
+    case T_IN_SYSCALL:
+        break;
+    default:
+        return 0;
+    }
+    int event = status >> 16, sig = WSTOPSIG(status);
+    if (sig == (SIGTRAP | 0x80)) {
+        if (fetch_registers(e, t, NULL) != 0)
+            return -1;
+        t->state = T_EXIT_PENDING;
+        if (t->blocking == SYSCALL_FUTEX_WAIT && !t->wake_expected) {
+            if (e->futex_wakes > 0)
+                e->futex_wakes--;
+            else
+                e->early_wakes++;  /* its waker has not reported yet */
+        }
+        t->wake_expected = 0;
+        return 0;
+    }
+    if (event == PTRACE_EVENT_CLONE || event == PTRACE_EVENT_FORK || event == PTRACE_EVENT_VFORK) {
+        if (new_child(e, t) != 0)
+            return -1;
+    }
+    return resume(e, t, PTRACE_SYSCALL, 0);
+}
+
+/* Takes every report that has arrived, without waiting. */
+static int collect(struct engine *e)
+{
+    int status;
+    pid_t tid;
+    while ((tid = tracee_wait_any(&status, 0)) > 0)
+        if (dispatch(e, tid, status) != 0)
+            return -1;
+    return 0;
+}
+
+static int futex_waiters(const struct engine *e)
+{
+    for (size_t i = 0; i < e->n; i++)
+        if (e->threads[i]->state == T_IN_SYSCALL &&
+            e->threads[i]->blocking == SYSCALL_FUTEX_WAIT)
+            return 1;
+    return 0;
+}
+
+static int wake_expected(const struct engine *e)
+{
+    for (size_t i = 0; i < e->n; i++)
+        if (e->threads[i]->state == T_IN_SYSCALL && e->threads[i]->wake_expected)
+            return 1;
+    return 0;
+}
+
+/* Before each choice of thread: waiters that a wake released (a futex
+ * wake, a joined thread's exit, a vfork child's exec) have left the kernel,
+ * so that the choice does not depend on how fast they were. */
+static int settle(struct engine *e)
+{
+    for (;;) {
+        if (e->futex_wakes > 0 && !futex_waiters(e))
+            e->futex_wakes = 0;
+        if (e->futex_wakes == 0 && !wake_expected(e))
+            return 0;
+        int status;
+        pid_t tid = tracee_wait_any(&status, WAKE_LIMIT_MS);
+        if (tid <= 0) {
+            e->s->late_wakes += e->futex_wakes ? e->futex_wakes : 1;
+            e->futex_wakes = 0;
+            for (size_t i = 0; i < e->n; i++)
+                e->threads[i]->wake_expected = 0;
+            return 0;
+        }
+        if (dispatch(e, tid, status) != 0)
+            return -1;
+    }
+}
+
+/* Waits for a report of T, passing the others' to dispatch; MS as for
+ * tracee_wait_any. 1 with *STATUS, 0 when the time ran out, -1. */
+static int wait_for(struct engine *e, struct sthread *t, int *status, long ms)
+{
+    for (;;) {
+        pid_t tid = tracee_wait_any(status, ms);
+        if (tid == t->tid)
+            return 1;
+        if (tid == 0)
+            return 0;
+        if (tid < 0)
+            return error_set(e->err, "waitpid: %s", strerror(errno));
+        if (dispatch(e, tid, *status) != 0)
+            return -1;
+    }
+}
+
+/* T was let into a futex wait that will block: returns once the kernel
+ * has queued it (asleep), so that a wake another thread makes next finds
+ * it there on every run, not only when the kernel was quick. 1 with
+ * *STATUS when it reported instead (its wait did not block after all). */
+static int wait_asleep(struct engine *e, struct sthread *t, int *status)
+{
+    for (unsigned spins = 0;; spins++) {
+        pid_t r = waitpid(t->tid, status, __WALL | WNOHANG);
+        if (r == t->tid)
+            return 1;
+        if (r < 0 && errno != EINTR)
+            return error_set(e->err, "waitpid of thread %d: %s", (int)t->tid, strerror(errno));
+        char state = tracee_run_state(t->tid);
+        if (state == 'S' || state == 'D')
+            return 0;
+        if (spins > 64) {
+            struct timespec pause = {0, 20000};
+            nanosleep(&pause, NULL);
+        }
+    }
+}
+
+/* ---- system calls ---- */
+
+static int is_restart(int64_t result)
+{
+    return result == -512 || result == -513 || result == -514 || result == -516;
+}
+
+static int changes_mappings(uint64_t nr)
+{
+    return nr == NR_MMAP || nr == NR_MUNMAP || nr == NR_MPROTECT || nr == NR_MREMAP ||
+           nr == NR_PKEY_MPROTECT || nr == NR_EXECVE || nr == NR_EXECVEAT;
+}
+
+static uint64_t clone_flags_of(const struct sthread *t)
+{
+    if (t->nr == NR_CLONE)
+        return t->args[0];
+    if (t->nr == NR_CLONE3) {
+        uint64_t flags;
+        return tracee_read(t->pid, t->args[0], &flags, sizeof flags) == 0 ? flags : 0;
+    }
+    return t->nr == NR_VFORK ? CLONE_VFORK_FLAG : 0;
+}
+
+/* T is at its system call's entry: report it, and let it into the kernel;
+ * T->blocking says whether it may stay there while others run. */
+static int enter_syscall(struct engine *e, struct sthread *t)
+{
+    uint64_t nr;
+    if (fetch_registers(e, t, &nr) != 0)
+        return -1;
+    const uint64_t *g = t->regs.gp;
+    t->nr = nr;
+    uint64_t args[6] = {g[RERUN_RDI], g[RERUN_RSI], g[RERUN_RDX],
+                        g[RERUN_R10], g[RERUN_R8], g[RERUN_R9]};
+    memcpy(t->args, args, sizeof args);
+    t->new_tid = 0;
+    t->clone_flags = clone_flags_of(t);
+    struct step_frame f = frame_of(t, STEP_FRAME_SYSCALL_ENTRY);
+    if (emit_record(e, &t->regs) != 0 || end_frame(e, &f) != 0)
+        return -1;
+    t->blocking = syscall_blocking(nr, t->args);
+    if ((nr == NR_CLONE || nr == NR_CLONE3) && (t->clone_flags & CLONE_VFORK_FLAG))
+        t->blocking = SYSCALL_WAITS_CHILD;
+    if (t->blocking == SYSCALL_FUTEX_WAIT) {
+        uint32_t word;
+        t->futex_addr = t->args[0];
+        t->futex_val = (uint32_t)t->args[2];
+        if (tracee_read(t->pid, t->futex_addr, &word, sizeof word) != 0 || word != t->futex_val)
+            t->blocking = SYSCALL_RETURNS;  /* EAGAIN (or EFAULT) at once */
+    }
+    if (nr == NR_EXIT || nr == NR_EXIT_GROUP)
+        t->blocking = SYSCALL_RETURNS;
+    return resume(e, t, PTRACE_SYSCALL, 0);
+}
+
+/* T is stopped at its system call's exit: report it. */
+static int exit_stop(struct engine *e, struct sthread *t)
+{
+    int64_t result = (int64_t)t->regs.gp[RERUN_RAX];
+    struct rerun_record shown = t->regs;
+    struct step_frame f = frame_of(t, STEP_FRAME_SYSCALL_EXIT);
+    f.result = result;
+    f.regs = &shown;
+    if (t->new_tid && result > 0) {
+        /* The records name threads by creation order, so that runs repeat:
+         * the child's id too. */
+        shown.gp[RERUN_RAX] = vtid_of(e, t->new_tid);
+        f.result = (int64_t)shown.gp[RERUN_RAX];
+        f.new_tid = (pid_t)shown.gp[RERUN_RAX];
+        f.clone_flags = t->clone_flags;
+    }
+    t->state = T_READY;
+    t->restart = is_restart(result);
+    if (t->nr == NR_FUTEX && t->blocking == SYSCALL_FUTEX_WAKE && result > 0) {
+        uint64_t woken = (uint64_t)result, gone = woken < e->early_wakes ? woken : e->early_wakes;
+        e->early_wakes -= gone;
+        e->futex_wakes += woken - gone;
+    }
+    if (changes_mappings(t->nr) && !(result < 0 && result >= -4095))
+        u64map_free(&e->kinds), u64map_init(&e->kinds);
+    return emit_record(e, &shown) != 0 || end_frame(e, &f) != 0 ? -1 : 0;
+}
+
+/* The program started in T by execve: its vDSO hidden, code forgotten. */
+static int exec_event(struct engine *e, struct sthread *t)
+{
+    unsigned long former;
+    if (ptrace(PTRACE_GETEVENTMSG, t->tid, NULL, &former) == 0 && (pid_t)former != t->tid)
+        return error_set(e->err, "thread %d exec'd from a thread other than its process's "
+                                 "first, which the step engine does not follow",
+                         (int)former);
+    struct rerun_record regs;
+    if (tracee_registers(t->tid, &regs, NULL) != 0)
+        return error_set(e->err, "registers after exec: %s", strerror(errno));
+    tracee_hide_vdso(t->pid, regs.gp[RERUN_RSP]);
+    for (size_t i = 0; i < e->n; i++)  /* a vfork parent goes on once its child execs */
+        if (e->threads[i]->state == T_IN_SYSCALL && e->threads[i]->new_tid == t->tid &&
+            e->threads[i]->blocking == SYSCALL_WAITS_CHILD)
+            e->threads[i]->wake_expected = 1;
+    u64map_free(&e->kinds);
+    u64map_init(&e->kinds);
+    return 0;
+}
+
+/* ---- one step ---- */
+
+enum step_result { STEP_DONE, STEP_BLOCKED, STEP_GONE };
+
+/* A signal-delivery stop for SIG: how to go on. *REQUEST and *DELIVER are
+ * set for the resumption; returns -1 on failure. */
+static int signal_stop(struct engine *e, struct sthread *t, int sig, int *request, int *deliver)
+{
+    *deliver = 0;
+    switch (tracee_signal_disposition(t->tid, sig)) {
+    case SIGNAL_CAUGHT: {
+        /* Single-stepped into the handler, the kernel stops at its entry. */
+        e->s->signals++;
+        struct step_frame f = frame_of(t, STEP_FRAME_SIGNAL);
+        f.signal = sig;
+        *request = PTRACE_SINGLESTEP;
+        *deliver = sig;
+        return end_frame(e, &f);
+    }
+    case SIGNAL_KILLS:
+        *request = PTRACE_CONT;
+        *deliver = sig;
+        return 0;
+    case SIGNAL_STOPS:   /* a stopped tracee would stall the schedule */
+    case SIGNAL_IGNORED:
+        e->s->ignored_signals++;
+        return 0;
+    }
+    return 0;
+}
+
+/* Runs T's next instruction (or system call) and reports it. */
+static int step_one(struct engine *e, struct sthread *t, enum step_result *result)
+{
+    size_t length;
+    enum step_insn_kind kind = t->restart ? STEP_INSN_SYSCALL : kind_at(e, t, &length);
+    if (kind == STEP_INSN_CPUID && !t->pending_signal) {
+        e->s->emulated++;
+        if (tracee_emulate_cpuid(t->tid, length) != 0 || fetch_registers(e, t, NULL) != 0)
+            return error_set(e->err, "cpuid of thread %d: %s", (int)t->tid, strerror(errno));
+        *result = STEP_DONE;
+        return emit_record(e, &t->regs);
+    }
+    int request = kind == STEP_INSN_SYSCALL ? PTRACE_SYSCALL : PTRACE_SINGLESTEP;
+    int in_kernel = 0;  /* past the syscall's entry */
+    uint64_t start_ip = t->regs.ip, start_rcx = t->regs.gp[RERUN_RCX];
+    int deliver = t->pending_signal;
+    t->restart = 0;
+    t->pending_signal = 0;
+    if (deliver && signal_stop(e, t, deliver, &request, &deliver) != 0)
+        return -1;
+    if (resume(e, t, request, deliver) != 0)
+        return -1;
+    *result = STEP_DONE;
+    int status, have_status = 0;
+    for (;;) {
+        if (!have_status && wait_for(e, t, &status, -1) < 0)
+            return -1;
+        have_status = 0;
+        if (WIFEXITED(status) || WIFSIGNALED(status)) {
+            *result = STEP_GONE;
+            return thread_died(e, t, status);
+        }
+        int event = status >> 16, sig = WSTOPSIG(status);
+        if (event == PTRACE_EVENT_EXIT) {
+            *result = STEP_GONE;
+            return thread_exiting(e, t, 1);
+        }
+        if (event == PTRACE_EVENT_CLONE || event == PTRACE_EVENT_FORK ||
+            event == PTRACE_EVENT_VFORK) {
+            if (new_child(e, t) != 0 || resume(e, t, PTRACE_SYSCALL, 0) != 0)
+                return -1;
+            if (t->blocking == SYSCALL_WAITS_CHILD) {
+                t->state = T_IN_SYSCALL;  /* until the child execs or exits */
+                e->s->blocked++;
+                *result = STEP_BLOCKED;
+                return 0;
+            }
+            continue;
+        }
+        if (event == PTRACE_EVENT_EXEC) {
+            if (exec_event(e, t) != 0 || resume(e, t, PTRACE_SYSCALL, 0) != 0)
+                return -1;
+            continue;
+        }
+        if (sig == (SIGTRAP | 0x80) && !in_kernel) {
+            if (enter_syscall(e, t) != 0)
+                return -1;
+            in_kernel = 1;
+            int back;  /* 1: T reported meanwhile, 0: it waits in the kernel */
+            if (t->blocking == SYSCALL_FUTEX_WAIT)
+                back = wait_asleep(e, t, &status);
+            else if (t->blocking == SYSCALL_MAY_BLOCK)
+                back = wait_for(e, t, &status, BLOCK_GRACE_MS);
+            else
+                continue;
+            if (back < 0)
+                return -1;
+            if (back == 0) {
+                t->state = T_IN_SYSCALL;
+                e->s->blocked++;
+                *result = STEP_BLOCKED;
+                return 0;
+            }
+            have_status = 1;
+            continue;
+        }
+        if (sig == (SIGTRAP | 0x80)) {
+            if (fetch_registers(e, t, NULL) != 0)
+                return -1;
+            return exit_stop(e, t);
+        }
+        siginfo_t info = {0};
+        int code = sig == SIGTRAP && ptrace(PTRACE_GETSIGINFO, t->tid, NULL, &info) == 0
+                       ? info.si_code
+                       : 0;
+        if (sig == SIGTRAP && code == TRAP_HANDLER_ENTRY)
+            return fetch_registers(e, t, NULL);  /* at a handler's entry: rr shows the
+                                                    state after its first instruction */
+        if (sig == SIGTRAP && (code == STEP_TRAP_BRKPT || code == STEP_TRAP_TRACE ||
+                                code == STEP_TRAP_HWBKPT)) {
+            if (fetch_registers(e, t, NULL) != 0)
+                return -1;
+            if (kind == STEP_INSN_REP_STRING && t->regs.ip == start_ip &&
+                t->regs.gp[RERUN_RCX] != 0) {
+                if (resume(e, t, PTRACE_SINGLESTEP, 0) != 0)  /* the next iteration */
+                    return -1;
+                continue;
+            }
+            return emit_record(e, &t->regs);
+        }
+        if (sig == SIGTRAP && code == SI_KERNEL) {
+            /* int3 and the like: the instruction ran, then its signal */
+            if (fetch_registers(e, t, NULL) != 0)
+                return -1;
+            t->pending_signal = SIGTRAP;
+            return emit_record(e, &t->regs);
+        }
+        /* A signal before the instruction ran (a fault, or one sent); a
+         * string instruction it interrupts shows the part done, as rr
+         * does. */
+        if (kind == STEP_INSN_REP_STRING && t->regs.gp[RERUN_RCX] != start_rcx &&
+            emit_record(e, &t->regs) != 0)
+            return -1;
+        start_rcx = t->regs.gp[RERUN_RCX];
+        if (signal_stop(e, t, sig, &request, &deliver) != 0 ||
+            resume(e, t, request, deliver) != 0)
+            return -1;
+    }
+}
+
+/* ---- the schedule ---- */
+
+static struct sthread *next_runnable(struct engine *e, int include_current_first)
+{
+    if (e->n == 0)
+        return NULL;
+    size_t start = e->cursor < e->n ? e->cursor : 0;
+    for (size_t k = include_current_first ? 0 : 1; k <= e->n; k++) {
+        size_t i = (start + k) % e->n;
+        struct sthread *t = e->threads[i];
+        if (t->state == T_READY || t->state == T_EXIT_PENDING) {
+            e->cursor = i;
+            return t;
+        }
+    }
+    return NULL;
+}
+
+/* T's turn: up to a quantum of instructions, or until it blocks or ends. */
+static int run_turn(struct engine *e, struct sthread *t)
+{
+    uint32_t quantum = step_schedule_next(&e->schedule);
+    for (uint32_t i = 0; i < quantum; i++) {
+        if (t->state == T_EXIT_PENDING) {
+            if (exit_stop(e, t) != 0)
+                return -1;
+            continue;
+        }
+        enum step_result r;
+        if (step_one(e, t, &r) != 0)
+            return -1;
+        if (r != STEP_DONE)
+            return 0;
+    }
+    return 0;
+}
+
+static int run(struct engine *e)
+{
+    for (;;) {
+        if (collect(e) != 0 || settle(e) != 0)
+            return -1;
+        struct sthread *previous = e->current;
+        struct sthread *t = next_runnable(e, previous == NULL ||
+                                                 (previous->state != T_READY &&
+                                                  previous->state != T_EXIT_PENDING));
+        if (!t && previous && (previous->state == T_READY || previous->state == T_EXIT_PENDING))
+            t = previous;  /* the only one that can run */
+        if (!t) {
+            if (e->n == 0)
+                return 0;
+            int status;
+            pid_t tid = tracee_wait_any(&status, -1);
+            if (tid < 0)
+                return errno == ECHILD ? 0 : error_set(e->err, "waitpid: %s", strerror(errno));
+            if (dispatch(e, tid, status) != 0)
+                return -1;
+            continue;
+        }
+        if (previous && previous != t &&
+            (previous->state == T_READY || previous->state == T_EXIT_PENDING)) {
+            struct step_frame f = frame_of(previous, STEP_FRAME_SCHED);
+            f.regs = NULL;
+            if (end_frame(e, &f) != 0)
+                return -1;
+        }
+        e->current = t;
+        if (run_turn(e, t) != 0)
+            return -1;
+    }
+}
+
+/* ---- start and end ---- */
+
+static void kill_all(struct engine *e)
+{
+    for (size_t i = 0; i < e->n; i++)
+        kill(e->threads[i]->tid, SIGKILL);
+    int status;
+    while (tracee_wait_any(&status, 1000) > 0)
+        ;
+}
+
+/* The program as the exec left it: the exec's frame, then rr's first
+ * record (before any step). */
+static int start(struct engine *e, pid_t pid)
+{
+    e->leader = pid;
+    struct sthread *t = add_thread(e, pid, pid);
+    t->stopped = 1;
+    if (exec_event(e, t) != 0 || resume(e, t, PTRACE_SYSCALL, 0) != 0)
+        return -1;
+    int status;
+    if (waitpid(pid, &status, __WALL) != pid || !WIFSTOPPED(status) ||
+        WSTOPSIG(status) != (SIGTRAP | 0x80))
+        return error_set(e->err, "%s did not leave its exec as expected (status 0x%x)",
+                         e->o->path, status);
+    if (fetch_registers(e, t, NULL) != 0)
+        return -1;
+    t->state = T_READY;
+    t->nr = NR_EXECVE;
+    struct step_frame f = frame_of(t, STEP_FRAME_SYSCALL_EXIT);
+    e->time = 1;
+    if (end_frame(e, &f) != 0)
+        return -1;
+    e->icount = 0;
+    struct rerun_record first = t->regs;
+    first.event = e->time - 1;
+    first.icount = 0;
+    e->s->records++;
+    if (e->obs->record(e->obs->ctx, &first, e->err) != 0)
+        return -1;
+    e->current = t;
+    return 0;
+}
+
+int step_record(const struct step_options *o, const struct step_observer *observer,
+                struct step_summary *summary, struct program_outcome *outcome,
+                struct trms_error *err)
+{
+    *summary = (struct step_summary){0};
+    *outcome = (struct program_outcome){0};
+    struct engine e = {.o = o, .obs = observer, .s = summary, .outcome = outcome, .err = err};
+    step_schedule_init(&e.schedule, o->quantum ? o->quantum : STEP_DEFAULT_QUANTUM, o->seed);
+    u64map_init(&e.kinds);
+    /* ^C goes to the program (it shares our terminal), not to us: the
+     * recording is kept however the program ends. */
+    struct sigaction ignore = {.sa_handler = SIG_IGN}, old_int, old_quit;
+    sigaction(SIGINT, &ignore, &old_int);
+    sigaction(SIGQUIT, &ignore, &old_quit);
+    pid_t pid = tracee_spawn(o->path, o->argv, err);
+    int rc = pid < 0 ? -1 : start(&e, pid);
+    if (rc == 0)
+        rc = run(&e);
+    sigaction(SIGINT, &old_int, NULL);
+    sigaction(SIGQUIT, &old_quit, NULL);
+    if (rc != 0 && pid > 0)
+        kill_all(&e);
+    while (e.n > 0)
+        remove_thread(&e, e.threads[e.n - 1]);
+    free(e.threads);
+    u64map_free(&e.kinds);
+    return rc;
+}
+
+int step_read_memory(pid_t pid, uint64_t addr, void *buf, uint64_t size)
+{
+    return tracee_read(pid, addr, buf, (size_t)size);
+}

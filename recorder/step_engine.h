@@ -1,0 +1,96 @@
+/* step_engine: `trms record --engine step`: runs a program under ptrace,
+ * one thread at a time, single-stepping every instruction, and reports
+ * exactly the records `rr rerun --singlestep=tid,event,icount,ip,fsbase,
+ * gsbase,flags,gp_x16` would print for an rr recording of that run
+ * (replayer/rerun_record.h): one per completed instruction, one per system
+ * call entry and exit, a whole `rep` string instruction as one record, a
+ * signal handler's first record after its first instruction. Fed to the
+ * rerun decoder, they become the event trace, so the decoder that serves
+ * rr is proven on real programs where rr itself cannot run.
+ *
+ * The schedule is deterministic: threads take turns round-robin for a
+ * quantum of instructions (step_schedule.h), and futex waits and wakes
+ * (every pthread mutex, condition variable and join) are followed
+ * exactly, so a seed gives the same interleaving on every run. Threads
+ * blocked in the kernel do not stall the others. The vDSO is hidden from
+ * the program (time queries become real system calls) and address space
+ * randomization is off, so that addresses repeat from run to run. Forked
+ * children and exec'd programs are followed and stepped too. Records name
+ * threads by creation order (1, 2, ...), not by their tids, which differ
+ * from run to run; a clone's result shows the child's number. `cpuid` is
+ * run by the engine on the program's behalf: in a virtual machine, a
+ * single-step over it traps one instruction late. */
+#ifndef TRMS_STEP_ENGINE_H
+#define TRMS_STEP_ENGINE_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "common/error.h"
+#include "recorder/program_outcome.h"
+#include "replayer/rerun_record.h"
+
+struct step_options {
+    const char *path;           /* the program to execute */
+    char *const *argv;          /* its arguments, argv[0] included */
+    uint32_t quantum;           /* instructions per turn (mean when seeded); 0: default */
+    uint64_t seed;              /* 0: fixed quanta */
+};
+
+/* Trace frames, rr's unit of `event` time: each system call entry and
+ * exit, exec, switch of thread, signal delivery and thread exit is one. */
+enum step_frame_kind {
+    STEP_FRAME_EXEC,            /* a program started (exit of execve) */
+    STEP_FRAME_SYSCALL_ENTRY,
+    STEP_FRAME_SYSCALL_EXIT,
+    STEP_FRAME_SCHED,           /* the thread's turn ended */
+    STEP_FRAME_SIGNAL,          /* a signal handler is entered */
+    STEP_FRAME_EXIT,            /* the thread is gone */
+};
+
+struct step_frame {
+    uint64_t time;
+    enum step_frame_kind kind;
+    pid_t tid, pid;             /* the thread and its process */
+    const struct rerun_record *regs;  /* at the frame; NULL for SCHED and EXIT */
+    uint64_t nr, args[6];       /* SYSCALL_*: the call (rdi rsi rdx r10 r8 r9) */
+    int64_t result;             /* SYSCALL_EXIT */
+    pid_t new_tid;              /* SYSCALL_EXIT of a clone, fork or vfork: the child, else 0 */
+    uint64_t clone_flags;       /* and what it asked for */
+    int signal;                 /* SIGNAL */
+    int exit_status;            /* EXIT: as wait(2) reports it, when known */
+};
+
+/* Sees the run as it goes; a non-zero return stops it (the program is
+ * killed). Records come in rr's order: a frame's record (if it has one)
+ * before the frame. */
+struct step_observer {
+    int (*record)(void *ctx, const struct rerun_record *r, struct trms_error *err);
+    int (*frame)(void *ctx, const struct step_frame *f, struct trms_error *err);
+    void *ctx;
+};
+
+struct step_summary {
+    uint64_t steps;             /* ptrace resumptions */
+    uint64_t records;
+    uint64_t frames;
+    uint64_t threads, processes;
+    uint64_t signals;           /* delivered to handlers */
+    uint64_t ignored_signals;   /* ignored, or stop signals not delivered */
+    uint64_t blocked;           /* system calls during which others ran */
+    uint64_t late_wakes;        /* waiters a wake did not release in time */
+    uint64_t emulated;          /* cpuid instructions, run by the engine */
+};
+
+/* Runs the program to its end (every process it started) under OBSERVER;
+ * OUTCOME is how the first process ended. Fails when the program cannot
+ * be started or traced, or the observer fails. */
+int step_record(const struct step_options *o, const struct step_observer *observer,
+                struct step_summary *summary, struct program_outcome *outcome,
+                struct trms_error *err);
+
+/* Copies SIZE bytes of process PID's memory at ADDR, for observers during
+ * the run; 0, or -1 when they cannot be read. */
+int step_read_memory(pid_t pid, uint64_t addr, void *buf, uint64_t size);
+
+#endif

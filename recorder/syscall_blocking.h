@@ -1,0 +1,23 @@
+/* syscall_blocking: which x86-64 system calls can keep a thread in the
+ * kernel until something else happens (another thread's action, data on a
+ * pipe, time passing), so that the step engine keeps the other threads
+ * stepping meanwhile instead of waiting; and the futex operations, whose
+ * blocking and waking the engine follows exactly, so that a program that
+ * synchronizes through futexes (every pthread mutex, condition variable
+ * and join) is scheduled the same way on every run. */
+#ifndef TRMS_SYSCALL_BLOCKING_H
+#define TRMS_SYSCALL_BLOCKING_H
+
+#include <stdint.h>
+
+enum syscall_blocking {
+    SYSCALL_RETURNS,        /* completes without waiting for anyone */
+    SYSCALL_MAY_BLOCK,      /* may wait for an outside event or for time */
+    SYSCALL_FUTEX_WAIT,     /* waits while the word at args[0] holds args[2] */
+    SYSCALL_FUTEX_WAKE,     /* returns the number of waiters it woke */
+    SYSCALL_WAITS_CHILD,    /* vfork: the caller sleeps until its child execs or exits */
+};
+
+enum syscall_blocking syscall_blocking(uint64_t nr, const uint64_t args[6]);
+
+#endif

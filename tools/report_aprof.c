@@ -1,0 +1,237 @@
+#include "tools/report_aprof.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "analyses/activation.h"
+#include "common/oom.h"
+#include "tools/report.h"
+
+/* The file of a routine: the mapping its entry lies in, in the first
+ * recording; the program for a named routine of an import. */
+static const char *object_of(const struct report_row *row, const struct loaded_reports *l)
+{
+    const struct map_entry *e = row->address ? memory_maps_find(&l->items[0].maps, row->address)
+                                             : NULL;
+    if (e)
+        return e->path;
+    return l->items[0].program ? l->items[0].program : "NONE";
+}
+
+/* Quotes stay the field separators of the format: a name with one is cut. */
+static void quoted(FILE *out, const char *s)
+{
+    fputc('"', out);
+    fwrite(s, 1, strcspn(s, "\"\n"), out);
+    fputc('"', out);
+}
+
+/* ---- the calling context tree of the rows of one file ---- */
+
+struct cct_node {
+    char *path;        /* names joined by '\n', "" for the root */
+    long parent;       /* -1 for the root */
+    uint32_t routine;  /* file's routine id */
+};
+
+struct cct {
+    struct cct_node *nodes;
+    size_t n;
+};
+
+/* The id of PATH (LEN bytes), added with its ancestors when new. */
+static long cct_node(struct cct *t, const char *path, size_t len,
+                     uint32_t (*routine_id)(void *, const char *, size_t), void *ctx)
+{
+    for (size_t i = 0; i < t->n; i++)
+        if (strlen(t->nodes[i].path) == len && memcmp(t->nodes[i].path, path, len) == 0)
+            return (long)i;
+    long parent = -1;
+    const char *name = ROUTINE_ROOT_LABEL; /* the root: each thread's code outside calls */
+    size_t name_len = strlen(name);
+    if (len) {
+        const char *cut = NULL;
+        for (const char *p = path; p < path + len; p++)
+            if (*p == '\n')
+                cut = p;
+        parent = cct_node(t, path, cut ? (size_t)(cut - path) : 0, routine_id, ctx);
+        name = cut ? cut + 1 : path;
+        name_len = (size_t)(path + len - name);
+    }
+    t->nodes = xrealloc(t->nodes, (t->n + 1) * sizeof *t->nodes);
+    char *copy = xmalloc(len + 1);
+    memcpy(copy, path, len);
+    copy[len] = '\0';
+    t->nodes[t->n] = (struct cct_node){.path = copy, .parent = parent,
+                                       .routine = routine_id(ctx, name, name_len)};
+    return (long)t->n++;
+}
+
+/* ---- one file ---- */
+
+struct aprof_file {
+    const struct report_model *m;
+    const struct loaded_reports *l;
+    int all_threads;
+    uint32_t tid;
+    int metric;
+    /* routine ids of this file, by name, in order of first appearance */
+    char **names;
+    size_t n_names;
+    unsigned char *printed;   /* by id - 1: its r line is out */
+};
+
+static uint32_t routine_id(void *ctx, const char *name, size_t len)
+{
+    struct aprof_file *f = ctx;
+    for (size_t i = 0; i < f->n_names; i++)
+        if (strlen(f->names[i]) == len && memcmp(f->names[i], name, len) == 0)
+            return (uint32_t)i + 1;
+    f->names = xrealloc(f->names, (f->n_names + 1) * sizeof *f->names);
+    f->printed = xrealloc(f->printed, f->n_names + 1);
+    f->printed[f->n_names] = 0;
+    f->names[f->n_names] = xmalloc(len + 1);
+    memcpy(f->names[f->n_names], name, len);
+    f->names[f->n_names][len] = '\0';
+    return (uint32_t)++f->n_names;
+}
+
+static int in_file(const struct aprof_file *f, const struct report_row *r)
+{
+    return f->all_threads || r->tid == f->tid;
+}
+
+static void tuple(FILE *out, char tag, uint64_t id, const struct profile_point *p)
+{
+    char sq[40], ssq[40];
+    fprintf(out, "%c %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %s %" PRIu64
+                 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %s\n",
+            tag, id, p->n, p->min, p->max, p->sum, format_u128(p->sumsq, sq), p->calls,
+            p->real_sum, p->self_sum, p->self_min, p->self_max, format_u128(p->self_sumsq, ssq));
+}
+
+/* The rows' path, names joined by '\n' ("" for a root). */
+static char *row_path(const struct report_row *r)
+{
+    size_t len = 1;
+    for (size_t i = 0; i < r->context_depth; i++)
+        len += strlen(r->context[i]) + 1;
+    char *path = xmalloc(len), *p = path;
+    *p = '\0';
+    for (size_t i = 0; i < r->context_depth; i++)
+        p += sprintf(p, "%s%s", i ? "\n" : "", r->context[i]);
+    return path;
+}
+
+static void write_file(FILE *out, struct aprof_file *f)
+{
+    const struct report_model *m = f->m;
+    const struct loaded_recording *first = &f->l->items[0];
+    uint64_t total = 0;
+    for (size_t i = 0; i < m->n_rows; i++)
+        if (in_file(f, &m->rows[i]) && strcmp(m->rows[i].name, ROUTINE_ROOT_LABEL) == 0 &&
+            (!m->rows[i].context || m->rows[i].context_depth == 0))
+            total += m->rows[i].cost;
+    struct stat st;
+    long long mtime = first->program && stat(first->program, &st) == 0 ? (long long)st.st_mtime : 0;
+    fprintf(out, "c report generated by trms %s from", TRMS_VERSION);
+    for (size_t i = 0; i < m->n_recordings; i++)
+        fprintf(out, " %s", m->recordings[i]);
+    fprintf(out, "\nv 6\nk %" PRIu64 "\ne %lld\nm vex-instr\ni %s\nt %" PRIu64 "\n", total, mtime,
+            f->metric == METRIC_RMS ? "rms" : "drms", m->cell_size);
+    fprintf(out, "a %s\nf %s\n", first->program ? first->program : "-",
+            first->command ? first->command : "-");
+
+    /* Routines in order of cost; each one's tuples (or its contexts') after it. */
+    struct cct tree = {0};
+    for (size_t i = 0; i < m->n_rows; i++) {
+        const struct report_row *r = &m->rows[i];
+        if (!in_file(f, r))
+            continue;
+        uint32_t id = routine_id(f, r->name, strlen(r->name));
+        if (f->printed[id - 1])
+            continue; /* a context of a routine printed with its first one */
+        f->printed[id - 1] = 1;
+        fprintf(out, "r ");
+        quoted(out, r->name);
+        fputc(' ', out);
+        quoted(out, object_of(r, f->l));
+        fprintf(out, " %" PRIu32 "\n", id);
+        if (!m->contexts) {
+            for (size_t k = 0; k < r->n_points[f->metric]; k++)
+                tuple(out, 'p', id, &r->points[f->metric][k]);
+            continue;
+        }
+        /* This routine's contexts: every row of it in this file. */
+        for (size_t j = i; j < m->n_rows; j++) {
+            const struct report_row *c = &m->rows[j];
+            if (!in_file(f, c) || strcmp(c->name, r->name) != 0)
+                continue;
+            char *path = row_path(c);
+            long node = cct_node(&tree, path, strlen(path), routine_id, f);
+            free(path);
+            for (size_t k = 0; k < c->n_points[f->metric]; k++)
+                tuple(out, 'q', (uint64_t)node, &c->points[f->metric][k]);
+        }
+    }
+    for (size_t i = 0; i < tree.n; i++) {
+        fprintf(out, "x %" PRIu32 " %zu %ld\n", tree.nodes[i].routine, i, tree.nodes[i].parent);
+        free(tree.nodes[i].path);
+    }
+    free(tree.nodes);
+}
+
+int report_aprof(const char *dir, const struct report_model *m, const struct loaded_reports *l,
+                 struct trms_error *err)
+{
+    if (mkdir(dir, 0777) != 0 && errno != EEXIST)
+        return error_set(err, "%s: cannot create: %s", dir, strerror(errno));
+    const char *program = l->items[0].program;
+    const char *base = program ? (strrchr(program, '/') ? strrchr(program, '/') + 1 : program)
+                               : "trms";
+    /* The threads, in order of first appearance among the rows' tids. */
+    uint32_t *tids = xcalloc(m->n_rows + 1, sizeof *tids);
+    size_t n_tids = 0;
+    for (size_t i = 0; i < m->n_rows && !m->aggregate_threads; i++) {
+        size_t k = 0;
+        while (k < n_tids && tids[k] != m->rows[i].tid)
+            k++;
+        if (k == n_tids)
+            tids[n_tids++] = m->rows[i].tid;
+    }
+    if (m->aggregate_threads)
+        n_tids = 1;
+    int rc = 0;
+    for (size_t t = 0; t < n_tids && rc == 0; t++)
+        for (int metric = 0; metric < METRICS && rc == 0; metric++) {
+            char path[4096];
+            if (m->aggregate_threads)
+                snprintf(path, sizeof path, "%s/%s-all-%s.aprof", dir, base,
+                         metric == METRIC_RMS ? "rms" : "drms");
+            else
+                snprintf(path, sizeof path, "%s/%s-t%" PRIu32 "-%s.aprof", dir, base, tids[t],
+                         metric == METRIC_RMS ? "rms" : "drms");
+            FILE *out = fopen(path, "w");
+            if (!out) {
+                rc = error_set(err, "%s: cannot create: %s", path, strerror(errno));
+                break;
+            }
+            struct aprof_file f = {.m = m, .l = l, .all_threads = m->aggregate_threads,
+                                   .tid = tids[t], .metric = metric};
+            write_file(out, &f);
+            for (size_t i = 0; i < f.n_names; i++)
+                free(f.names[i]);
+            free(f.names);
+            free(f.printed);
+            int failed = fflush(out) != 0 || ferror(out);
+            failed |= fclose(out) != 0;
+            if (failed)
+                rc = error_set(err, "%s: cannot write: %s", path, strerror(errno));
+        }
+    free(tids);
+    return rc;
+}

@@ -1,0 +1,435 @@
+/* The HTML report: one self-contained page (no network: styles, script and
+ * SVG plots inline) that a person opens in a browser. A table of every
+ * routine that sorts (click a heading) and filters (type in the box); the
+ * thread-induced vs external input of each routine with induced input,
+ * sorted as the TRMS paper's Figure 9; reuse distance histograms in log2
+ * buckets, global and per thread; and for the costliest routines (--top),
+ * cost against RMS and TRMS (worst case and average, with the fitted
+ * curves), the workload (calls per input size) and the input's origin.
+ *
+ * The page's state can be set from its address, for links and tests:
+ * page.html#sort=COLUMN&desc=1&filter=TEXT. */
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/oom.h"
+#include "tools/report.h"
+#include "tools/report_model.h"
+#include "tools/svg_plot.h"
+
+static const char style[] =
+    "body{font:14px/1.4 system-ui,sans-serif;margin:16px 24px;color:#222}"
+    "h1{font-size:20px}h2{font-size:17px;margin-top:28px}h3{font-size:15px;margin:20px 0 4px}"
+    "table{border-collapse:collapse;font-size:13px}"
+    "th,td{padding:2px 8px;border-bottom:1px solid #ddd;text-align:right;white-space:nowrap}"
+    "th{cursor:pointer;background:#f3f3f3;position:sticky;top:0}"
+    "th[data-sorted=asc]:after{content:' \\25B2'}th[data-sorted=desc]:after{content:' \\25BC'}"
+    "td.name,th.name{text-align:left}td.name{max-width:40em;overflow:hidden;text-overflow:ellipsis}"
+    ".note{color:#666;font-size:12px}.fit{font-size:12px;color:#444;margin:2px 0}"
+    "#filter{font-size:14px;padding:3px 6px;width:24em;margin:8px 0}"
+    ".table-wrap{max-height:32em;overflow:auto;border:1px solid #ddd;display:inline-block}"
+    ".plots{display:flex;flex-wrap:wrap;gap:8px}"
+    "svg.plot{background:#fff;border:1px solid #eee}"
+    "svg .title{font-size:12px;font-weight:600}svg .label,svg .tick{font-size:10px;fill:#555}"
+    "svg .grid{stroke:#eee}svg .frame{fill:none;stroke:#999}"
+    ".pt.worst,.key.worst{fill:#d62728}.pt.average,.key.average{fill:#1f77b4}"
+    ".pt.calls,.key.calls{fill:#2ca02c}"
+    ".curve{fill:none;stroke-width:1.5}.curve.fit-worst{stroke:#d62728;stroke-dasharray:4 2}"
+    ".curve.fit-average{stroke:#1f77b4;stroke-dasharray:4 2}"
+    ".key.fit-worst{fill:#d62728}.key.fit-average{fill:#1f77b4}"
+    ".bar.thread,.key.thread{fill:#ff7f0e}.bar.external,.key.external{fill:#9467bd}"
+    ".bar.own,.key.own{fill:#c7c7c7}.bar.accesses,.key.accesses{fill:#17becf}";
+
+static const char script[] =
+    "(function(){\n"
+    "var errors=[];\n"
+    "window.addEventListener('error',function(e){errors.push(String(e.message));"
+    "document.body.setAttribute('data-errors',errors.join('; '));});\n"
+    "var table=document.getElementById('routines'),body=table.tBodies[0],"
+    "heads=table.tHead.rows[0].cells;\n"
+    "function sortBy(col,desc){var num=heads[col].getAttribute('data-type')==='num';"
+    "var rows=Array.prototype.slice.call(body.rows);"
+    "rows.sort(function(a,b){var x=a.cells[col].getAttribute('data-v'),"
+    "y=b.cells[col].getAttribute('data-v');"
+    "var c=num?parseFloat(x)-parseFloat(y):x.localeCompare(y);return desc?-c:c;});"
+    "rows.forEach(function(r){body.appendChild(r);});"
+    "for(var i=0;i<heads.length;i++)heads[i].removeAttribute('data-sorted');"
+    "heads[col].setAttribute('data-sorted',desc?'desc':'asc');}\n"
+    "Array.prototype.forEach.call(heads,function(h,i){h.addEventListener('click',function(){"
+    "sortBy(i,h.getAttribute('data-sorted')!=='desc');});});\n"
+    "var filter=document.getElementById('filter');\n"
+    "function applyFilter(text){text=text.toLowerCase();var shown=0;"
+    "Array.prototype.forEach.call(body.rows,function(r){"
+    "var hit=r.getAttribute('data-name').toLowerCase().indexOf(text)>=0;"
+    "r.style.display=hit?'':'none';if(hit)shown++;});"
+    "document.getElementById('shown').textContent=String(shown);}\n"
+    "filter.addEventListener('input',function(){applyFilter(filter.value);});\n"
+    "location.hash.slice(1).split('&').forEach(function(kv){"
+    "var i=kv.indexOf('='),k=kv.slice(0,i),v=decodeURIComponent(kv.slice(i+1));"
+    "if(k==='filter'){filter.value=v;applyFilter(v);}"
+    "if(k==='sort')Array.prototype.forEach.call(heads,function(h,c){"
+    "if(h.getAttribute('data-key')===v)sortBy(c,location.hash.indexOf('desc=1')>=0);});});\n"
+    "document.body.setAttribute('data-ready','1');\n"
+    "})();\n";
+
+/* ---- the routine table ---- */
+
+struct column {
+    const char *key, *title;
+    int numeric;
+};
+
+static const struct column columns[] = {
+    {"routine", "routine", 0}, {"thread", "thread", 1},     {"calls", "calls", 1},
+    {"cost", "cost", 1},       {"self", "self", 1},         {"rms-sizes", "#rms", 1},
+    {"trms-sizes", "#trms", 1}, {"growth-rms", "growth (RMS)", 0},
+    {"k-rms", "k (RMS)", 1},   {"growth-trms", "growth (TRMS)", 0},
+    {"k-trms", "k (TRMS)", 1}, {"thr-in", "thr-in %", 1},   {"ext-in", "ext-in %", 1},
+};
+
+static void cell_u64(FILE *out, uint64_t v)
+{
+    fprintf(out, "<td data-v=\"%" PRIu64 "\">%" PRIu64 "</td>", v, v);
+}
+
+static void cell_growth(FILE *out, const struct growth_fit *fit)
+{
+    if (!fit->verdict) {
+        fprintf(out, "<td data-v=\"\" title=\"");
+        html_text(out, fit->why);
+        fputs("\">-</td><td data-v=\"-1\">-</td>", out);
+        return;
+    }
+    fprintf(out, "<td data-v=\"%d %s\">%s</td>", (int)fit->best, growth_model_name(fit->best),
+            report_fit_short(fit));
+    fprintf(out, "<td data-v=\"%.6g\" title=\"95%% interval [%.3f, %.3f]\">%.2f</td>",
+            fit->exponent, fit->exponent_low, fit->exponent_high, fit->exponent);
+}
+
+static void routine_table(FILE *out, const struct report_model *m, size_t plotted)
+{
+    fprintf(out, "<input id=\"filter\" type=\"search\" placeholder=\"filter routines\"> "
+                 "<span class=\"note\"><span id=\"shown\">%zu</span> of %zu shown; click a "
+                 "heading to sort</span>\n",
+            m->n_rows, m->n_rows);
+    fputs("<div class=\"table-wrap\"><table id=\"routines\"><thead><tr>", out);
+    for (size_t c = 0; c < sizeof columns / sizeof *columns; c++)
+        fprintf(out, "<th data-key=\"%s\" data-type=\"%s\"%s%s>%s</th>", columns[c].key,
+                columns[c].numeric ? "num" : "text", c == 0 ? " class=\"name\"" : "",
+                c == 3 ? " data-sorted=\"desc\"" : "", columns[c].title);
+    fputs("</tr></thead><tbody>\n", out);
+    for (size_t i = 0; i < m->n_rows; i++) {
+        const struct report_row *r = &m->rows[i];
+        char label[REPORT_LABEL_MAX];
+        report_row_label(r, label, sizeof label);
+        fputs("<tr data-name=\"", out);
+        html_text(out, label);
+        fputs("\"><td class=\"name\" data-v=\"", out);
+        html_text(out, label);
+        fputs("\">", out);
+        if (i < plotted)
+            fprintf(out, "<a href=\"#r-%zu\">", i);
+        html_text(out, label);
+        fputs(i < plotted ? "</a></td>" : "</td>", out);
+        if (r->all_threads)
+            fputs("<td data-v=\"-1\">all</td>", out);
+        else
+            cell_u64(out, r->tid);
+        cell_u64(out, r->calls);
+        cell_u64(out, r->cost);
+        cell_u64(out, r->self_cost);
+        cell_u64(out, r->n_points[METRIC_RMS]);
+        cell_u64(out, r->n_points[METRIC_TRMS]);
+        cell_growth(out, &r->fit[METRIC_RMS][COST_WORST]);
+        cell_growth(out, &r->fit[METRIC_TRMS][COST_WORST]);
+        fprintf(out, "<td data-v=\"%.4f\">%.1f</td><td data-v=\"%.4f\">%.1f</td></tr>\n",
+                report_row_share(r, 0), report_row_share(r, 0), report_row_share(r, 1),
+                report_row_share(r, 1));
+    }
+    fputs("</tbody></table></div>\n", out);
+}
+
+/* ---- Figure 9: thread-induced vs external input per routine ---- */
+
+struct induced_share {
+    const struct report_row *row;
+    double thread;   /* percent of the routine's induced first accesses */
+};
+
+static int by_thread_share(const void *x, const void *y)
+{
+    const struct induced_share *a = x, *b = y;
+    if (a->thread != b->thread)
+        return a->thread < b->thread ? 1 : -1;
+    return strcmp(a->row->name, b->row->name);
+}
+
+static void induced_chart(FILE *out, const struct report_model *m)
+{
+    struct induced_share *shares = xcalloc(m->n_rows + 1, sizeof *shares);
+    size_t n = 0;
+    for (size_t i = 0; i < m->n_rows; i++) {
+        const struct report_row *r = &m->rows[i];
+        uint64_t induced = r->induced_thread + r->induced_external;
+        if (induced)
+            shares[n++] = (struct induced_share){r, 100.0 * (double)r->induced_thread /
+                                                        (double)induced};
+    }
+    fputs("<h2>Thread-induced vs external input</h2>\n<p class=\"note\">For each routine with "
+          "induced first accesses (reads of values another thread or the kernel wrote since "
+          "the reading thread last touched the cell), how they split between the two, sorted "
+          "by the thread-induced share (as Figure 9 of the TRMS paper).</p>\n",
+          out);
+    if (n == 0) {
+        fputs("<p>No routine read input induced by other threads or the kernel.</p>\n", out);
+        free(shares);
+        return;
+    }
+    qsort(shares, n, sizeof *shares, by_thread_share);
+    struct svg_bar *bars = xcalloc(n, sizeof *bars);
+    double *parts = xcalloc(2 * n, sizeof *parts);
+    char **labels = xcalloc(n, sizeof *labels);
+    for (size_t i = 0; i < n; i++) {
+        char label[REPORT_LABEL_MAX];
+        report_row_label(shares[i].row, label, sizeof label);
+        if (!shares[i].row->all_threads)
+            snprintf(label + strlen(label), sizeof label - strlen(label), " [thread %" PRIu32 "]",
+                     shares[i].row->tid);
+        labels[i] = xmalloc(strlen(label) + 1);
+        strcpy(labels[i], label);
+        parts[2 * i] = shares[i].thread;
+        parts[2 * i + 1] = 100 - shares[i].thread;
+        bars[i] = (struct svg_bar){.label = labels[i], .parts = &parts[2 * i]};
+    }
+    static const char *const names[] = {"thread", "external"};
+    int width = n * 14 + 100 < 900 ? 900 : (int)(n * 14 + 100);
+    struct svg_frame f = {.cls = "induced", .title = "induced first accesses (%)",
+                          .x_label = "routines, by thread-induced share",
+                          .y_label = "% of induced input", .width = width, .height = 260};
+    svg_bar_chart(out, &f, bars, n, names, 2, 100);
+    for (size_t i = 0; i < n; i++)
+        free(labels[i]);
+    free(labels);
+    free(parts);
+    free(bars);
+    free(shares);
+}
+
+/* ---- reuse distance ---- */
+
+static void reuse_chart(FILE *out, const char *cls, const char *title,
+                        const struct reuse_histogram *h)
+{
+    /* Log2 buckets: 0, 1, 2-3, 4-7, ... */
+    size_t n = 0;
+    if (h->n_bins) {
+        uint64_t top = h->bins[h->n_bins - 1].distance;
+        n = 1;
+        while (n < 65 && (n == 1 ? 0 : (1ull << (n - 1)) - 1) < top)
+            n++;
+    }
+    struct svg_bar *bars = xcalloc(n + 1, sizeof *bars);
+    double *counts = xcalloc(n + 1, sizeof *counts);
+    char (*labels)[48] = xcalloc(n + 1, sizeof *labels);
+    size_t i = 0;
+    for (size_t k = 0; k < n; k++) {
+        uint64_t lo = k ? 1ull << (k - 1) : 0, hi = k ? (1ull << k) - 1 : 0;
+        while (i < h->n_bins && h->bins[i].distance <= hi)
+            counts[k] += (double)h->bins[i++].count;
+        if (lo == hi)
+            snprintf(labels[k], sizeof labels[k], "%" PRIu64, lo);
+        else
+            snprintf(labels[k], sizeof labels[k], "%" PRIu64 "-%" PRIu64, lo, hi);
+        bars[k] = (struct svg_bar){.label = labels[k], .parts = &counts[k]};
+    }
+    static const char *const names[] = {"accesses"};
+    char full[160];
+    snprintf(full, sizeof full, "%s: %" PRIu64 " accesses, %" PRIu64 " cold", title, h->accesses,
+             h->cold);
+    struct svg_frame f = {.cls = cls, .title = full, .x_label = "reuse distance (lines, log2 buckets)",
+                          .y_label = "accesses", .width = 560, .height = 240};
+    svg_bar_chart(out, &f, bars, n, names, 1, 0);
+    free(labels);
+    free(counts);
+    free(bars);
+}
+
+static void reuse_section(FILE *out, const struct report_model *m)
+{
+    fprintf(out, "<h2>Reuse distance</h2>\n<p class=\"note\">Exact LRU stack distance in %" PRIu64
+                 "-byte lines, loads and stores (not the kernel's); first accesses are cold.</p>\n"
+                 "<div class=\"plots\">",
+            m->line_size);
+    reuse_chart(out, "reuse global", "all threads", &m->reuse_global);
+    for (size_t i = 0; i < m->n_threads; i++) {
+        char title[32];
+        snprintf(title, sizeof title, "thread %" PRIu32, m->reuse_threads[i].tid);
+        reuse_chart(out, "reuse thread", title, &m->reuse_threads[i].histogram);
+    }
+    fputs("</div>\n", out);
+}
+
+/* ---- one routine ---- */
+
+#define CURVE_SAMPLES 64
+
+static void cost_plot(FILE *out, const struct report_row *r, int metric)
+{
+    size_t n = r->n_points[metric];
+    const struct profile_point *pts = r->points[metric];
+    double *x = xcalloc(n + 1, sizeof *x), *worst = xcalloc(n + 1, sizeof *worst),
+           *average = xcalloc(n + 1, sizeof *average);
+    for (size_t i = 0; i < n; i++) {
+        x[i] = (double)pts[i].n;
+        worst[i] = (double)pts[i].max;
+        average[i] = (double)pts[i].sum / (double)pts[i].calls;
+    }
+    struct svg_series series[4] = {{.name = "worst", .x = x, .y = worst, .n = n},
+                                   {.name = "average", .x = x, .y = average, .n = n}};
+    size_t n_series = 2;
+    double cx[CURVE_SAMPLES], cy[2][CURVE_SAMPLES];
+    const struct growth_fit *fits[2] = {&r->fit[metric][COST_WORST], &r->fit[metric][COST_AVERAGE]};
+    static const char *const curve_names[2] = {"fit-worst", "fit-average"};
+    for (int k = 0; k < 2; k++) {
+        if (!fits[k]->verdict || n == 0)
+            continue;
+        for (int s = 0; s < CURVE_SAMPLES; s++) {
+            cx[s] = x[0] + (x[n - 1] - x[0]) * s / (CURVE_SAMPLES - 1);
+            cy[k][s] = growth_model_eval(fits[k], fits[k]->best, cx[s]);
+        }
+        series[n_series++] = (struct svg_series){.name = curve_names[k], .x = cx, .y = cy[k],
+                                                 .n = CURVE_SAMPLES, .curve = 1};
+    }
+    const char *name = metric == METRIC_RMS ? "RMS" : "TRMS";
+    char title[64], xl[64];
+    snprintf(title, sizeof title, "cost by %s", name);
+    snprintf(xl, sizeof xl, "input size: %s (cells)", name);
+    struct svg_frame f = {.cls = metric == METRIC_RMS ? "cost rms" : "cost trms", .title = title,
+                          .x_label = xl, .y_label = "cost (instructions)", .width = 420,
+                          .height = 280};
+    svg_xy_plot(out, &f, series, n_series);
+    free(x);
+    free(worst);
+    free(average);
+}
+
+static void workload_plot(FILE *out, const struct report_row *r)
+{
+    size_t n = r->n_points[METRIC_RMS];
+    double *x = xcalloc(n + 1, sizeof *x), *calls = xcalloc(n + 1, sizeof *calls);
+    for (size_t i = 0; i < n; i++) {
+        x[i] = (double)r->points[METRIC_RMS][i].n;
+        calls[i] = (double)r->points[METRIC_RMS][i].calls;
+    }
+    struct svg_series s = {.name = "calls", .x = x, .y = calls, .n = n};
+    struct svg_frame f = {.cls = "workload", .title = "workload: calls by RMS",
+                          .x_label = "input size: RMS (cells)", .y_label = "calls", .width = 420,
+                          .height = 280};
+    svg_xy_plot(out, &f, &s, 1);
+    free(x);
+    free(calls);
+}
+
+static void input_plot(FILE *out, const struct report_row *r)
+{
+    double total = (double)r->input[METRIC_TRMS];
+    double parts[3] = {0, 0, 0};
+    if (total > 0) {
+        parts[1] = 100.0 * (double)r->induced_thread / total;
+        parts[2] = 100.0 * (double)r->induced_external / total;
+        parts[0] = 100.0 - parts[1] - parts[2];
+    }
+    struct svg_bar bar = {.label = "", .parts = parts};
+    static const char *const names[] = {"own", "thread", "external"};
+    struct svg_frame f = {.cls = "input", .title = "input origin", .x_label = "% of TRMS input",
+                          .y_label = "%", .width = 380, .height = 280};
+    svg_bar_chart(out, &f, &bar, 1, names, 3, 100);
+}
+
+static void fit_note(FILE *out, const char *what, const struct growth_fit *fit)
+{
+    fprintf(out, "<p class=\"fit\">%s: ", what);
+    if (!fit->verdict) {
+        fputs("no fit (", out);
+        html_text(out, fit->why);
+        fputs(")</p>", out);
+        return;
+    }
+    fprintf(out, "<b>%s</b>%s", growth_model_name(fit->best), fit->poor ? " (a poor fit)" : "");
+    if (fit->models[fit->best].offset > 0)
+        fprintf(out, " of n &minus; %.1f", fit->models[fit->best].offset);
+    fprintf(out, ", k = %.3f [%.3f, %.3f]; relative error", fit->exponent, fit->exponent_low,
+            fit->exponent_high);
+    for (int m = 0; m < GROWTH_MODELS; m++)
+        fprintf(out, "%s %s %.1f%%", m ? "," : "", growth_model_name((enum growth_model)m),
+                100 * fit->models[m].error);
+    fputs("</p>", out);
+}
+
+static void routine_section(FILE *out, const struct report_row *r, size_t index)
+{
+    char label[REPORT_LABEL_MAX];
+    report_row_label(r, label, sizeof label);
+    fprintf(out, "<section class=\"routine\" id=\"r-%zu\" data-rms-points=\"%zu\" "
+                 "data-trms-points=\"%zu\"><h3>",
+            index, r->n_points[METRIC_RMS], r->n_points[METRIC_TRMS]);
+    html_text(out, label);
+    if (r->all_threads)
+        fputs(" &mdash; all threads", out);
+    else
+        fprintf(out, " &mdash; thread %" PRIu32, r->tid);
+    fprintf(out, "</h3><p class=\"note\">%" PRIu64 " calls, cost %" PRIu64 " (self %" PRIu64
+                 "), %" PRIu64 " thread-induced and %" PRIu64 " external input reads</p>",
+            r->calls, r->cost, r->self_cost, r->induced_thread, r->induced_external);
+    fit_note(out, "worst-case cost by RMS", &r->fit[METRIC_RMS][COST_WORST]);
+    fit_note(out, "average cost by RMS", &r->fit[METRIC_RMS][COST_AVERAGE]);
+    fit_note(out, "worst-case cost by TRMS", &r->fit[METRIC_TRMS][COST_WORST]);
+    fit_note(out, "average cost by TRMS", &r->fit[METRIC_TRMS][COST_AVERAGE]);
+    fputs("<div class=\"plots\">", out);
+    cost_plot(out, r, METRIC_RMS);
+    cost_plot(out, r, METRIC_TRMS);
+    workload_plot(out, r);
+    input_plot(out, r);
+    fputs("</div></section>\n", out);
+}
+
+int report_html(FILE *out, const struct report_model *m, const struct report_options *o)
+{
+    size_t plotted = o->top && o->top < m->n_rows ? o->top : m->n_rows;
+    fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+          "<meta name=\"viewport\" content=\"width=device-width\"><title>trms report: ", out);
+    html_text(out, m->recordings[0]);
+    fprintf(out, "</title><style>%s</style></head>\n<body>\n<h1>trms report</h1>\n<p>", style);
+    fputs(m->n_recordings > 1 ? "Recordings " : "Recording ", out);
+    for (size_t i = 0; i < m->n_recordings; i++) {
+        fputs(i ? ", <code>" : "<code>", out);
+        html_text(out, m->recordings[i]);
+        fputs("</code>", out);
+    }
+    uint64_t accesses = 0;
+    for (int t = EVENT_READ; t <= EVENT_KWRITE; t++)
+        accesses += m->events[t];
+    fprintf(out, ": %zu threads, %" PRIu64 " activations, %" PRIu64 " memory accesses; cell size "
+                 "%" PRIu64 " B, line size %" PRIu64 " B; trms %s.</p>\n",
+            m->n_threads, m->activations, accesses, m->cell_size, m->line_size, TRMS_VERSION);
+    fprintf(out, "<h2>%s by cost</h2>\n<p class=\"note\">cost: instructions, descendants "
+                 "included. #rms/#trms: distinct input sizes. growth: the model of worst-case "
+                 "cost that fits best among 1, log n, n, n log n, n^2, n^3; k: exponent of the "
+                 "power law c&middot;n<sup>k</sup> (hover for its 95%% interval); '-' with fewer "
+                 "than %d input sizes spanning %.0fx. thr-in/ext-in: share of the TRMS input "
+                 "written by another thread / the kernel.</p>\n",
+            m->contexts ? "Calling contexts" : "Routines", GROWTH_MIN_SIZES, GROWTH_MIN_SPAN);
+    routine_table(out, m, plotted);
+    induced_chart(out, m);
+    reuse_section(out, m);
+    fprintf(out, "<h2>Cost plots</h2>\n<p class=\"note\">The %zu costliest %s. Points: "
+                 "worst-case (red) and average (blue) cost per input size; dashed: the fitted "
+                 "model.</p>\n",
+            plotted, m->contexts ? "contexts" : "routines");
+    for (size_t i = 0; i < plotted; i++)
+        routine_section(out, &m->rows[i], i);
+    fprintf(out, "<script>%s</script>\n</body></html>\n", script);
+    return 0;
+}

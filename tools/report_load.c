@@ -1,0 +1,83 @@
+#include "tools/report_load.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/oom.h"
+#include "trace/recording.h"
+
+static char *copy_or_null(const char *s)
+{
+    if (!s)
+        return NULL;
+    size_t len = strlen(s) + 1;
+    return memcpy(xmalloc(len), s, len);
+}
+
+static int load_one(const char *path, const struct result_key *want,
+                    struct loaded_recording *out, struct trms_error *err)
+{
+    out->path = path;
+    symbol_names_init(&out->symbols);
+    memory_maps_init(&out->maps);
+    struct recording rec;
+    if (recording_open(path, &rec, err) != 0)
+        return -1;
+    out->program = copy_or_null(recording_meta(&rec, "program"));
+    out->command = copy_or_null(recording_meta(&rec, "command"));
+    recording_close(&rec);
+    struct result_store *store;
+    if (result_store_open(path, 0, &store, err) != 0)
+        return -1;
+    struct result_key key = *want;
+    int rc = result_store_load_key(store, &key, &out->result, err);
+    result_store_close(store);
+    /* Names of address-only routines, resolved when recorded. (After the
+     * close: one open of the environment at a time.) */
+    if (rc == 0)
+        rc = symbol_store_load(path, &out->symbols, err);
+    if (rc == 0) {
+        char *maps = recording_file(path, MAPS_FILE);
+        struct trms_error ignored;
+        memory_maps_read(&out->maps, maps, &ignored); /* imports have none: left empty */
+        free(maps);
+    }
+    return rc;
+}
+
+int report_load(char *const *paths, size_t n, const struct result_key *want,
+                struct loaded_reports *out, struct trms_error *err)
+{
+    out->items = xcalloc(n, sizeof *out->items);
+    out->sources = xcalloc(n, sizeof *out->sources);
+    out->n = n;
+    for (size_t i = 0; i < n; i++) {
+        if (load_one(paths[i], want, &out->items[i], err) != 0) {
+            report_unload(out);
+            return -1;
+        }
+        out->sources[i] = (struct report_source){.recording = paths[i],
+                                                 .result = out->items[i].result,
+                                                 .symbols = &out->items[i].symbols};
+        const char *first = out->items[0].program, *this = out->items[i].program;
+        if (first && this && strcmp(first, this) != 0)
+            fprintf(stderr, "trms: warning: %s records %s, %s records %s: routines are "
+                            "matched by name\n", paths[0], first, paths[i], this);
+    }
+    return 0;
+}
+
+void report_unload(struct loaded_reports *l)
+{
+    for (size_t i = 0; i < l->n; i++) {
+        analysis_result_free(l->items[i].result);
+        symbol_names_free(&l->items[i].symbols);
+        memory_maps_free(&l->items[i].maps);
+        free(l->items[i].program);
+        free(l->items[i].command);
+    }
+    free(l->items);
+    free(l->sources);
+    memset(l, 0, sizeof *l);
+}

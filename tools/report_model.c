@@ -1,0 +1,472 @@
+#include "tools/report_model.h"
+
+#include <fnmatch.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyses/activation.h"
+#include "common/oom.h"
+#include "store/symbol_store.h"
+#include "tools/report.h"
+
+const char *const report_metric_names[METRICS] = {"rms", "trms"};
+const char *const report_cost_names[COST_KINDS] = {"worst", "average"};
+
+/* ---- one profile of one source, before merging ---- */
+
+struct entry {
+    char *key;                        /* what rows merge by */
+    uint32_t tid;                     /* 0 when threads are aggregated */
+    const struct routine_profile *profile;
+    const struct report_source *source;
+};
+
+/* Thread TID of R as rows name it: its id, or its place in order of first
+ * appearance (from 1). */
+static uint32_t thread_name(const struct analysis_result *r, uint32_t tid, int by_order)
+{
+    if (!by_order)
+        return tid;
+    for (size_t i = 0; i < r->n_threads; i++)
+        if (r->reuse_threads[i].tid == tid)
+            return (uint32_t)i + 1;
+    return tid;
+}
+
+static int thread_selected(const struct report_selection *sel, uint32_t tid)
+{
+    if (!sel->n_threads)
+        return 1;
+    for (size_t i = 0; i < sel->n_threads; i++)
+        if (sel->threads[i] == tid)
+            return 1;
+    return 0;
+}
+
+/* The routine patterns P names, marking which matched. */
+static int routine_selected(const struct report_selection *sel, const struct report_source *src,
+                            uint32_t routine, const char *name, int *matched)
+{
+    if (!sel->n_routines)
+        return 1;
+    int any = 0;
+    for (size_t i = 0; i < sel->n_routines; i++) {
+        const char *pattern = sel->routines[i];
+        int hit = fnmatch(pattern, name, 0) == 0 ||
+                  report_routine_matches(&src->result->routines, src->symbols, routine, pattern);
+        if (hit) {
+            matched[i] = 1;
+            any = 1;
+        }
+    }
+    return any;
+}
+
+/* The names from the root's first call down to CONTEXT, in ROWs. */
+static void context_path(const struct report_source *src, uint32_t context,
+                         struct report_row *row)
+{
+    const struct analysis_result *r = src->result;
+    size_t depth = 0;
+    for (uint32_t c = context; c != 0 && c < r->n_contexts; c = r->contexts[c].parent)
+        depth++;
+    row->context = xcalloc(depth ? depth : 1, sizeof *row->context);
+    row->context_depth = depth;
+    size_t i = depth;
+    for (uint32_t c = context; c != 0 && c < r->n_contexts; c = r->contexts[c].parent) {
+        char buf[REPORT_LABEL_MAX];
+        row->context[--i] =
+            xstrdup(report_routine_name(&r->routines, src->symbols, r->contexts[c].routine, buf));
+    }
+}
+
+/* Fills the descriptive fields of ROW from profile P of SRC. */
+static void describe(struct report_row *row, const struct report_source *src,
+                     const struct routine_profile *p, int contexts)
+{
+    const struct analysis_result *r = src->result;
+    char buf[REPORT_LABEL_MAX];
+    row->name = xstrdup(report_routine_name(&r->routines, src->symbols, p->routine, buf));
+    const struct symbol_name *sym = report_routine_symbol(&r->routines, src->symbols, p->routine);
+    if (sym && sym->file) {
+        row->file = xstrdup(sym->file);
+        row->line = sym->line;
+    }
+    if (p->routine != ROUTINE_ROOT && p->routine < r->routines.count)
+        row->address = r->routines.items[p->routine].addr;
+    if (contexts)
+        context_path(src, p->context, row);
+}
+
+const char *report_row_label(const struct report_row *row, char *buf, size_t len)
+{
+    if (row->context) {
+        size_t used = 0;
+        buf[0] = '\0';
+        if (row->context_depth == 0)
+            snprintf(buf, len, "%s", row->name);
+        for (size_t i = 0; i < row->context_depth && used < len; i++)
+            used += (size_t)snprintf(buf + used, len - used, "%s%s", i ? " > " : "",
+                                     row->context[i]);
+        return buf;
+    }
+    if (row->file && row->line > 0)
+        snprintf(buf, len, "%s (%s:%d)", row->name, row->file, row->line);
+    else if (row->file)
+        snprintf(buf, len, "%s (%s)", row->name, row->file);
+    else
+        snprintf(buf, len, "%s", row->name);
+    return buf;
+}
+
+const char *report_label_shorten(char *label, size_t width)
+{
+    size_t len = strlen(label);
+    if (len <= width)
+        return label;
+    char *tail = label + len - width + 4;
+    char *cut = strstr(tail, " > ");
+    if (cut && cut[3]) {
+        cut -= 3;
+        memcpy(cut, "...", 3);
+        return cut;
+    }
+    return label + len - width;
+}
+
+const char *report_row_key(const struct report_row *row, char *buf, size_t len)
+{
+    return report_row_label(row, buf, len);
+}
+
+/* ---- merging ---- */
+
+static int by_key_then_thread(const void *x, const void *y)
+{
+    const struct entry *a = x, *b = y;
+    int c = strcmp(a->key, b->key);
+    if (c)
+        return c;
+    return (a->tid > b->tid) - (a->tid < b->tid);
+}
+
+static void add_point(struct profile_point *into, const struct profile_point *p)
+{
+    if (p->min < into->min)
+        into->min = p->min;
+    if (p->max > into->max)
+        into->max = p->max;
+    if (p->self_min < into->self_min)
+        into->self_min = p->self_min;
+    if (p->self_max > into->self_max)
+        into->self_max = p->self_max;
+    into->calls += p->calls;
+    into->sum += p->sum;
+    into->sumsq += p->sumsq;
+    into->real_sum += p->real_sum;
+    into->self_sum += p->self_sum;
+    into->self_sumsq += p->self_sumsq;
+}
+
+/* ROW's points of METRIC and PTS merged by n (both sorted). */
+static void merge_points(struct report_row *row, int metric, const struct profile_point *pts,
+                         size_t n)
+{
+    struct profile_point *old = row->points[metric];
+    size_t n_old = row->n_points[metric], i = 0, j = 0, k = 0;
+    struct profile_point *out = xcalloc(n_old + n ? n_old + n : 1, sizeof *out);
+    while (i < n_old || j < n) {
+        if (j == n || (i < n_old && old[i].n < pts[j].n)) {
+            out[k++] = old[i++];
+        } else if (i == n_old || pts[j].n < old[i].n) {
+            out[k++] = pts[j++];
+        } else {
+            out[k] = old[i++];
+            add_point(&out[k++], &pts[j++]);
+        }
+    }
+    free(old);
+    row->points[metric] = out;
+    row->n_points[metric] = k;
+}
+
+static void add_tid(struct report_row *row, uint32_t tid)
+{
+    for (size_t i = 0; i < row->n_tids; i++)
+        if (row->tids[i] == tid)
+            return;
+    row->tids = xrealloc(row->tids, (row->n_tids + 1) * sizeof *row->tids);
+    row->tids[row->n_tids++] = tid;
+}
+
+static void add_profile(struct report_row *row, const struct routine_profile *p, uint32_t tid)
+{
+    row->calls += p->calls;
+    row->cost += p->cost;
+    row->self_cost += p->self_cost;
+    row->induced_thread += p->induced_thread;
+    row->induced_external += p->induced_external;
+    merge_points(row, METRIC_RMS, p->rms_points, p->n_rms_points);
+    merge_points(row, METRIC_TRMS, p->trms_points, p->n_trms_points);
+    add_tid(row, tid);
+}
+
+static void fit_row(struct report_row *row)
+{
+    for (int m = 0; m < METRICS; m++) {
+        size_t n = row->n_points[m];
+        struct growth_point *worst = xcalloc(n ? n : 1, sizeof *worst);
+        struct growth_point *average = xcalloc(n ? n : 1, sizeof *average);
+        row->input[m] = 0;
+        for (size_t i = 0; i < n; i++) {
+            const struct profile_point *p = &row->points[m][i];
+            worst[i] = (struct growth_point){(double)p->n, (double)p->max, (double)p->calls};
+            average[i] = (struct growth_point){(double)p->n, (double)p->sum / (double)p->calls,
+                                               (double)p->calls};
+            row->input[m] += (unsigned __int128)p->n * p->calls;
+        }
+        growth_fit(worst, n, &row->fit[m][COST_WORST]);
+        growth_fit(average, n, &row->fit[m][COST_AVERAGE]);
+        free(worst);
+        free(average);
+    }
+}
+
+static int by_cost(const void *x, const void *y)
+{
+    const struct report_row *a = x, *b = y;
+    if (a->cost != b->cost)
+        return a->cost < b->cost ? 1 : -1;
+    char ba[REPORT_LABEL_MAX], bb[REPORT_LABEL_MAX];
+    int c = strcmp(report_row_label(a, ba, sizeof ba), report_row_label(b, bb, sizeof bb));
+    if (c)
+        return c;
+    return (a->tid > b->tid) - (a->tid < b->tid);
+}
+
+/* ---- reuse histograms ---- */
+
+static void add_histogram(struct reuse_histogram *into, const struct reuse_histogram *h)
+{
+    into->accesses += h->accesses;
+    into->cold += h->cold;
+    struct reuse_bin *out = xcalloc(into->n_bins + h->n_bins ? into->n_bins + h->n_bins : 1,
+                                    sizeof *out);
+    size_t i = 0, j = 0, k = 0;
+    while (i < into->n_bins || j < h->n_bins) {
+        if (j == h->n_bins || (i < into->n_bins && into->bins[i].distance < h->bins[j].distance))
+            out[k++] = into->bins[i++];
+        else if (i == into->n_bins || h->bins[j].distance < into->bins[i].distance)
+            out[k++] = h->bins[j++];
+        else {
+            out[k] = into->bins[i++];
+            out[k++].count += h->bins[j++].count;
+        }
+    }
+    free(into->bins);
+    into->bins = out;
+    into->n_bins = k;
+}
+
+static void add_thread_histogram(struct report_model *m, const struct thread_reuse *t,
+                                 uint32_t tid)
+{
+    size_t i = 0;
+    while (i < m->n_threads && m->reuse_threads[i].tid != tid)
+        i++;
+    if (i == m->n_threads) {
+        m->reuse_threads = xrealloc(m->reuse_threads, (m->n_threads + 1) * sizeof *m->reuse_threads);
+        m->reuse_threads[m->n_threads++] = (struct thread_reuse){.tid = tid};
+    }
+    add_histogram(&m->reuse_threads[i].histogram, &t->histogram);
+}
+
+static int by_tid(const void *x, const void *y)
+{
+    const struct thread_reuse *a = x, *b = y;
+    return (a->tid > b->tid) - (a->tid < b->tid);
+}
+
+/* ---- building ---- */
+
+static int check_sources(const struct report_source *sources, size_t n,
+                         const struct report_selection *sel, struct trms_error *err)
+{
+    for (size_t s = 0; s < n; s++) {
+        const struct analysis_result *r = sources[s].result;
+        if (sel->contexts && r->n_contexts == 0)
+            return error_set(err, "%s: its analysis kept no calling contexts; run `trms analyze "
+                                  "--contexts %s` first", sources[s].recording,
+                             sources[s].recording);
+        if (r->cell_size != sources[0].result->cell_size ||
+            r->line_size != sources[0].result->line_size)
+            return error_set(err, "%s was analyzed with cell size %" PRIu64 " and line size %"
+                                  PRIu64 ", %s with %" PRIu64 " and %" PRIu64
+                                  "; give --cell-size and --line-size",
+                             sources[s].recording, r->cell_size, r->line_size,
+                             sources[0].recording, sources[0].result->cell_size,
+                             sources[0].result->line_size);
+    }
+    return 0;
+}
+
+/* Every selected profile of every source, keyed. */
+static struct entry *collect_entries(const struct report_source *sources, size_t n,
+                                     const struct report_selection *sel, int by_order,
+                                     int *matched, size_t *count)
+{
+    struct entry *entries = NULL;
+    size_t used = 0, capacity = 0;
+    for (size_t s = 0; s < n; s++) {
+        const struct analysis_result *r = sources[s].result;
+        for (size_t i = 0; i < r->n_profiles; i++) {
+            const struct routine_profile *p = &r->profiles[i];
+            char buf[REPORT_LABEL_MAX];
+            const char *name = report_routine_name(&r->routines, sources[s].symbols, p->routine,
+                                                   buf);
+            uint32_t tid = thread_name(r, p->tid, by_order);
+            if (!thread_selected(sel, tid) ||
+                !routine_selected(sel, &sources[s], p->routine, name, matched))
+                continue;
+            struct report_row probe = {0};
+            describe(&probe, &sources[s], p, sel->contexts);
+            char key[REPORT_LABEL_MAX];
+            report_row_key(&probe, key, sizeof key);
+            if (used == capacity) {
+                capacity = capacity ? capacity * 2 : 64;
+                entries = xrealloc(entries, capacity * sizeof *entries);
+            }
+            entries[used++] = (struct entry){.key = xstrdup(key),
+                                             .tid = sel->aggregate_threads ? 0 : tid,
+                                             .profile = p, .source = &sources[s]};
+            free(probe.name);
+            free(probe.file);
+            for (size_t k = 0; k < probe.context_depth; k++)
+                free(probe.context[k]);
+            free(probe.context);
+        }
+    }
+    *count = used;
+    return entries;
+}
+
+int report_model_build(const struct report_source *sources, size_t n,
+                       const struct report_selection *sel, struct report_model *out,
+                       struct trms_error *err)
+{
+    memset(out, 0, sizeof *out);
+    if (n == 0)
+        return error_set(err, "no recording to report");
+    if (check_sources(sources, n, sel, err) != 0)
+        return -1;
+    int by_order = n > 1 || sel->threads_by_order;
+    int *matched = xcalloc(sel->n_routines ? sel->n_routines : 1, sizeof *matched);
+    size_t n_entries;
+    struct entry *entries = collect_entries(sources, n, sel, by_order, matched, &n_entries);
+    int rc = 0;
+    for (size_t i = 0; i < sel->n_routines && rc == 0; i++)
+        if (!matched[i])
+            rc = error_set(err, "%s: no routine named '%s'", sources[0].recording,
+                           sel->routines[i]);
+    for (size_t i = 0; i < sel->n_threads && rc == 0; i++) {
+        int seen = 0;
+        for (size_t s = 0; s < n && !seen; s++)
+            for (size_t t = 0; t < sources[s].result->n_threads; t++)
+                seen |= thread_name(sources[s].result, sources[s].result->reuse_threads[t].tid,
+                                    by_order) == sel->threads[i];
+        if (!seen)
+            rc = error_set(err, "%s: no thread %" PRIu32, sources[0].recording, sel->threads[i]);
+    }
+    free(matched);
+    if (rc != 0) {
+        for (size_t i = 0; i < n_entries; i++)
+            free(entries[i].key);
+        free(entries);
+        return -1;
+    }
+
+    qsort(entries, n_entries, sizeof *entries, by_key_then_thread);
+    out->rows = xcalloc(n_entries ? n_entries : 1, sizeof *out->rows);
+    for (size_t i = 0; i < n_entries;) {
+        struct report_row *row = &out->rows[out->n_rows++];
+        describe(row, entries[i].source, entries[i].profile, sel->contexts);
+        row->all_threads = sel->aggregate_threads;
+        size_t j = i;
+        for (; j < n_entries && strcmp(entries[j].key, entries[i].key) == 0 &&
+               entries[j].tid == entries[i].tid;
+             j++)
+            add_profile(row, entries[j].profile,
+                        thread_name(entries[j].source->result, entries[j].profile->tid, by_order));
+        row->tid = row->all_threads ? 0 : entries[i].tid;
+        fit_row(row);
+        i = j;
+    }
+    for (size_t i = 0; i < n_entries; i++)
+        free(entries[i].key);
+    free(entries);
+    qsort(out->rows, out->n_rows, sizeof *out->rows, by_cost);
+
+    out->recordings = xcalloc(n, sizeof *out->recordings);
+    out->n_recordings = n;
+    out->cell_size = sources[0].result->cell_size;
+    out->line_size = sources[0].result->line_size;
+    out->contexts = sel->contexts;
+    out->aggregate_threads = sel->aggregate_threads;
+    out->threads_by_order = by_order;
+    for (size_t s = 0; s < n; s++) {
+        const struct analysis_result *r = sources[s].result;
+        out->recordings[s] = sources[s].recording;
+        for (int t = 0; t < EVENT_TYPE_COUNT; t++)
+            out->events[t] += r->events[t];
+        out->activations += r->activations;
+        add_histogram(&out->reuse_global, &r->reuse_global);
+        for (size_t t = 0; t < r->n_threads; t++) {
+            uint32_t tid = thread_name(r, r->reuse_threads[t].tid, by_order);
+            if (thread_selected(sel, tid))
+                add_thread_histogram(out, &r->reuse_threads[t], tid);
+        }
+    }
+    if (n > 1)
+        qsort(out->reuse_threads, out->n_threads, sizeof *out->reuse_threads, by_tid);
+    return 0;
+}
+
+void report_model_free(struct report_model *m)
+{
+    for (size_t i = 0; i < m->n_rows; i++) {
+        struct report_row *row = &m->rows[i];
+        free(row->name);
+        free(row->file);
+        for (size_t k = 0; k < row->context_depth; k++)
+            free(row->context[k]);
+        free(row->context);
+        free(row->tids);
+        for (int metric = 0; metric < METRICS; metric++)
+            free(row->points[metric]);
+    }
+    free(m->rows);
+    free(m->recordings);
+    free(m->reuse_global.bins);
+    for (size_t i = 0; i < m->n_threads; i++)
+        free(m->reuse_threads[i].histogram.bins);
+    free(m->reuse_threads);
+    memset(m, 0, sizeof *m);
+}
+
+double report_row_share(const struct report_row *row, int external)
+{
+    unsigned __int128 input = row->input[METRIC_TRMS];
+    uint64_t induced = external ? row->induced_external : row->induced_thread;
+    return input ? 100.0 * (double)induced / (double)input : 0.0;
+}
+
+const char *report_fit_short(const struct growth_fit *fit)
+{
+    static const char *const poor[GROWTH_MODELS] = {"1?", "log n?", "n?", "n log n?", "n^2?",
+                                                    "n^3?"};
+    if (!fit->verdict)
+        return "-";
+    return fit->poor ? poor[fit->best] : growth_model_name(fit->best);
+}

@@ -1,0 +1,110 @@
+/* report_model: what every report format prints, built from one or more
+ * stored results.
+ *
+ * A row is a routine (or, with contexts, a calling context) in one thread,
+ * or in all threads together; rows of several recordings of the same
+ * program merge by name (and source location), so that their performance
+ * tuples add up: more input sizes, richer plots. Each row carries its
+ * fitted growth: worst-case and average cost against RMS and TRMS. */
+#ifndef TRMS_REPORT_MODEL_H
+#define TRMS_REPORT_MODEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "analyses/result.h"
+#include "common/error.h"
+#include "tools/growth_fit.h"
+
+struct symbol_names;
+
+enum report_metric { METRIC_RMS, METRIC_TRMS, METRICS };
+enum report_cost { COST_WORST, COST_AVERAGE, COST_KINDS };
+
+extern const char *const report_metric_names[METRICS];  /* "rms", "trms" */
+extern const char *const report_cost_names[COST_KINDS]; /* "worst", "average" */
+
+/* One stored result and where it came from. */
+struct report_source {
+    const char *recording;
+    const struct analysis_result *result;
+    const struct symbol_names *symbols;   /* names of address-only routines, or NULL */
+};
+
+/* Which rows, and how they are cut. */
+struct report_selection {
+    const char *const *routines;  /* shell patterns on names, or 0x addresses; none: all */
+    size_t n_routines;
+    const uint32_t *threads;      /* none: all */
+    size_t n_threads;
+    int aggregate_threads;        /* one row per routine, threads added up */
+    int contexts;                 /* one row per calling context (results must have them) */
+    int threads_by_order;         /* number threads 1, 2, ... by first appearance (always
+                                     when merging recordings: thread ids change from run
+                                     to run, the order of creation usually does not) */
+};
+
+struct report_row {
+    char *name;                   /* the routine's name, or its address in hex */
+    char *file;                   /* source location, NULL when unknown */
+    int line;
+    uint64_t address;             /* entry of an address-only routine, else 0 */
+    char **context;               /* with contexts: routine names from the
+                                     thread's first call down to this one */
+    size_t context_depth;
+    int all_threads;              /* threads aggregated: tids lists them */
+    uint32_t tid;
+    uint32_t *tids;
+    size_t n_tids;
+    uint64_t calls, cost, self_cost, induced_thread, induced_external;
+    struct profile_point *points[METRICS];  /* sorted by n */
+    size_t n_points[METRICS];
+    unsigned __int128 input[METRICS];       /* input sizes summed over calls */
+    struct growth_fit fit[METRICS][COST_KINDS];
+};
+
+struct report_model {
+    const char **recordings;
+    size_t n_recordings;
+    uint64_t cell_size, line_size;
+    uint64_t events[EVENT_TYPE_COUNT];
+    uint64_t activations;
+    int contexts;                 /* rows are calling contexts */
+    int aggregate_threads;
+    int threads_by_order;         /* tids are 1, 2, ... by first appearance */
+    struct report_row *rows;      /* by cost, highest first; ties by label, thread */
+    size_t n_rows;
+    struct reuse_histogram reuse_global;    /* summed over the recordings */
+    struct thread_reuse *reuse_threads;     /* by thread id, selected threads */
+    size_t n_threads;
+};
+
+/* Builds the model of the N sources. Fails with a message when the
+ * selection names a routine or thread no source has, when contexts are
+ * asked of a result without them, or when the sources were analyzed with
+ * different cell or line sizes. */
+int report_model_build(const struct report_source *sources, size_t n,
+                       const struct report_selection *sel, struct report_model *out,
+                       struct trms_error *err);
+void report_model_free(struct report_model *m);
+
+/* "name (file:line)", or with contexts "main > a > qsort"; cut to LEN. */
+const char *report_row_label(const struct report_row *row, char *buf, size_t len);
+
+/* LABEL (modified) cut to WIDTH characters, keeping its end: the routine,
+ * not the root, matters; a calling context is cut between two calls
+ * ("... > a > qsort"). */
+const char *report_label_shorten(char *label, size_t width);
+
+/* The key rows are merged and compared by (diff): the label. */
+const char *report_row_key(const struct report_row *row, char *buf, size_t len);
+
+/* Share of the row's TRMS input that other threads (or the kernel) wrote,
+ * in percent of the input summed over calls. */
+double report_row_share(const struct report_row *row, int external);
+
+/* Growth in a few characters: "n^2", "n^2?" for a poor fit, or "-"
+ * without a verdict. */
+const char *report_fit_short(const struct growth_fit *fit);
+
+#endif
