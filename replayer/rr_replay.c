@@ -240,7 +240,11 @@ static int rerun(struct replay *p, struct trms_error *err)
         /* rr's own message first; where it cannot replay for want of
          * counters, say so. */
         char why[160];
-        if (!perf_counters_available(why, sizeof why))
+        if (strstr(child.message, "Unknown register"))
+            rc = error_set(err, "%s: this rr's rerun lacks fields trms reads (--singlestep="
+                                RERUN_FIELDS "); rr 5.6.0 or later has them",
+                           child.message);
+        else if (!perf_counters_available(why, sizeof why))
             rc = error_set(err, "%s (replaying needs hardware performance counters, which "
                                 "this machine lacks: %s)", child.message, why);
         else

@@ -111,6 +111,12 @@ expect_status 1
 expect_error_line "rerun stream: cut short inside record 2 (byte offset 362, 38 of 181 bytes)"
 [ "$(sha256sum <rec.rec/results/data.mdb)" = "$before" ] || fail "a cut stream changed the results"
 
+# An rr whose rerun lacks the fields trms asks for (older than 5.6).
+run env RR_STANDIN_FAIL=fields "$TRMS" analyze rec.rec
+expect_status 1
+expect_error_line "rr rerun exited with status 1: Unknown register 'fsbase': this rr's rerun lacks fields trms reads (--singlestep=tid,event,icount,ip,fsbase,gsbase,flags,gp_x16); rr 5.6.0 or later has them"
+[ "$(sha256sum <rec.rec/results/data.mdb)" = "$before" ] || fail "an old rr changed the results"
+
 # A trace rr cannot read (another rr version's).
 run env RR_STANDIN_FAIL=dump "$TRMS" analyze rec.rec
 expect_status 1
