@@ -247,7 +247,7 @@ int analysis_event(struct analysis *a, const struct event *ev, struct trms_error
     }
     if (ev->type != EVENT_THREAD)
         a->events[ev->type]++;
-    *engine_next(a->engine) = be;
+    engine_put(a->engine, &be);
     return 0;
 }
 

@@ -14,4 +14,6 @@ struct batch_event {
     uint8_t type;    /* enum event_type */
 };
 
+_Static_assert(sizeof(struct batch_event) == 16, "a batch event is one 16-byte store");
+
 #endif

@@ -11,6 +11,10 @@
 #include "analyses/reuse_distance.h"
 #include "common/oom.h"
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 /* ---- jobs ---- */
 
 void engine_keep_partial(void *ctx, const struct activation *act)
@@ -145,6 +149,9 @@ static void publish(struct engine *e, int final)
     b->seq = e->next_seq;
     b->pending = e->threaded ? e->n_groups : 0;
     if (e->threaded) {
+#if defined(__SSE2__)
+        _mm_sfence(); /* the batch's streaming stores reach memory first */
+#endif
         pthread_mutex_lock(&e->lock);
         e->published_seq = b->seq + 1;
         pthread_cond_broadcast(&e->published);
@@ -185,7 +192,7 @@ struct engine *engine_new(const struct engine_config *config, activation_sink co
     e->collect = collect;
     e->collect_ctx = ctx;
     for (unsigned i = 0; i < RING; i++)
-        e->ring[i].events = xmalloc(BATCH_EVENTS * sizeof *e->ring[i].events);
+        e->ring[i].events = xaligned_alloc(64, BATCH_EVENTS * sizeof *e->ring[i].events);
     if (config->input_size)
         for (unsigned s = 0; s < 1u << config->shard_shift; s++)
             add_job(e, JOB_INPUT_SIZE, s);
@@ -213,14 +220,27 @@ struct engine *engine_new(const struct engine_config *config, activation_sink co
     return e;
 }
 
-struct batch_event *engine_next(struct engine *e)
+void engine_put(struct engine *e, const struct batch_event *ev)
 {
     struct batch *b = &e->ring[e->next_seq % RING];
     if (b->count == BATCH_EVENTS) {
         publish(e, 0);
         b = &e->ring[e->next_seq % RING];
     }
-    return &b->events[b->count++];
+    struct batch_event *slot = &b->events[b->count++];
+#if defined(__SSE2__)
+    /* With workers, the batch is written around the caches: a worker on
+     * another core reads it, and an ordinary store would first have to take
+     * the line back from that core, which cost the calling thread more than
+     * all its other work (twice the time per event). */
+    if (e->threaded) {
+        __m128i v;
+        memcpy(&v, ev, sizeof v);
+        _mm_stream_si128((__m128i *)slot, v);
+        return;
+    }
+#endif
+    *slot = *ev;
 }
 
 void engine_quiesce(struct engine *e)

@@ -44,8 +44,8 @@ struct engine *engine_new(const struct engine_config *config, activation_sink co
 /* Stops the workers (dropping what they would still deliver) and frees. */
 void engine_free(struct engine *e);
 
-/* The slot for the next event, in the batch being filled. */
-struct batch_event *engine_next(struct engine *e);
+/* Appends EV to the batch being filled. */
+void engine_put(struct engine *e, const struct batch_event *ev);
 
 /* Runs everything outstanding: every event given so far has been through
  * every job and its completed activations have reached COLLECT; the
