@@ -161,19 +161,30 @@ static struct frame *frame_at(struct thread *t, uint64_t ts)
     return &t->stack[lo];
 }
 
-/* Thread T's latest access to CELL, whose RECORD names another owner (or
- * none): the owner's time moves to its evicted map, T's comes from its own. */
-static uint64_t take_over(struct input_size *is, struct thread *t, uint64_t cell,
-                          uint64_t record)
+/* Another thread (or nobody) owned CELL (RECORD): the owner's time moves
+ * to its evicted map. */
+static void evict_owner(struct input_size *is, uint64_t cell, uint64_t record)
 {
     if (OWNER_OF(record))
         *shadow_map_slot(&is->threads[OWNER_OF(record) - 1].evicted, cell) = OWNER_TIME(record);
+}
+
+/* Thread T's latest access to CELL, whose RECORD names another owner: the
+ * owner's time moves to its evicted map, T's comes from its own. A cell
+ * nobody owns was never accessed by a thread, so there is nothing to look
+ * up: that is every cell's first access. */
+static uint64_t take_over(struct input_size *is, struct thread *t, uint64_t cell,
+                          uint64_t record)
+{
+    if (!OWNER_OF(record))
+        return 0;
+    evict_owner(is, cell, record);
     return shadow_map_peek(&t->evicted, cell);
 }
 
 /* One read of a cell (RECORD) by T, whose innermost activation is TOP. */
 static ALWAYS_INLINE void read_record(struct input_size *is, struct thread *t, struct frame *top,
-                               uint64_t *record, uint64_t cell)
+                                      uint64_t *record, uint64_t cell)
 {
     uint64_t r = *record;
     uint64_t last = OWNER_OF(r) == t->index + 1 ? OWNER_TIME(r) : take_over(is, t, cell, r);
@@ -206,8 +217,8 @@ static ALWAYS_INLINE void write_record(struct input_size *is, struct thread *t, 
                                 uint64_t cell)
 {
     uint64_t r = *record;
-    if (OWNER_OF(r) != t->index + 1 && OWNER_OF(r))
-        take_over(is, t, cell, r);
+    if (OWNER_OF(r) != t->index + 1)
+        evict_owner(is, cell, r);
     *record = WRITE_BY(is->count, 0) | OWNER_PART(is->count, t->index);
 }
 
