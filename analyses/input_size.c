@@ -313,25 +313,29 @@ void input_size_access(struct input_size *is, enum event_type type, uint64_t add
 
 /* How many events ahead a record is asked for, so that scattered accesses
  * find their record in the caches. */
+#ifndef PREFETCH_AHEAD
 #define PREFETCH_AHEAD 8
+#endif
 
-static ALWAYS_INLINE void prefetch(const struct input_size *is, const struct batch_event *e)
+static ALWAYS_INLINE void prefetch(const struct input_size *is, const struct batch_event *e,
+                                   uint8_t mine)
 {
-    if (!event_is_access((enum event_type)e->type))
+    if (!(e->shards & mine) || !event_is_access((enum event_type)e->type))
         return;
     uint64_t c = e->value >> is->cell_shift;
-    if (((c >> SHARD_GRAIN_BITS) & ((UINT64_C(1) << is->shard_shift) - 1)) != is->shard)
-        return;
     shadow_map_prefetch(&is->cells, ((c >> (SHARD_GRAIN_BITS + is->shard_shift)) << SHARD_GRAIN_BITS) |
                                         (c & SHARD_GRAIN_MASK));
 }
 
 void input_size_run(struct input_size *is, const struct batch_event *events, size_t n)
 {
+    uint8_t mine = (uint8_t)(1u << is->shard);
     for (size_t i = 0; i < n; i++) {
         const struct batch_event *e = &events[i];
         if (i + PREFETCH_AHEAD < n)
-            prefetch(is, &events[i + PREFETCH_AHEAD]);
+            prefetch(is, &events[i + PREFETCH_AHEAD], mine);
+        if (!(e->shards & mine))
+            continue; /* another shard's cells only */
         switch (e->type) {
         case EVENT_THREAD:
             input_size_switch(is, e->size, (uint32_t)e->value);
