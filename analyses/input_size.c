@@ -278,11 +278,12 @@ static ALWAYS_INLINE void access_run(struct input_size *is, struct thread *t, st
     }
 }
 
-static ALWAYS_INLINE void access(struct input_size *is, enum event_type type, uint64_t addr,
-                          uint64_t size)
+/* An access by T, whose innermost activation is TOP. TAGGED: the access is
+ * known to touch this shard's cells (struct batch_event), so one group of
+ * cells needs no check. */
+static ALWAYS_INLINE void access(struct input_size *is, struct thread *t, struct frame *top,
+                                 enum event_type type, uint64_t addr, uint64_t size, int tagged)
 {
-    struct thread *t = is->current;
-    struct frame *top = &t->stack[t->top];
     uint64_t first = addr >> is->cell_shift, last = (addr + size - 1) >> is->cell_shift;
     /* A write time newer than any thread's latest access makes the next
      * read of each cell an induced one (Figure 12). Every shard ticks, so
@@ -291,7 +292,7 @@ static ALWAYS_INLINE void access(struct input_size *is, enum event_type type, ui
     uint64_t shard_mask = (UINT64_C(1) << is->shard_shift) - 1;
     if ((first >> SHARD_GRAIN_BITS) == (last >> SHARD_GRAIN_BITS)) {
         /* The common case: one group of cells. */
-        if (((first >> SHARD_GRAIN_BITS) & shard_mask) == is->shard)
+        if (tagged || ((first >> SHARD_GRAIN_BITS) & shard_mask) == is->shard)
             access_run(is, t, top, type,
                        ((first >> (SHARD_GRAIN_BITS + is->shard_shift)) << SHARD_GRAIN_BITS) |
                            (first & SHARD_GRAIN_MASK),
@@ -308,14 +309,13 @@ static ALWAYS_INLINE void access(struct input_size *is, enum event_type type, ui
 void input_size_access(struct input_size *is, enum event_type type, uint64_t addr,
                        uint64_t size)
 {
-    access(is, type, addr, size);
+    struct thread *t = is->current;
+    access(is, t, &t->stack[t->top], type, addr, size, 0);
 }
 
-/* How many events ahead a record is asked for, so that scattered accesses
- * find their record in the caches. */
-#ifndef PREFETCH_AHEAD
+/* How many of this shard's events ahead a record is asked for, so that
+ * scattered accesses find their record in the caches. */
 #define PREFETCH_AHEAD 8
-#endif
 
 static ALWAYS_INLINE void prefetch(const struct input_size *is, const struct batch_event *e,
                                    uint8_t mine)
@@ -330,27 +330,46 @@ static ALWAYS_INLINE void prefetch(const struct input_size *is, const struct bat
 void input_size_run(struct input_size *is, const struct batch_event *events, size_t n)
 {
     uint8_t mine = (uint8_t)(1u << is->shard);
+    /* The shards share the events: each sees about 1/shards of the accesses. */
+    size_t ahead = (size_t)PREFETCH_AHEAD << is->shard_shift;
+    /* The current thread and its innermost activation, kept in registers
+     * between the events that change them. */
+    struct thread *t = is->current;
+    struct frame *top = t ? &t->stack[t->top] : NULL;
     for (size_t i = 0; i < n; i++) {
         const struct batch_event *e = &events[i];
-        if (i + PREFETCH_AHEAD < n)
-            prefetch(is, &events[i + PREFETCH_AHEAD], mine);
+        if (i + ahead < n)
+            prefetch(is, &events[i + ahead], mine);
         if (!(e->shards & mine))
             continue; /* another shard's cells only */
         switch (e->type) {
+        case EVENT_READ:
+            access(is, t, top, EVENT_READ, e->value, e->size, 1);
+            break;
+        case EVENT_WRITE:
+            access(is, t, top, EVENT_WRITE, e->value, e->size, 1);
+            break;
+        case EVENT_KREAD:
+            access(is, t, top, EVENT_KREAD, e->value, e->size, 1);
+            break;
+        case EVENT_KWRITE: /* every shard's: see struct batch_event */
+            access(is, t, top, EVENT_KWRITE, e->value, e->size, 0);
+            break;
+        case EVENT_COST:
+            t->cost += e->value; /* overflow checked by the driver */
+            break;
         case EVENT_THREAD:
             input_size_switch(is, e->size, (uint32_t)e->value);
+            t = is->current;
+            top = &t->stack[t->top];
             break;
         case EVENT_CALL:
             input_size_call(is, (uint32_t)e->value);
+            top = &t->stack[t->top];
             break;
         case EVENT_RETURN:
             input_size_return(is); /* validated by the driver */
-            break;
-        case EVENT_COST:
-            is->current->cost += e->value; /* overflow checked by the driver */
-            break;
-        default:
-            access(is, (enum event_type)e->type, e->value, e->size);
+            top = &t->stack[t->top];
             break;
         }
     }

@@ -26,9 +26,7 @@
 #define SHADOW_CACHE_WAYS 64
 #define SHADOW_PAGE_BITS 10
 #define SHADOW_PAGE_CHUNKS (1u << SHADOW_PAGE_BITS)
-#ifndef SHADOW_PAGE_CACHE
 #define SHADOW_PAGE_CACHE 16
-#endif
 
 struct shadow_cache_entry {
     uint64_t number;           /* chunk number */
