@@ -6,7 +6,8 @@
  *                   [--contexts 0|1]
  *
  * MODE is input-size (RMS + TRMS + profiles), reuse (global and per-thread
- * reuse distance), all (both, as `trms analyze` runs them), naive (the fast
+ * reuse distance), all (both, as `trms analyze` runs them), driver (no
+ * pass: the validation and batching of the events alone), naive (the fast
  * analyses and the naive reference side by side on the same prefix, checked
  * equal), reuse-naive (one exact reuse stack against a move-to-front array
  * on the same line accesses, checked equal), or record DIR (write the trace
@@ -14,7 +15,9 @@
  * the profiles per calling context, as `trms analyze --contexts`. Only the
  * analysis is timed: the events are
  * generated in memory first. --threads is the traced program's; --shards
- * and --workers choose how the analysis uses this machine's cores. */
+ * and --workers choose how the analysis uses this machine's cores. Besides
+ * the wall time, a run prints the CPU seconds of all its threads and those
+ * of the thread that feeds the events (cpu_seconds, feed_cpu_seconds). */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -357,7 +360,7 @@ int main(int argc, char **argv)
                                   .seed = 1}};
     analysis_options_default(&o.analysis);
     if (argc < 2) {
-        fprintf(stderr, "usage: trms-bench input-size|reuse|all|naive|reuse-naive|record DIR [--events N] "
+        fprintf(stderr, "usage: trms-bench input-size|reuse|all|driver|naive|reuse-naive|record DIR [--events N] "
                         "[--threads T] [--working-set BYTES] [--cell-size N] [--line-size N]\n");
         return 2;
     }
