@@ -10,6 +10,8 @@
 #include "analyses/analysis.h"
 #include "common/u64map.h"
 
+struct engine_fill;
+
 /* Calling contexts of one thread. The engine completes activations later
  * than the driver sees their returns (batches run behind), but in the same
  * order for each thread: the context of every return goes to a queue that
@@ -28,6 +30,7 @@ struct thread_contexts {
 struct analysis {
     struct analysis_options options;
     struct engine *engine;
+    struct engine_fill *fill;                  /* the engine's batch cursor */
     struct profiles *profiles;
     uint64_t activations;
     activation_sink extra_sink;

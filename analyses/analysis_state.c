@@ -204,6 +204,8 @@ struct analysis *analysis_load(struct state_reader *r, int threads, struct trms_
     profiles_load(a->profiles, r);
     if (!r->failed)
         a->engine = engine_load(&config, analysis_collect, a, r);
+    if (a->engine)
+        a->fill = engine_fill(a->engine);
     if (r->failed) {
         error_set(err, "%s", r->error ? r->error : "the saved analysis is damaged");
         analysis_free(a);

@@ -12,6 +12,11 @@ struct batch_event {
     uint32_t size;   /* memory events: bytes (at most EVENT_MAX_ACCESS_SIZE);
                         EVENT_THREAD: dense thread index */
     uint8_t type;    /* enum event_type */
+    uint8_t shards;  /* the input-size shards that must see it, a bit each:
+                        for reads and writes (user or kernel reads), those
+                        owning a cell the access touches; all for the rest */
 };
+
+_Static_assert(sizeof(struct batch_event) == 16, "a batch event is one 16-byte store");
 
 #endif

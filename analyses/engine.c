@@ -11,6 +11,10 @@
 #include "analyses/reuse_distance.h"
 #include "common/oom.h"
 
+#if defined(__SSE2__)
+#include <emmintrin.h> /* _mm_sfence */
+#endif
+
 /* ---- jobs ---- */
 
 void engine_keep_partial(void *ctx, const struct activation *act)
@@ -137,14 +141,32 @@ static void retire(struct engine *e, uint64_t seq)
     e->merged_seq = seq + 1;
 }
 
+/* Points the fill cursor at the (empty) batch of slot next_seq. */
+static void ready_fill(struct engine *e)
+{
+    struct batch *b = &e->ring[e->next_seq % RING];
+    b->count = 0;
+    e->fill.next = b->events;
+    e->fill.end = b->events + BATCH_EVENTS;
+}
+
+static size_t filled(const struct engine *e)
+{
+    return (size_t)(e->fill.next - e->ring[e->next_seq % RING].events);
+}
+
 /* Hands the batch being filled to the jobs and readies the next slot. */
 static void publish(struct engine *e, int final)
 {
     struct batch *b = &e->ring[e->next_seq % RING];
+    b->count = filled(e);
     b->final = final;
     b->seq = e->next_seq;
     b->pending = e->threaded ? e->n_groups : 0;
     if (e->threaded) {
+#if defined(__SSE2__)
+        _mm_sfence(); /* the batch's streaming stores reach memory first */
+#endif
         pthread_mutex_lock(&e->lock);
         e->published_seq = b->seq + 1;
         pthread_cond_broadcast(&e->published);
@@ -155,7 +177,7 @@ static void publish(struct engine *e, int final)
     e->next_seq++;
     if (e->next_seq >= RING && e->merged_seq <= e->next_seq - RING)
         retire(e, e->next_seq - RING); /* the slot about to be refilled */
-    e->ring[e->next_seq % RING].count = 0;
+    ready_fill(e);
 }
 
 /* ---- the interface ---- */
@@ -185,7 +207,7 @@ struct engine *engine_new(const struct engine_config *config, activation_sink co
     e->collect = collect;
     e->collect_ctx = ctx;
     for (unsigned i = 0; i < RING; i++)
-        e->ring[i].events = xmalloc(BATCH_EVENTS * sizeof *e->ring[i].events);
+        e->ring[i].events = xaligned_alloc(64, BATCH_EVENTS * sizeof *e->ring[i].events);
     if (config->input_size)
         for (unsigned s = 0; s < 1u << config->shard_shift; s++)
             add_job(e, JOB_INPUT_SIZE, s);
@@ -200,6 +222,10 @@ struct engine *engine_new(const struct engine_config *config, activation_sink co
     for (unsigned j = 0; j < e->n_jobs; j++)
         e->jobs[j].group = j % e->n_groups;
     e->threaded = config->threads && cores > 1 && e->n_jobs > 0;
+    e->fill.cell_shift = config->cell_shift;
+    e->fill.shard_shift = config->input_size ? config->shard_shift : 0;
+    e->fill.streaming = e->threaded;
+    ready_fill(e);
     if (e->threaded) {
         pthread_mutex_init(&e->lock, NULL);
         pthread_cond_init(&e->published, NULL);
@@ -213,19 +239,20 @@ struct engine *engine_new(const struct engine_config *config, activation_sink co
     return e;
 }
 
-struct batch_event *engine_next(struct engine *e)
+struct engine_fill *engine_fill(struct engine *e)
 {
-    struct batch *b = &e->ring[e->next_seq % RING];
-    if (b->count == BATCH_EVENTS) {
-        publish(e, 0);
-        b = &e->ring[e->next_seq % RING];
-    }
-    return &b->events[b->count++];
+    return &e->fill;
+}
+
+void engine_put_next_batch(struct engine *e, struct batch_event ev)
+{
+    publish(e, 0);
+    engine_put(e, &e->fill, ev);
 }
 
 void engine_quiesce(struct engine *e)
 {
-    if (e->ring[e->next_seq % RING].count)
+    if (filled(e))
         publish(e, 0);
     for (uint64_t seq = e->merged_seq; seq < e->next_seq; seq++)
         retire(e, seq);
@@ -247,7 +274,7 @@ static void stop_workers(struct engine *e)
     if (!e->threaded || e->finished)
         return;
     e->discard = 1;
-    e->ring[e->next_seq % RING].count = 0; /* an empty final batch */
+    ready_fill(e); /* an empty final batch */
     publish(e, 1);
     for (unsigned g = 0; g < e->n_groups; g++)
         pthread_join(e->workers[g].thread, NULL);

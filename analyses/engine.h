@@ -17,8 +17,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #include "analyses/activation.h"
 #include "analyses/batch_event.h"
+#include "analyses/input_size.h"
 #include "analyses/result.h"
 
 #define ENGINE_MAX_SHARDS 8
@@ -44,8 +50,47 @@ struct engine *engine_new(const struct engine_config *config, activation_sink co
 /* Stops the workers (dropping what they would still deliver) and frees. */
 void engine_free(struct engine *e);
 
-/* The slot for the next event, in the batch being filled. */
-struct batch_event *engine_next(struct engine *e);
+/* The cursor in the batch being filled, for engine_put(), which runs once
+ * per event and so is inline. */
+struct engine_fill {
+    struct batch_event *next;
+    struct batch_event *end;
+    unsigned cell_shift;       /* to tag accesses with their shards... */
+    unsigned shard_shift;      /* ...when there are several */
+    int streaming;             /* workers on other cores read the batches */
+};
+
+/* E's cursor; it stays the same object for E's lifetime. */
+struct engine_fill *engine_fill(struct engine *e);
+
+/* Hands the full batch to the jobs, then puts EV in the next one. */
+void engine_put_next_batch(struct engine *e, struct batch_event ev);
+
+/* Appends EV to the batch being filled; its shards tag is set here. */
+static inline void engine_put(struct engine *e, struct engine_fill *f, struct batch_event ev)
+{
+    if (f->next == f->end) {
+        engine_put_next_batch(e, ev); /* nothing live across the call */
+        return;
+    }
+    /* Kernel writes stay with every shard: each counts them on its clock. */
+    if (f->shard_shift &&
+        (ev.type == EVENT_READ || ev.type == EVENT_WRITE || ev.type == EVENT_KREAD))
+        ev.shards = input_size_shards_of(f->cell_shift, f->shard_shift, ev.value, ev.size);
+#if defined(__SSE2__)
+    /* With workers, the batch is written around the caches: a worker on
+     * another core reads it, and an ordinary store would first have to take
+     * the line back from that core, which cost the calling thread more than
+     * all its other work (twice the time per event). */
+    if (f->streaming) {
+        __m128i v;
+        memcpy(&v, &ev, sizeof v);
+        _mm_stream_si128((__m128i *)f->next++, v);
+        return;
+    }
+#endif
+    *f->next++ = ev;
+}
 
 /* Runs everything outstanding: every event given so far has been through
  * every job and its completed activations have reached COLLECT; the

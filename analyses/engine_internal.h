@@ -53,6 +53,7 @@ struct worker {
 };
 
 struct engine {
+    struct engine_fill fill;                   /* in ring[next_seq % RING] */
     struct engine_config config;
     activation_sink collect;
     void *collect_ctx;

@@ -161,19 +161,30 @@ static struct frame *frame_at(struct thread *t, uint64_t ts)
     return &t->stack[lo];
 }
 
-/* Thread T's latest access to CELL, whose RECORD names another owner (or
- * none): the owner's time moves to its evicted map, T's comes from its own. */
-static uint64_t take_over(struct input_size *is, struct thread *t, uint64_t cell,
-                          uint64_t record)
+/* Another thread (or nobody) owned CELL (RECORD): the owner's time moves
+ * to its evicted map. */
+static void evict_owner(struct input_size *is, uint64_t cell, uint64_t record)
 {
     if (OWNER_OF(record))
         *shadow_map_slot(&is->threads[OWNER_OF(record) - 1].evicted, cell) = OWNER_TIME(record);
+}
+
+/* Thread T's latest access to CELL, whose RECORD names another owner: the
+ * owner's time moves to its evicted map, T's comes from its own. A cell
+ * nobody owns was never accessed by a thread, so there is nothing to look
+ * up: that is every cell's first access. */
+static uint64_t take_over(struct input_size *is, struct thread *t, uint64_t cell,
+                          uint64_t record)
+{
+    if (!OWNER_OF(record))
+        return 0;
+    evict_owner(is, cell, record);
     return shadow_map_peek(&t->evicted, cell);
 }
 
 /* One read of a cell (RECORD) by T, whose innermost activation is TOP. */
 static ALWAYS_INLINE void read_record(struct input_size *is, struct thread *t, struct frame *top,
-                               uint64_t *record, uint64_t cell)
+                                      uint64_t *record, uint64_t cell)
 {
     uint64_t r = *record;
     uint64_t last = OWNER_OF(r) == t->index + 1 ? OWNER_TIME(r) : take_over(is, t, cell, r);
@@ -206,8 +217,8 @@ static ALWAYS_INLINE void write_record(struct input_size *is, struct thread *t, 
                                 uint64_t cell)
 {
     uint64_t r = *record;
-    if (OWNER_OF(r) != t->index + 1 && OWNER_OF(r))
-        take_over(is, t, cell, r);
+    if (OWNER_OF(r) != t->index + 1)
+        evict_owner(is, cell, r);
     *record = WRITE_BY(is->count, 0) | OWNER_PART(is->count, t->index);
 }
 
@@ -267,11 +278,12 @@ static ALWAYS_INLINE void access_run(struct input_size *is, struct thread *t, st
     }
 }
 
-static ALWAYS_INLINE void access(struct input_size *is, enum event_type type, uint64_t addr,
-                          uint64_t size)
+/* An access by T, whose innermost activation is TOP. TAGGED: the access is
+ * known to touch this shard's cells (struct batch_event), so one group of
+ * cells needs no check. */
+static ALWAYS_INLINE void access(struct input_size *is, struct thread *t, struct frame *top,
+                                 enum event_type type, uint64_t addr, uint64_t size, int tagged)
 {
-    struct thread *t = is->current;
-    struct frame *top = &t->stack[t->top];
     uint64_t first = addr >> is->cell_shift, last = (addr + size - 1) >> is->cell_shift;
     /* A write time newer than any thread's latest access makes the next
      * read of each cell an induced one (Figure 12). Every shard ticks, so
@@ -280,7 +292,7 @@ static ALWAYS_INLINE void access(struct input_size *is, enum event_type type, ui
     uint64_t shard_mask = (UINT64_C(1) << is->shard_shift) - 1;
     if ((first >> SHARD_GRAIN_BITS) == (last >> SHARD_GRAIN_BITS)) {
         /* The common case: one group of cells. */
-        if (((first >> SHARD_GRAIN_BITS) & shard_mask) == is->shard)
+        if (tagged || ((first >> SHARD_GRAIN_BITS) & shard_mask) == is->shard)
             access_run(is, t, top, type,
                        ((first >> (SHARD_GRAIN_BITS + is->shard_shift)) << SHARD_GRAIN_BITS) |
                            (first & SHARD_GRAIN_MASK),
@@ -297,45 +309,67 @@ static ALWAYS_INLINE void access(struct input_size *is, enum event_type type, ui
 void input_size_access(struct input_size *is, enum event_type type, uint64_t addr,
                        uint64_t size)
 {
-    access(is, type, addr, size);
+    struct thread *t = is->current;
+    access(is, t, &t->stack[t->top], type, addr, size, 0);
 }
 
-/* How many events ahead a record is asked for, so that scattered accesses
- * find their record in the caches. */
+/* How many of this shard's events ahead a record is asked for, so that
+ * scattered accesses find their record in the caches. */
 #define PREFETCH_AHEAD 8
 
-static ALWAYS_INLINE void prefetch(const struct input_size *is, const struct batch_event *e)
+static ALWAYS_INLINE void prefetch(const struct input_size *is, const struct batch_event *e,
+                                   uint8_t mine)
 {
-    if (!event_is_access((enum event_type)e->type))
+    if (!(e->shards & mine) || !event_is_access((enum event_type)e->type))
         return;
     uint64_t c = e->value >> is->cell_shift;
-    if (((c >> SHARD_GRAIN_BITS) & ((UINT64_C(1) << is->shard_shift) - 1)) != is->shard)
-        return;
     shadow_map_prefetch(&is->cells, ((c >> (SHARD_GRAIN_BITS + is->shard_shift)) << SHARD_GRAIN_BITS) |
                                         (c & SHARD_GRAIN_MASK));
 }
 
 void input_size_run(struct input_size *is, const struct batch_event *events, size_t n)
 {
+    uint8_t mine = (uint8_t)(1u << is->shard);
+    /* The shards share the events: each sees about 1/shards of the accesses. */
+    size_t ahead = (size_t)PREFETCH_AHEAD << is->shard_shift;
+    /* The current thread and its innermost activation, kept in registers
+     * between the events that change them. */
+    struct thread *t = is->current;
+    struct frame *top = t ? &t->stack[t->top] : NULL;
     for (size_t i = 0; i < n; i++) {
         const struct batch_event *e = &events[i];
-        if (i + PREFETCH_AHEAD < n)
-            prefetch(is, &events[i + PREFETCH_AHEAD]);
+        if (i + ahead < n)
+            prefetch(is, &events[i + ahead], mine);
+        if (!(e->shards & mine))
+            continue; /* another shard's cells only */
         switch (e->type) {
+        case EVENT_READ:
+            access(is, t, top, EVENT_READ, e->value, e->size, 1);
+            break;
+        case EVENT_WRITE:
+            access(is, t, top, EVENT_WRITE, e->value, e->size, 1);
+            break;
+        case EVENT_KREAD:
+            access(is, t, top, EVENT_KREAD, e->value, e->size, 1);
+            break;
+        case EVENT_KWRITE: /* every shard's: see struct batch_event */
+            access(is, t, top, EVENT_KWRITE, e->value, e->size, 0);
+            break;
+        case EVENT_COST:
+            t->cost += e->value; /* overflow checked by the driver */
+            break;
         case EVENT_THREAD:
             input_size_switch(is, e->size, (uint32_t)e->value);
+            t = is->current;
+            top = &t->stack[t->top];
             break;
         case EVENT_CALL:
             input_size_call(is, (uint32_t)e->value);
+            top = &t->stack[t->top];
             break;
         case EVENT_RETURN:
             input_size_return(is); /* validated by the driver */
-            break;
-        case EVENT_COST:
-            is->current->cost += e->value; /* overflow checked by the driver */
-            break;
-        default:
-            access(is, (enum event_type)e->type, e->value, e->size);
+            top = &t->stack[t->top];
             break;
         }
     }

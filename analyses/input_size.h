@@ -37,11 +37,35 @@ int input_size_return(struct input_size *is);
 void input_size_access(struct input_size *is, enum event_type type, uint64_t addr,
                        uint64_t size);
 
+/* Sharding: shard s of 2^shard_shift owns the cells of every
+ * 2^shard_shift-th group of 2^INPUT_SIZE_GRAIN_BITS consecutive cells. */
+#define INPUT_SIZE_GRAIN_BITS 4
+
+/* The shards owning a cell of the SIZE bytes at ADDR, a bit each: the tag
+ * of a read or write in a batch (struct batch_event), so that a shard
+ * passes over the others' accesses without looking at them. */
+static inline uint8_t input_size_shards_of(unsigned cell_shift, unsigned shard_shift,
+                                           uint64_t addr, uint64_t size)
+{
+    uint64_t first = (addr >> cell_shift) >> INPUT_SIZE_GRAIN_BITS;
+    uint64_t last = ((addr + size - 1) >> cell_shift) >> INPUT_SIZE_GRAIN_BITS;
+    uint64_t mask = (UINT64_C(1) << shard_shift) - 1;
+    if (first == last)
+        return (uint8_t)(1u << (first & mask));
+    if (last - first >= mask)
+        return (uint8_t)((1u << (1u << shard_shift)) - 1); /* every shard */
+    uint8_t shards = 0;
+    for (uint64_t g = first; g <= last; g++)
+        shards |= (uint8_t)(1u << (g & mask));
+    return shards;
+}
+
 /* Returns -1 when the thread's instruction count would pass 2^64. */
 int input_size_cost(struct input_size *is, uint64_t instructions);
 
 /* The events of a batch, in order (the same as the calls above, with the
- * access path inlined). */
+ * access path inlined); accesses whose shards tag leaves this shard out
+ * are passed over. */
 void input_size_run(struct input_size *is, const struct batch_event *events, size_t n);
 
 /* Completes every pending activation: threads in order of first

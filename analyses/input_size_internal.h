@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "analyses/activation.h"
+#include "analyses/input_size.h"
 #include "analyses/shadow_map.h"
 #include "common/u64map.h"
 
@@ -82,7 +83,7 @@ struct thread {
  * contributions, so the activations of the shards add up to the exact
  * whole; each shard can run on its own core. Groups of 16 cells keep a
  * thread's stack frame and an array's neighbours split evenly. */
-#define SHARD_GRAIN_BITS 4
+#define SHARD_GRAIN_BITS INPUT_SIZE_GRAIN_BITS
 #define SHARD_GRAIN_MASK ((UINT64_C(1) << SHARD_GRAIN_BITS) - 1)
 
 struct input_size {

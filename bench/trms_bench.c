@@ -6,7 +6,8 @@
  *                   [--contexts 0|1]
  *
  * MODE is input-size (RMS + TRMS + profiles), reuse (global and per-thread
- * reuse distance), all (both, as `trms analyze` runs them), naive (the fast
+ * reuse distance), all (both, as `trms analyze` runs them), driver (no
+ * pass: the validation and batching of the events alone), naive (the fast
  * analyses and the naive reference side by side on the same prefix, checked
  * equal), reuse-naive (one exact reuse stack against a move-to-front array
  * on the same line accesses, checked equal), or record DIR (write the trace
@@ -14,7 +15,9 @@
  * the profiles per calling context, as `trms analyze --contexts`. Only the
  * analysis is timed: the events are
  * generated in memory first. --threads is the traced program's; --shards
- * and --workers choose how the analysis uses this machine's cores. */
+ * and --workers choose how the analysis uses this machine's cores. Besides
+ * the wall time, a run prints the CPU seconds of all its threads and those
+ * of the thread that feeds the events (cpu_seconds, feed_cpu_seconds). */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,6 +49,26 @@ static double now(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* CPU seconds of every thread of the process, user and system. */
+static double cpu_seconds(void)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec * 1e-6 +
+           (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec * 1e-6;
+}
+
+#ifndef RUSAGE_THREAD
+#define RUSAGE_THREAD 1 /* Linux: the calling thread alone */
+#endif
+static double thread_cpu_seconds(void)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_THREAD, &ru);
+    return (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec * 1e-6 +
+           (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec * 1e-6;
 }
 
 static long peak_rss_kib(void)
@@ -112,7 +135,7 @@ static int run_analysis(const struct options *o)
     long baseline = peak_rss_kib();
 
     struct trms_error err;
-    double start = now();
+    double start = now(), cpu_start = cpu_seconds(), main_start = thread_cpu_seconds();
     struct analysis *a = analysis_new(&o->analysis, &err);
     if (!a) {
         fprintf(stderr, "trms-bench: %s\n", err.message);
@@ -123,19 +146,21 @@ static int run_analysis(const struct options *o)
             fprintf(stderr, "trms-bench: %s\n", err.message);
             return 1;
         }
+    double main_cpu = thread_cpu_seconds() - main_start;
     struct analysis_result *r = analysis_finish(a, NULL);
-    double seconds = now() - start;
+    double seconds = now() - start, cpu = cpu_seconds() - cpu_start;
     struct analysis_memory mem;
     analysis_memory(a, &mem);
     uint64_t cells = census_count(&census);
     uint64_t lines = r->reuse_global.cold;
     printf("mode=%s events=%" PRIu64 " accesses=%" PRIu64 " cell_accesses=%" PRIu64
-           " threads=%u shards=%u workers=%s seconds=%.3f accesses_per_s=%.1fM"
+           " threads=%u shards=%u workers=%s seconds=%.3f cpu_seconds=%.3f feed_cpu_seconds=%.3f"
+           " accesses_per_s=%.1fM"
            " rss_growth_mib=%.1f input_size_mib=%.1f reuse_mib=%.1f profiles_mib=%.1f"
            " engine_mib=%.1f distinct_cells=%" PRIu64 " distinct_lines=%" PRIu64
            " bytes_per_cell=%.1f bytes_per_line=%.1f\n",
            o->mode, o->events, accesses, cell_accesses, o->shape.threads, o->analysis.shards,
-           o->analysis.threads ? "yes" : "no", seconds, (double)accesses / seconds / 1e6,
+           o->analysis.threads ? "yes" : "no", seconds, cpu, main_cpu, (double)accesses / seconds / 1e6,
            (double)(peak_rss_kib() - baseline) / 1024, (double)mem.input_size / (1 << 20),
            (double)mem.reuse / (1 << 20), (double)mem.profiles / (1 << 20),
            (double)mem.engine / (1 << 20), cells, lines,
@@ -335,7 +360,7 @@ int main(int argc, char **argv)
                                   .seed = 1}};
     analysis_options_default(&o.analysis);
     if (argc < 2) {
-        fprintf(stderr, "usage: trms-bench input-size|reuse|all|naive|reuse-naive|record DIR [--events N] "
+        fprintf(stderr, "usage: trms-bench input-size|reuse|all|driver|naive|reuse-naive|record DIR [--events N] "
                         "[--threads T] [--working-set BYTES] [--cell-size N] [--line-size N]\n");
         return 2;
     }
@@ -377,6 +402,8 @@ int main(int argc, char **argv)
         o.analysis.passes = PASS_REUSE;
     else if (strcmp(o.mode, "all") == 0)
         o.analysis.passes = PASS_ALL;
+    else if (strcmp(o.mode, "driver") == 0)
+        o.analysis.passes = 0;
     else if (strcmp(o.mode, "naive") == 0)
         return run_naive(&o);
     else if (strcmp(o.mode, "reuse-naive") == 0)

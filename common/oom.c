@@ -18,6 +18,15 @@ void *xmalloc(size_t size)
     return p;
 }
 
+void *xaligned_alloc(size_t alignment, size_t size)
+{
+    size = (size + alignment - 1) / alignment * alignment;
+    void *p = aligned_alloc(alignment, size ? size : alignment);
+    if (!p)
+        oom_exit("malloc");
+    return p;
+}
+
 void *xcalloc(size_t count, size_t size)
 {
     void *p = calloc(count ? count : 1, size ? size : 1);

@@ -16,5 +16,8 @@ void *xmalloc(size_t size);
 void *xcalloc(size_t count, size_t size);
 void *xrealloc(void *ptr, size_t size);
 char *xstrdup(const char *s);
+/* C11 aligned_alloc (ALIGNMENT a power of two; SIZE rounded up to a
+ * multiple of it); freed with free(). */
+void *xaligned_alloc(size_t alignment, size_t size);
 
 #endif
