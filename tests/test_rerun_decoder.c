@@ -377,8 +377,17 @@ static void test_stack(void)
     n.gp[RERUN_RBP] = STACK + 0x100;
     run(f, &r, "c9", &n);  /* leave: rbp popped from the old rbp */
     EXPECT(f, "r0x%" PRIx64 "/8", S - 18);
+    CHECK_EQ(f->summary.approximated.count, 0);
+    /* enter with a nesting level also copies frame pointers, which the
+     * records do not show: rbp's push only, and counted. */
+    uint64_t nested = r.ip;
+    n = with_sp(&r, S - 10 - 16 - 32);
+    n.gp[RERUN_RBP] = S - 18;
+    run(f, &r, "c8 20 00 01", &n);  /* enter 32, 1 */
+    EXPECT(f, "w0x%" PRIx64 "/8", S - 18);
+    CHECK_EQ(count_at(&f->summary.approximated, nested), 1);
     finish(f);
-    EXPECT(f, "$10");
+    EXPECT(f, "$11");
     destroy(f);
 }
 
@@ -619,6 +628,16 @@ static void test_strings(void)
     string_op(f, &r, "f3 a4", 0, 0x2064, 0x3064, 0);
     EXPECT(f, "%s", "");
     steps += 6;
+
+    /* With 0x67 the string registers are esi, edi and ecx: their upper
+     * halves do not count (rcx's is cleared here; kept, it would cancel
+     * out all the same). */
+    set(f, &r, RERUN_RCX, UINT64_C(0xdead00000005));
+    set(f, &r, RERUN_RSI, UINT64_C(0xffffffff00002000));
+    set(f, &r, RERUN_RDI, UINT64_C(0x123400003000));
+    string_op(f, &r, "67 f3 a4", 0, 0x2005, 0x3005, 0);  /* rep movsb [edi], [esi] */
+    EXPECT(f, "r0x2000/5 w0x3000/5");
+    steps += 4;
     finish(f);
     EXPECT(f, "$%u", steps);
     destroy(f);
@@ -666,6 +685,11 @@ static void test_read_modify_write(void)
     set(f, &r, RERUN_RAX, 0x11);  /* al = 0x11 */
     run(f, &r, "d7", NULL);  /* xlatb: [rbx + al] */
     EXPECT(f, "r0x9011/1");
+    set(f, &r, RERUN_RAX, UINT64_C(0x7fff2211));  /* al = 0x11: the rest of rax does not count */
+    run(f, &r, "d7", NULL);
+    EXPECT(f, "r0x9011/1");
+    run(f, &r, "64 d7", NULL);  /* xlatb with fs: */
+    EXPECT(f, "r0x%" PRIx64 "/1", FS_BASE + 0x9011);
     finish(f);
     destroy(f);
 }
@@ -698,6 +722,11 @@ static void test_vector(void)
         {"0f ae 20", "w0x9000/832"},       /* xsave [rax]: x87 + SSE + AVX */
         {"0f ae 28", "r0x9000/832"},       /* xrstor [rax] */
         {"0f ae 30", "w0x9000/832"},       /* xsaveopt [rax] */
+        {"48 0f ae 20", "w0x9000/832"},    /* xsave64 [rax] */
+        {"0f c7 20", "w0x9000/832"},       /* xsavec [rax] */
+        {"0f c7 28", "w0x9000/832"},       /* xsaves [rax] */
+        {"0f c7 18", "r0x9000/832"},       /* xrstors [rax] */
+        {"dd 20", "r0x9000/108"},          /* frstor [rax] */
         {"d9 30", "w0x9000/28"},           /* fnstenv [rax] */
         {"dd 30", "w0x9000/108"},          /* fnsave [rax] */
         {"d9 28", "r0x9000/2"},            /* fldcw [rax] */
@@ -737,6 +766,10 @@ static void test_vector(void)
     uint64_t maskmov = r.ip;
     run(f, &r, "66 0f f7 c1", NULL);  /* maskmovdqu xmm0, xmm1: at rdi */
     EXPECT(f, "w0xa000/16");
+    uint64_t vmaskmov = r.ip;
+    run(f, &r, "c5 f9 f7 c1", NULL);  /* vmaskmovdqu xmm0, xmm1: at rdi */
+    EXPECT(f, "w0xa000/16");
+    CHECK_EQ(count_at(&f->summary.approximated, vmaskmov), 1);
     CHECK_EQ(count_at(&f->summary.approximated, masked), 1);
     CHECK_EQ(count_at(&f->summary.approximated, gather), 1);
     CHECK_EQ(count_at(&f->summary.approximated, maskmov), 1);
@@ -888,6 +921,34 @@ static void test_syscalls(void)
     EXPECT(f, "$5 $1 kw0x6000/8");
     CHECK_EQ(f->summary.syscalls, 8);
     CHECK_EQ(f->summary.unexpected, 0);
+
+    /* Restarted, by a producer that shows the kernel moving back onto the
+     * syscall instruction (ip - 2, rax the call's number again): a record
+     * there, then the call entered afresh. */
+    entry = syscall_at(f, &r, 0, 3, 0x6000, 100);
+    go(f, &entry);
+    r = result(&entry, (uint64_t)-512);
+    go(f, &r);
+    struct rerun_record back = entry;
+    back.ip = entry.ip - 2;
+    back.gp[RERUN_RAX] = 0;
+    go(f, &back);
+    go(f, &entry);
+    r = result(&entry, 8);
+    go(f, &r);
+    EXPECT(f, "$5 $1 kw0x6000/8");
+    CHECK_EQ(f->summary.syscalls, 10);
+    CHECK_EQ(f->summary.signals, 0);
+    CHECK_EQ(f->summary.unexpected, 0);
+
+    /* A read that claims more than Linux moves in one call (a corrupt
+     * record): cut at MAX_RW_COUNT, and counted. */
+    entry = syscall_at(f, &r, 0, 3, 0x6000, UINT64_C(0x200000000));
+    go(f, &entry);
+    r = result(&entry, UINT64_C(0x100000000));
+    go(f, &r);
+    EXPECT(f, "$5 kw0x6000/%u", 0x7ffff000u);
+    CHECK_EQ(f->summary.unexpected, 1);
     finish(f);
     destroy(f);
 
@@ -1202,6 +1263,105 @@ static void test_signals(void)
     EXPECT(f, "t1 c0x%" PRIx64 " kw0x%" PRIx64 "/%" PRIu64, CODE + 0x7000, entry_sp, frame);
     CHECK_EQ(f->summary.unknown_handlers, 1);
     destroy(f);
+
+    /* A failed rt_sigaction (-EINVAL) installs no handler. */
+    f = make();
+    r = state(1, M);
+    go(f, &r);
+    put_memory(f, 0x6800, act, sizeof act);
+    entry = syscall_at(f, &r, 13, 10, 0x6800, 0);
+    go(f, &entry);
+    r = result(&entry, (uint64_t)-22);
+    go(f, &r);
+    EXPECT(f, "t1 $5");
+    at(f, r.ip, "90");
+    h = with_sp(&r, entry_sp);
+    h.ip = HANDLER;
+    go(f, &h);
+    EXPECT(f, "c0x%" PRIx64 " kw0x%" PRIx64 "/%" PRIu64, HANDLER, entry_sp, frame);
+    CHECK_EQ(f->summary.unknown_handlers, 1);
+    destroy(f);
+}
+
+/* A fake whose thread installed HANDLER for SIGUSR1 (rt_sigaction), at
+ * R, with the events so far drained. */
+static struct fake *with_handler(struct rerun_record *r)
+{
+    struct fake *f = make();
+    *r = state(1, CODE + 0x100);
+    go(f, r);
+    uint8_t act[32] = {0};
+    put_u64(act, HANDLER);
+    put_memory(f, 0x6800, act, sizeof act);
+    struct rerun_record entry = syscall_at(f, r, 13, 10, 0x6800, 0);
+    go(f, &entry);
+    *r = result(&entry, 0);
+    go(f, r);
+    EXPECT(f, "t1 $5 kr0x6800/32");
+    return f;
+}
+
+/* jmp [rax] and call [rax] have targets the records cannot check: the
+ * stack pointer tells the signal that interrupts them from the transfer. */
+static void test_signal_at_transfer_through_memory(void)
+{
+    static const char *const code[] = {"ff 20", "ff 10"};  /* jmp [rax]; call [rax] */
+    const uint64_t entry_sp = STACK - 128 - 0x1c8;
+    for (size_t i = 0; i < sizeof code / sizeof code[0]; i++) {
+        struct rerun_record r;
+        struct fake *f = with_handler(&r);
+        set(f, &r, RERUN_RAX, 0x8000);
+        at(f, r.ip, code[i]);
+        struct rerun_record h = with_sp(&r, entry_sp);
+        h.ip = HANDLER;
+        go(f, &h);
+        EXPECT(f, "$1 c0x%" PRIx64 " kw0x%" PRIx64 "/%d", HANDLER, entry_sp, 0x1c8);
+        CHECK_EQ(f->summary.signals, 1);
+        destroy(f);
+    }
+}
+
+/* rr shows a handler after its first instruction: the handler's entry
+ * stack pointer (the frame's bottom) is found by undoing it, for each way
+ * an instruction moves rsp. */
+static void test_handler_first_instruction(void)
+{
+    const uint64_t entry_sp = STACK - 128 - 0x1c8;
+    char call_f1[64], frame[64];
+    rel32(call_f1, sizeof call_f1, "e8", HANDLER, 5, F1);
+    snprintf(frame, sizeof frame, "c0x%" PRIx64 " kw0x%" PRIx64 "/%d", HANDLER, entry_sp, 0x1c8);
+    struct {
+        const char *hex;
+        uint64_t ip, sp;  /* after it */
+        char events[256];
+    } cases[] = {
+        {"48 83 ec 18", HANDLER + 4, entry_sp - 0x18, ""},  /* sub rsp, 0x18 */
+        {"48 83 c4 f0", HANDLER + 4, entry_sp - 0x10, ""},  /* add rsp, -0x10 */
+        {call_f1, F1, entry_sp - 8, ""},                    /* call F1 */
+        {"c2 08 00", RESTORER, entry_sp + 16, ""},          /* ret 8 */
+    };
+    snprintf(cases[0].events, sizeof cases[0].events, "%s", frame);
+    snprintf(cases[1].events, sizeof cases[1].events, "%s", frame);
+    snprintf(cases[2].events, sizeof cases[2].events, "%s $1 c0x%" PRIx64 " w0x%" PRIx64 "/8",
+             frame, F1, entry_sp - 8);
+    snprintf(cases[3].events, sizeof cases[3].events, "%s r0x%" PRIx64 "/8 $1", frame, entry_sp);
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        struct rerun_record r;
+        struct fake *f = with_handler(&r);
+        at(f, r.ip, "90");  /* interrupted before it */
+        at(f, HANDLER, cases[i].hex);
+        struct rerun_record h = with_sp(&r, cases[i].sp);
+        h.ip = cases[i].ip;
+        go(f, &h);
+        const char *got = drain(f);
+        if (strcmp(got, cases[i].events) != 0) {
+            fprintf(stderr, "handler starting with %s: got \"%s\", expected \"%s\"\n",
+                    cases[i].hex, got, cases[i].events);
+            check_failures++;
+        }
+        CHECK_EQ(f->summary.unknown_handlers, 0);
+        destroy(f);
+    }
 }
 
 /* ---- the code cache ---- */
@@ -1256,6 +1416,36 @@ static void test_code_cache(void)
     EXPECT(f, "r0x1000/8");
     CHECK_EQ(f->code_reads[A - CODE], 3);
     CHECK_EQ(f->code_reads[A + 3 - CODE], 2);  /* the munmap dropped it too */
+
+    /* ...or by mmap(NULL, 4096, ...) placing new code there: the mapping
+     * is where the result says, whatever the hint... */
+    r.ip = A + 5;
+    go(f, &r);  /* jne not taken */
+    at(f, A, "48 89 03");  /* mov [rbx], rax */
+    entry = syscall_at(f, &r, 9, 0, 0x1000, 5);
+    go(f, &entry);
+    r = result(&entry, page);
+    go(f, &r);
+    rel32(hex, sizeof hex, "e9", r.ip, 5, A);
+    transfer(f, &r, hex, A, STACK);  /* jmp A */
+    r.ip = A + 3;
+    go(f, &r);
+    EXPECT(f, "$10 w0x1000/8");
+    CHECK_EQ(f->code_reads[A - CODE], 4);
+
+    /* ...or by mprotect of its page (code written, then made executable). */
+    r.ip = A + 5;
+    go(f, &r);
+    at(f, A, "48 8b 03");  /* mov rax, [rbx] */
+    entry = syscall_at(f, &r, 10, page, 0x1000, 5);
+    go(f, &entry);
+    r = result(&entry, 0);
+    go(f, &r);
+    transfer(f, &r, hex, A, STACK);
+    r.ip = A + 3;
+    go(f, &r);
+    EXPECT(f, "$8 r0x1000/8");
+    CHECK_EQ(f->code_reads[A - CODE], 5);
     destroy(f);
 }
 
@@ -1404,6 +1594,8 @@ int main(void)
     test_threads();
     test_thread_lifecycle();
     test_signals();
+    test_signal_at_transfer_through_memory();
+    test_handler_first_instruction();
     test_code_cache();
     test_exec();
     test_stream();

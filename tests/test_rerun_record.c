@@ -11,6 +11,14 @@ static void put_le(unsigned char *p, uint64_t v, int bytes)
         p[i] = (unsigned char)(v >> (8 * i));
 }
 
+static uint64_t get_le(const unsigned char *p, int bytes)
+{
+    uint64_t v = 0;
+    for (int i = bytes; i-- > 0;)
+        v = v << 8 | p[i];
+    return v;
+}
+
 int main(void)
 {
     /* tid 4 bytes, then event, icount, ip, fsbase, gsbase, flags, then
@@ -42,6 +50,19 @@ int main(void)
     CHECK_EQ(r.gp[RERUN_R15], 0x100f);
 
     unsigned char again[RERUN_RECORD_BYTES];
+    rerun_record_encode(&r, again);
+    CHECK(memcmp(again, bytes, sizeof bytes) == 0);
+
+    /* Every byte of every field counts: no byte of this record is 0. */
+    for (int i = 0; i < 180; i++)
+        bytes[i] = (unsigned char)(0x80 + i);
+    CHECK_EQ(rerun_record_decode(bytes, &r), 0);
+    CHECK_EQ(r.tid, get_le(bytes, 4));
+    const uint64_t fixed[] = {r.event, r.icount, r.ip, r.fsbase, r.gsbase, r.flags};
+    for (int i = 0; i < 6; i++)
+        CHECK_EQ(fixed[i], get_le(bytes + 4 + 8 * i, 8));
+    for (int i = 0; i < 16; i++)
+        CHECK_EQ(r.gp[i], get_le(bytes + 52 + 8 * i, 8));
     rerun_record_encode(&r, again);
     CHECK(memcmp(again, bytes, sizeof bytes) == 0);
 

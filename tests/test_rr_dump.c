@@ -210,6 +210,9 @@ static void corrupted(const char *text, size_t len)
         {"  TraceTaskEvent::EXIT", "  TraceTaskEvent::QUIT", "dump.txt:37:"},
         {"rax:0x1093 rcx", "rax:0x10000000000000000 rcx", "dump.txt:20:"},  /* 65 bits */
         {"}\n{\n  real_time:2.000000", "}\n{{\n  real_time:2.000000", "dump.txt:25:"},
+        {"tid:4243, ticks:5000", "tid:-4243, ticks:5000", "dump.txt:26:"},  /* a negative tid */
+        {"orig_rax:0x3b fs_base:0x0 gs_base:0x0 ", "orig_rax:0x3b fs_base:0x0 ", "dump.txt:3:"},
+        {"0x10-0x20]", "0x10-0x48]", "dump.txt:32:"},  /* a hole past the write's 0x40 bytes */
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         const char *at = strstr(text, cases[i].from);

@@ -146,6 +146,8 @@ static void read_write_family(void)
     EXPECT(KW(dirents, 48));
     RUN(SYS_getrandom, 16, P(buf), 16, 0);
     EXPECT(KW(buf, 16));
+    RUN(SYS_getrandom, 5, P(buf), 16, 1 /* GRND_NONBLOCK */); /* fewer than asked */
+    EXPECT(KW(buf, 5));
     RUN(SYS_getcwd, 6, P(buf), sizeof buf); /* "/tmp/" and its NUL */
     EXPECT(KW(buf, 6));
     off_t off = 0;
@@ -428,6 +430,10 @@ static void sockets(void)
     RUN(SYS_accept, 5, 3, 0, 0);
     EXPECT_NONE();
     RUN(SYS_connect, 0, 3, P(addr), 16);
+    EXPECT(KR(addr, 16));
+    /* addrlen is an int: what the register holds above its 32 bits is not
+     * part of it. */
+    RUN(SYS_connect, 0, 3, P(addr), UINT64_C(0xdeadbeef00000010));
     EXPECT(KR(addr, 16));
     RUN(SYS_getsockname, 0, 3, P(addr), P(&addrlen));
     EXPECT(KR(&addrlen, 4), KW(addr, 16), KW(&addrlen, 4));
