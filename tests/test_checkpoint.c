@@ -5,12 +5,14 @@
  * shards on workers with timestamp ranges and reuse windows so small that
  * both renumber all the time, with and without calling contexts; four
  * shards). A damaged or cut state is
- * refused with a message, never half loaded. */
+ * refused with a message, never half loaded; so are profiles that repeat
+ * an input size or a profile. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "analyses/analysis.h"
 #include "analyses/analysis_state.h"
+#include "analyses/profiles.h"
 #include "common/byte_buffer.h"
 #include "common/oom.h"
 #include "tests/check.h"
@@ -239,6 +241,27 @@ static void damaged_states(void)
     routine_table_free(&routines);
 }
 
+/* A saved profile whose points repeat an input size, or a profile saved
+ * twice, is a damaged state: refused, never merged into one. */
+static void duplicate_profiles(void)
+{
+    struct profile_point pts[2] = {{.n = 3, .calls = 1}, {.n = 3, .calls = 2}};
+    struct routine_profile rp = {.routine = 1, .context = CONTEXT_NONE, .tid = 7,
+                                 .rms_points = pts, .n_rms_points = 2};
+    struct profiles *p = profiles_new();
+    CHECK(profiles_restore(p, &rp) != 0);
+    profiles_free(p);
+    p = profiles_new();
+    rp.n_rms_points = 1;
+    CHECK(profiles_restore(p, &rp) == 0);
+    CHECK(profiles_restore(p, &rp) != 0);
+    rp.tid = 8;
+    rp.trms_points = pts;
+    rp.n_trms_points = 2;
+    CHECK(profiles_restore(p, &rp) != 0);
+    profiles_free(p);
+}
+
 int main(int argc, char **argv)
 {
     const char *env = getenv("TRMS_CHECKPOINT_TRACES");
@@ -256,6 +279,7 @@ int main(int argc, char **argv)
         random_case(seed * 6151, &shape);
     }
     damaged_states();
+    duplicate_profiles();
     if (traces == 0)
         return check_report("test_checkpoint");
     printf("%u traces, %" PRIu64 " saves and reloads, %" PRIu64 " renumberings\n", traces, saves,

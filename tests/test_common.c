@@ -59,6 +59,14 @@ static void shadow_map_slots(void)
     CHECK(shadow_map_slot(&m, 5) == a && *a == 11);
     for (uint64_t i = 0; i < 100000; i += 17)
         CHECK_EQ(*shadow_map_slot(&m, i * 4099), i + 1);
+    /* Cells 2^23 apart: the same place in pages that share a page cache
+     * entry and a chunk cache way, so each look-up goes to the directory. */
+    for (uint64_t i = 1; i <= 100; i++)
+        *shadow_map_slot(&m, i << 23) = i;
+    for (uint64_t i = 1; i <= 100; i++) {
+        CHECK_EQ(*shadow_map_slot(&m, i << 23), i);
+        CHECK_EQ(shadow_map_peek(&m, (i << 23) + 1), 0);
+    }
     shadow_map_free(&m);
 }
 

@@ -5,8 +5,11 @@
  * cost, self cost, induced input, and calling context when kept), the
  * calling context tree, the global and per-thread reuse histograms, and the
  * profiles rebuilt from the activations (per routine, or per context) must
- * be equal, for several cell and line sizes. Long traces with thousands of distinct
- * lines push the reuse stacks through many renumberings. */
+ * be equal, for several cell and line sizes; the profiles come sorted and
+ * the events are counted by type. Long traces with thousands of distinct
+ * lines push the reuse stacks through many renumberings; a trace longer than
+ * the engine's ring of batches reuses its slots. Invalid accesses are
+ * refused. */
 #include <stdlib.h>
 
 #include "analyses/analysis.h"
@@ -109,6 +112,13 @@ static void check_profiles(uint64_t seed, uint64_t cell, uint64_t line, const st
     uint64_t calls = 0;
     for (size_t i = 0; i < r->n_profiles; i++) {
         const struct routine_profile *p = &r->profiles[i];
+        if (i > 0) { /* by routine, context, thread */
+            const struct routine_profile *q = &r->profiles[i - 1];
+            if (q->routine > p->routine ||
+                (q->routine == p->routine &&
+                 (q->context > p->context || (q->context == p->context && q->tid >= p->tid))))
+                describe(seed, cell, line, "profiles out of order");
+        }
         uint64_t thr = 0, ext = 0, self = 0, cost = 0;
         for (size_t k = 0; k < run->n_activations; k++) {
             const struct activation *a = &run->activations[k];
@@ -197,6 +207,12 @@ static void compare(uint64_t seed, const struct event_list *events,
                 !same_histogram(&run.result->reuse_threads[t].histogram, &naive.threads[t]))
                 describe(seed, cell, line, "per-thread reuse histogram differs");
     }
+    uint64_t by_type[EVENT_TYPE_COUNT] = {0};
+    for (size_t i = 0; i < events->count; i++)
+        by_type[events->items[i].type]++;
+    for (int t = 0; t < EVENT_TYPE_COUNT; t++)
+        if (run.result->events[t] != by_type[t])
+            describe(seed, cell, line, "events counted by type differ from the trace's");
     check_profiles(seed, cell, line, &run);
     check_contexts(seed, cell, line, run.result, &naive, opt->contexts);
     naive_result_free(&naive);
@@ -244,10 +260,113 @@ static void random_case(uint64_t seed, const struct random_trace_shape *shape, u
     routine_table_free(&routines);
 }
 
+/* More events than the engine's ring of batches holds (RING x BATCH_EVENTS
+ * = 262144), so that its slots are reused: the activations still arrive in
+ * completion order, as a walk of the calls and returns gives it (thread,
+ * routine, depth, cost), with and without worker threads. */
+static void ring_wraps(void)
+{
+    struct random_trace_shape shape = {.threads = 3, .events = 400000, .routines = 5,
+                                       .regions = 2, .region_span = 4096, .max_depth = 6};
+    struct event_list events = {0};
+    struct routine_table routines;
+    routine_table_init(&routines);
+    random_trace(4242, &shape, &events, &routines);
+    struct activation *want = xcalloc(events.count + 3, sizeof *want);
+    size_t n_want = 0;
+    struct {
+        uint32_t routine[16];
+        uint64_t entry[16];
+        size_t depth; /* frames, the root's included */
+        uint64_t cost;
+    } threads[3] = {0};
+    uint32_t order[3], n_seen = 0, t = 0;
+    for (size_t i = 0; i < events.count; i++) {
+        const struct event *ev = &events.items[i];
+        if (ev->type == EVENT_THREAD) {
+            t = ev->tid - 100;
+            if (threads[t].depth == 0) {
+                order[n_seen++] = t;
+                threads[t].routine[0] = ROUTINE_ROOT;
+                threads[t].depth = 1;
+            }
+        } else if (ev->type == EVENT_COST) {
+            threads[t].cost += ev->size;
+        } else if (ev->type == EVENT_CALL) {
+            threads[t].routine[threads[t].depth] = ev->routine;
+            threads[t].entry[threads[t].depth++] = threads[t].cost;
+        } else if (ev->type == EVENT_RETURN) {
+            size_t d = --threads[t].depth;
+            want[n_want++] = (struct activation){.tid = 100 + t, .routine = threads[t].routine[d],
+                                                 .depth = (uint32_t)d,
+                                                 .cost = threads[t].cost - threads[t].entry[d]};
+        }
+    }
+    for (uint32_t k = 0; k < n_seen; k++)
+        for (size_t d = threads[order[k]].depth; d-- > 0;)
+            want[n_want++] = (struct activation){
+                .tid = 100 + order[k], .routine = threads[order[k]].routine[d],
+                .depth = (uint32_t)d, .cost = threads[order[k]].cost - threads[order[k]].entry[d]};
+    for (int workers = 0; workers < 2; workers++) {
+        struct analysis_options opt;
+        analysis_options_default(&opt);
+        opt.shards = workers ? 2 : 1;
+        opt.threads = workers;
+        struct run run;
+        fixture_run_with(events.items, events.count, &routines, &opt, &run);
+        size_t i = 0;
+        while (i < run.n_activations && i < n_want && run.activations[i].tid == want[i].tid &&
+               run.activations[i].routine == want[i].routine &&
+               run.activations[i].depth == want[i].depth && run.activations[i].cost == want[i].cost)
+            i++;
+        if (i != n_want || run.n_activations != n_want) {
+            fprintf(stderr, "%zu events, %s: activation %zu of %zu (%zu expected) out of order\n",
+                    events.count, workers ? "workers" : "no workers", i, run.n_activations, n_want);
+            check_failures++;
+        }
+        run_free(&run);
+    }
+    free(want);
+    event_list_free(&events);
+    routine_table_free(&routines);
+}
+
+/* The driver refuses an access of no byte, of more than
+ * EVENT_MAX_ACCESS_SIZE bytes or past the end of the address space, on its
+ * fast path (after the first thread event) as on its slow one; the refused
+ * events are not counted. */
+static void invalid_accesses(void)
+{
+    static const enum event_type types[] = {EVENT_READ, EVENT_WRITE, EVENT_KREAD, EVENT_KWRITE};
+    for (size_t k = 0; k < sizeof types / sizeof *types; k++) {
+        struct analysis_options opt;
+        analysis_options_default(&opt);
+        struct trms_error err;
+        struct analysis *a = analysis_new(&opt, &err);
+        struct event ev = {.type = EVENT_THREAD, .tid = 1};
+        CHECK(analysis_event(a, &ev, &err) == 0);
+        ev = (struct event){.type = types[k], .addr = 0x1000, .size = 0};
+        CHECK(analysis_event(a, &ev, &err) != 0);
+        ev.size = EVENT_MAX_ACCESS_SIZE + 1;
+        CHECK(analysis_event(a, &ev, &err) != 0);
+        ev.addr = UINT64_MAX;
+        ev.size = 2;
+        CHECK(analysis_event(a, &ev, &err) != 0);
+        ev.size = 1;
+        CHECK(analysis_event(a, &ev, &err) == 0);
+        struct analysis_result *r = analysis_finish(a, NULL);
+        CHECK_EQ(r->events[types[k]], 1);
+        analysis_result_free(r);
+        analysis_free(a);
+    }
+}
+
 int main(int argc, char **argv)
 {
     /* How many short traces: the argument, else TRMS_DIFFERENTIAL_TRACES,
      * else 4000. */
+    invalid_accesses();
+    ring_wraps();
     const char *env = getenv("TRMS_DIFFERENTIAL_TRACES");
     unsigned traces = argc > 1 ? (unsigned)atoi(argv[1]) : env ? (unsigned)atoi(env) : 4000;
     for (uint64_t seed = 1; seed <= traces; seed++) {
