@@ -4,8 +4,9 @@
  * Kept deliberately dumb and cheap, like lackey without the printing:
  *  - every load and store appends one word to a buffer, inline in the
  *    instrumented code (no helper call per access); each superblock first
- *    makes sure its accesses fit, so the only call on the hot path is a
- *    guarded flush that almost never fires;
+ *    makes sure its accesses, and the words of the helpers among them,
+ *    fit, so the only call on the hot path is a guarded flush that almost
+ *    never fires;
  *  - instructions are counted inline and reported as a cost before every
  *    call, return, jump, thread switch and signal;
  *  - calls, returns and the jumps that may be tail calls or PLT exits go to
@@ -242,9 +243,21 @@ static VG_REGPARM(3) void on_access(ULong op, Addr addr, ULong size)
 
 /* ---- instrumentation ---- */
 
-/* Words the inline code of IN may append, so that one check at the start
- * of the superblock covers them all. */
-static UInt inline_words(const IRSB *in)
+/* Words on_access appends for an access of SIZE bytes. */
+static UInt helper_access_words(SizeT size)
+{
+    return (UInt)((size + RAW_MAX_ACCESS - 1) / RAW_MAX_ACCESS);
+}
+
+/* Words on_jump appends: the cost, then the jump and its stack pointer. */
+#define JUMP_HELPER_WORDS 3
+
+/* Words IN may append before its end: inline ones, and those of the
+ * helpers between them. One check at the start of the superblock must
+ * cover both: a helper that fills the segment without flushing it would
+ * otherwise leave the inline words after it to run past its end. (The
+ * helpers at the end need no room: nothing inline follows them.) */
+static UInt superblock_words(const IRSB *in)
 {
     UInt words = 0;
     for (Int i = 0; i < in->stmts_used; i++) {
@@ -259,6 +272,19 @@ static UInt inline_words(const IRSB *in)
             break;
         case Ist_CAS:
             words += 2;
+            break;
+        case Ist_StoreG:
+        case Ist_LoadG:
+            words += 1;  /* at most 32 bytes */
+            break;
+        case Ist_Dirty: {
+            const IRDirty *d = st->Ist.Dirty.details;
+            if (d->mFx != Ifx_None)
+                words += helper_access_words((SizeT)d->mSize) * (d->mFx == Ifx_Modify ? 2 : 1);
+            break;
+        }
+        case Ist_Exit:
+            words += JUMP_HELPER_WORDS;
             break;
         default:
             break;
@@ -514,7 +540,7 @@ static IRSB *instrument(VgCallbackClosure *closure, IRSB *in, const VexGuestLayo
     for (; i < in->stmts_used && in->stmts[i]->tag != Ist_IMark; i++)
         addStmtToIRSB(b.out, in->stmts[i]);
 
-    UInt words = inline_words(in);
+    UInt words = superblock_words(in);
     if (words > 0) {
         /* Flush first when buffer_end < buffer_next + words. */
         IRTemp next = assign(&b, Ity_I64,

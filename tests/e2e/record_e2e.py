@@ -299,6 +299,21 @@ def case_progress(tmp):
     check("\x1b" not in p.stderr and "recording:" not in p.stderr, f"stderr: {p.stderr!r}")
 
 
+def case_ring_edge(tmp):
+    # Every turn of ring_edge's three loops reads 1 + 0 + 2 words and
+    # writes 2 + 3 + 2 times (fnstenv's environment once each): recorded
+    # whole across the ring segments they fill, whatever the turns.
+    events = {}
+    for n in (200000, 300000):
+        rec, _ = record(tmp, "ring_edge", [str(n)])
+        run([TRMS, "analyze", rec])
+        events[n] = json.loads(run([TRMS, "report", rec, "--format", "json"]).stdout)["events"]
+    turns = 300000 - 200000
+    for kind, per_turn in (("read", 3), ("write", 7)):
+        got = events[300000][kind] - events[200000][kind]
+        check(got == per_turn * turns, f"{kind}s: {got} more for {turns} more turns, expected {per_turn * turns}")
+
+
 CASES = {name[5:]: fn for name, fn in globals().items() if name.startswith("case_")}
 
 if __name__ == "__main__":
