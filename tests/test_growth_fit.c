@@ -11,7 +11,7 @@
 #include <stdlib.h>
 
 #include "tests/check.h"
-#include "tools/growth_fit.h"
+#include "report/growth_fit.h"
 
 #define MAX_POINTS 64
 

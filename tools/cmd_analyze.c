@@ -18,9 +18,9 @@
 #include "symbols/resolve_routines.h"
 #include "tools/analyze_checkpoint.h"
 #include "tools/cli.h"
-#include "tools/csv.h"
+#include "report/csv.h"
 #include "tools/progress.h"
-#include "tools/report.h"
+#include "report/report.h"
 #include "trace/recording.h"
 #include "trace/trace_reader.h"
 

@@ -8,9 +8,9 @@
 
 #include "common/parse_number.h"
 #include "tools/cli.h"
-#include "tools/report_diff.h"
-#include "tools/report_load.h"
-#include "tools/report_model.h"
+#include "report/report_diff.h"
+#include "report/report_load.h"
+#include "report/report_model.h"
 
 static int run(int argc, char **argv)
 {

@@ -13,7 +13,7 @@
 #include "store/checkpoint_store.h"
 #include "store/result_store.h"
 #include "tools/cli.h"
-#include "tools/json.h"
+#include "report/json.h"
 #include "trace/recording.h"
 
 /* Meta keys shown under their own label, in this order; the rest follow

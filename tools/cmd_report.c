@@ -10,10 +10,10 @@
 #include "common/oom.h"
 #include "common/parse_number.h"
 #include "tools/cli.h"
-#include "tools/report.h"
-#include "tools/report_aprof.h"
-#include "tools/report_load.h"
-#include "tools/report_model.h"
+#include "report/report.h"
+#include "report/report_aprof.h"
+#include "report/report_load.h"
+#include "report/report_model.h"
 
 static const struct {
     const char *name;

@@ -1,9 +1,9 @@
 /* The JSON report: the whole model, exact, for scripts and tests. */
 #include <inttypes.h>
 
-#include "tools/json.h"
-#include "tools/report.h"
-#include "tools/report_model.h"
+#include "report/json.h"
+#include "report/report.h"
+#include "report/report_model.h"
 
 static void json_points(FILE *out, const struct profile_point *pts, size_t n)
 {

@@ -1,4 +1,4 @@
-#include "tools/report.h"
+#include "report/report.h"
 
 #include <inttypes.h>
 #include <math.h>

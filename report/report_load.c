@@ -1,4 +1,4 @@
-#include "tools/report_load.h"
+#include "report/report_load.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,4 +1,4 @@
-#include "tools/report_diff.h"
+#include "report/report_diff.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -7,8 +7,8 @@
 
 #include "analyses/activation.h"
 #include "common/oom.h"
-#include "tools/json.h"
-#include "tools/report.h"
+#include "report/json.h"
+#include "report/report.h"
 
 static int same_row(const struct report_row *x, const char *x_key, const struct report_row *y,
                     const char *y_key)

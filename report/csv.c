@@ -1,4 +1,4 @@
-#include "tools/csv.h"
+#include "report/csv.h"
 
 #include <string.h>
 

@@ -1,4 +1,4 @@
-#include "tools/report_model.h"
+#include "report/report_model.h"
 
 #include <fnmatch.h>
 #include <inttypes.h>
@@ -9,7 +9,7 @@
 #include "analyses/activation.h"
 #include "common/oom.h"
 #include "store/symbol_store.h"
-#include "tools/report.h"
+#include "report/report.h"
 
 const char *const report_metric_names[METRICS] = {"rms", "trms"};
 const char *const report_cost_names[COST_KINDS] = {"worst", "average"};

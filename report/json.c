@@ -1,4 +1,4 @@
-#include "tools/json.h"
+#include "report/json.h"
 
 void json_string(FILE *out, const char *s)
 {

@@ -1,4 +1,4 @@
-#include "tools/report_aprof.h"
+#include "report/report_aprof.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -9,7 +9,7 @@
 
 #include "analyses/activation.h"
 #include "common/oom.h"
-#include "tools/report.h"
+#include "report/report.h"
 
 /* The file of a routine: the mapping its entry lies in, in the first
  * recording; the program for a named routine of an import. */

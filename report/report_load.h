@@ -11,7 +11,7 @@
 #include "store/result_store.h"
 #include "store/symbol_store.h"
 #include "symbols/memory_maps.h"
-#include "tools/report_model.h"
+#include "report/report_model.h"
 
 struct loaded_recording {
     const char *path;

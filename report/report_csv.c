@@ -2,9 +2,9 @@
  * plotting tools. */
 #include <inttypes.h>
 
-#include "tools/csv.h"
-#include "tools/report.h"
-#include "tools/report_model.h"
+#include "report/csv.h"
+#include "report/report.h"
+#include "report/report_model.h"
 
 static void rows(FILE *out, const struct report_row *r, const char *metric,
                  const struct profile_point *pts, size_t n)

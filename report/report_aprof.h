@@ -16,8 +16,8 @@
 #define TRMS_REPORT_APROF_H
 
 #include "common/error.h"
-#include "tools/report_load.h"
-#include "tools/report_model.h"
+#include "report/report_load.h"
+#include "report/report_model.h"
 
 /* Writes the files into DIR (created when missing). */
 int report_aprof(const char *dir, const struct report_model *m, const struct loaded_reports *l,

@@ -14,7 +14,7 @@
 
 #include "analyses/result.h"
 #include "common/error.h"
-#include "tools/growth_fit.h"
+#include "report/growth_fit.h"
 
 struct symbol_names;
 

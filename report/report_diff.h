@@ -13,7 +13,7 @@
 
 #include <stdio.h>
 
-#include "tools/report_model.h"
+#include "report/report_model.h"
 
 #define DIFF_MIN_SHARE 0.001
 

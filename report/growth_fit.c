@@ -1,4 +1,4 @@
-#include "tools/growth_fit.h"
+#include "report/growth_fit.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -15,9 +15,9 @@
 #include <string.h>
 
 #include "common/oom.h"
-#include "tools/report.h"
-#include "tools/report_model.h"
-#include "tools/svg_plot.h"
+#include "report/report.h"
+#include "report/report_model.h"
+#include "report/svg_plot.h"
 
 static const char style[] =
     "body{font:14px/1.4 system-ui,sans-serif;margin:16px 24px;color:#222}"

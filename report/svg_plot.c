@@ -1,4 +1,4 @@
-#include "tools/svg_plot.h"
+#include "report/svg_plot.h"
 
 #include <math.h>
 #include <string.h>

@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tools/report.h"
-#include "tools/report_model.h"
+#include "report/report.h"
+#include "report/report_model.h"
 
 static void thread_cell(const struct report_row *row, char *buf, size_t len)
 {
