@@ -39,7 +39,7 @@ struct analysis_options {
     int contexts;         /* keep profiles per calling context, not per routine */
 };
 
-/* Default sizes, every pass, no calling contexts, and 2 shards on worker
+/* Default sizes, every pass, no calling contexts, and 1 shard on worker
  * threads when the machine has more than one core. */
 void analysis_options_default(struct analysis_options *opt);
 
@@ -55,6 +55,11 @@ void analysis_on_activation(struct analysis *a, activation_sink sink, void *ctx)
 /* Non-zero with ERR filled when the stream is inconsistent (an event before
  * any thread, a return with no pending call, an access past 2^64). */
 int analysis_event(struct analysis *a, const struct event *ev, struct trms_error *err);
+
+/* analysis_event of EVENTS[0..N) in order; on a failure, *DONE says how
+ * many were taken before the one that failed. */
+int analysis_events(struct analysis *a, const struct event *events, size_t n, size_t *done,
+                    struct trms_error *err);
 
 /* Completes pending activations and returns the result, which names
  * routines from ROUTINES (copied). A finished analysis takes no events. */

@@ -18,5 +18,10 @@ struct batch_event {
 };
 
 _Static_assert(sizeof(struct batch_event) == 16, "a batch event is one 16-byte store");
+/* engine_put() builds the second half of a batch event in a register. */
+_Static_assert(__builtin_offsetof(struct batch_event, size) == 8 &&
+                   __builtin_offsetof(struct batch_event, type) == 12 &&
+                   __builtin_offsetof(struct batch_event, shards) == 13,
+               "a batch event is value, size, type, shards, padding");
 
 #endif

@@ -35,23 +35,83 @@ static void run_input_size(struct job *job, const struct batch *b)
         input_size_finish(job->input_size);
 }
 
-static void run_reuse(struct job *job, const struct batch *b, int per_thread)
+/* The global stack: the whole batch, with a pause where the second thread
+ * first appears while a copy is wanted, to hand the copy over. */
+static void run_reuse_global(struct job *job, const struct batch *b)
+{
+    struct engine *e = job->e;
+    unsigned shift = e->config.line_shift;
+    size_t i = 0;
+    while (i < b->count) {
+        i += reuse_distance_events(job->global, b->events + i, b->count - i, shift,
+                                   job->fork_wanted ? 1 : REUSE_STOP_NEVER);
+        if (i == b->count)
+            break;
+        /* The thread event that introduces thread 1: the first thread's
+         * stack goes its own way from here, as a copy of this one. */
+        struct reuse_distance *copy = reuse_distance_clone(job->global);
+        job->fork_wanted = 0;
+        if (e->threaded)
+            pthread_mutex_lock(&e->lock);
+        e->fork = copy;
+        if (e->threaded) {
+            pthread_cond_broadcast(&e->forked);
+            pthread_mutex_unlock(&e->lock);
+        }
+    }
+}
+
+/* The copy of the global stack the global job makes where thread 1 first
+ * appears: the first thread's stack until then. */
+static struct reuse_distance *take_fork(struct engine *e)
+{
+    if (e->threaded) {
+        pthread_mutex_lock(&e->lock);
+        while (!e->fork)
+            pthread_cond_wait(&e->forked, &e->lock);
+    }
+    struct reuse_distance *fork = e->fork;
+    e->fork = NULL;
+    if (e->threaded)
+        pthread_mutex_unlock(&e->lock);
+    return fork;
+}
+
+static void switch_reuse_thread(struct job *job, uint32_t index)
+{
+    if (index == job->n_per_thread) {
+        if (index == 1 && !job->per_thread[0])
+            job->per_thread[0] = take_fork(job->e);
+        job->per_thread = xrealloc(job->per_thread,
+                                   (job->n_per_thread + 1) * sizeof *job->per_thread);
+        /* The first thread's stack is the global one, until a second comes. */
+        job->per_thread[job->n_per_thread++] =
+            index == 0 ? NULL : reuse_distance_new(job->e->config.reuse_window);
+    }
+    job->current = index;
+}
+
+/* The per-thread stacks: runs between thread switches, each to its
+ * thread's stack; nothing while the one thread's stack is the global one. */
+static void run_reuse_threads(struct job *job, const struct batch *b)
 {
     unsigned shift = job->e->config.line_shift;
-    for (size_t i = 0; i < b->count; i++) {
+    size_t i = 0;
+    while (i < b->count) {
         const struct batch_event *ev = &b->events[i];
-        if (ev->type == EVENT_THREAD && per_thread) {
-            if (ev->size == job->n_per_thread) {
-                job->per_thread = xrealloc(job->per_thread,
-                                           (job->n_per_thread + 1) * sizeof *job->per_thread);
-                job->per_thread[job->n_per_thread++] =
-                    reuse_distance_new(job->e->config.reuse_window);
-            }
-            job->current = job->per_thread[ev->size];
+        if (ev->type == EVENT_THREAD) {
+            switch_reuse_thread(job, ev->size);
+            i++;
+            continue;
         }
-        if (ev->type != EVENT_READ && ev->type != EVENT_WRITE)
-            continue; /* the kernel's accesses are no reuse */
-        reuse_distance_lines(job->current, ev->value >> shift, (ev->value + ev->size - 1) >> shift);
+        struct reuse_distance *rd =
+            job->current == SIZE_MAX ? NULL : job->per_thread[job->current];
+        if (!rd) { /* shared with the global job, or no thread yet */
+            while (i < b->count && b->events[i].type != EVENT_THREAD)
+                i++;
+            continue;
+        }
+        i += reuse_distance_events(rd, ev, b->count - i, shift, REUSE_STOP_ANY);
     }
 }
 
@@ -63,40 +123,71 @@ static void run_job(struct job *job, struct batch *b)
         run_input_size(job, b);
         break;
     case JOB_REUSE_GLOBAL:
-        run_reuse(job, b, 0);
+        run_reuse_global(job, b);
         break;
     case JOB_REUSE_THREADS:
-        run_reuse(job, b, 1);
+        run_reuse_threads(job, b);
         break;
     }
 }
 
-static void run_group(struct engine *e, unsigned group, struct batch *b)
+/* Every job on batch B, in job order (without workers). */
+static void run_all(struct engine *e, struct batch *b)
 {
     for (unsigned j = 0; j < e->n_jobs; j++)
-        if (e->jobs[j].group == group)
-            run_job(&e->jobs[j], b);
+        run_job(&e->jobs[j], b);
 }
 
+/* With e->lock held: the job furthest behind whose next batch is out,
+ * claimed; waits for one; NULL once every job has run the final batch. */
+static struct job *claim_job(struct engine *e)
+{
+    for (;;) {
+        struct job *best = NULL;
+        int all_done = 1;
+        for (unsigned j = 0; j < e->n_jobs; j++) {
+            struct job *job = &e->jobs[j];
+            all_done &= job->done;
+            if (job->busy || job->done || job->next_seq >= e->published_seq)
+                continue;
+            if (!best || job->next_seq < best->next_seq)
+                best = job;
+        }
+        if (best) {
+            best->busy = 1;
+            return best;
+        }
+        if (all_done)
+            return NULL;
+        pthread_cond_wait(&e->published, &e->lock);
+    }
+}
+
+/* A worker runs whichever job is furthest behind on its next batch, so
+ * that the cores share the work however it is divided among the jobs (a
+ * stream of one thread leaves the per-thread reuse job idle). A job runs
+ * its batches in order, on one worker at a time. */
 static void *work(void *arg)
 {
     struct worker *w = arg;
     struct engine *e = w->e;
-    for (uint64_t seq = 0;; seq++) {
-        pthread_mutex_lock(&e->lock);
-        while (e->published_seq <= seq)
-            pthread_cond_wait(&e->published, &e->lock);
-        struct batch *b = &e->ring[seq % RING];
+    pthread_mutex_lock(&e->lock);
+    struct job *job;
+    while ((job = claim_job(e))) {
+        struct batch *b = &e->ring[job->next_seq % RING];
         pthread_mutex_unlock(&e->lock);
-        run_group(e, w->group, b);
-        int final = b->final;
+        run_job(job, b);
         pthread_mutex_lock(&e->lock);
+        job->busy = 0;
+        job->next_seq++;
+        job->done = b->final;
         if (--b->pending == 0)
             pthread_cond_broadcast(&e->done);
-        pthread_mutex_unlock(&e->lock);
-        if (final)
-            return NULL;
+        /* Its next batch may be out: another worker may take it. */
+        pthread_cond_broadcast(&e->published);
     }
+    pthread_mutex_unlock(&e->lock);
+    return NULL;
 }
 
 /* ---- merging the shards' activations ---- */
@@ -162,7 +253,7 @@ static void publish(struct engine *e, int final)
     b->count = filled(e);
     b->final = final;
     b->seq = e->next_seq;
-    b->pending = e->threaded ? e->n_groups : 0;
+    b->pending = e->threaded ? e->n_jobs : 0;
     if (e->threaded) {
 #if defined(__SSE2__)
         _mm_sfence(); /* the batch's streaming stores reach memory first */
@@ -173,7 +264,7 @@ static void publish(struct engine *e, int final)
         pthread_mutex_unlock(&e->lock);
     }
     if (!e->threaded)
-        run_group(e, 0, b);
+        run_all(e, b);
     e->next_seq++;
     if (e->next_seq >= RING && e->merged_seq <= e->next_seq - RING)
         retire(e, e->next_seq - RING); /* the slot about to be refilled */
@@ -195,8 +286,10 @@ static void add_job(struct engine *e, enum job_kind kind, unsigned shard)
         if (e->config.time_limit)
             input_size_set_time_limit(job->input_size, e->config.time_limit);
     } else if (kind == JOB_REUSE_GLOBAL) {
-        job->global = job->current = reuse_distance_new(e->config.reuse_window);
+        job->global = reuse_distance_new(e->config.reuse_window);
+        job->fork_wanted = 1;
     }
+    job->current = SIZE_MAX;
 }
 
 struct engine *engine_new(const struct engine_config *config, activation_sink collect,
@@ -216,11 +309,7 @@ struct engine *engine_new(const struct engine_config *config, activation_sink co
         add_job(e, JOB_REUSE_THREADS, 0);
     }
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    e->n_groups = 1;
-    if (config->threads && cores > 1 && e->n_jobs > 1)
-        e->n_groups = (unsigned)(cores < (long)e->n_jobs ? cores : (long)e->n_jobs);
-    for (unsigned j = 0; j < e->n_jobs; j++)
-        e->jobs[j].group = j % e->n_groups;
+    e->n_workers = (unsigned)(cores < (long)e->n_jobs ? cores : (long)e->n_jobs);
     e->threaded = config->threads && cores > 1 && e->n_jobs > 0;
     e->fill.cell_shift = config->cell_shift;
     e->fill.shard_shift = config->input_size ? config->shard_shift : 0;
@@ -230,8 +319,9 @@ struct engine *engine_new(const struct engine_config *config, activation_sink co
         pthread_mutex_init(&e->lock, NULL);
         pthread_cond_init(&e->published, NULL);
         pthread_cond_init(&e->done, NULL);
-        for (unsigned g = 0; g < e->n_groups; g++) {
-            e->workers[g] = (struct worker){.e = e, .group = g};
+        pthread_cond_init(&e->forked, NULL);
+        for (unsigned g = 0; g < e->n_workers; g++) {
+            e->workers[g] = (struct worker){.e = e};
             if (pthread_create(&e->workers[g].thread, NULL, work, &e->workers[g]) != 0)
                 oom_exit("worker thread");
         }
@@ -263,7 +353,7 @@ void engine_finish(struct engine *e)
     publish(e, 1);
     for (uint64_t seq = e->merged_seq; seq < e->next_seq; seq++)
         retire(e, seq);
-    for (unsigned g = 0; e->threaded && g < e->n_groups; g++)
+    for (unsigned g = 0; e->threaded && g < e->n_workers; g++)
         pthread_join(e->workers[g].thread, NULL);
     e->finished = 1;
 }
@@ -276,7 +366,7 @@ static void stop_workers(struct engine *e)
     e->discard = 1;
     ready_fill(e); /* an empty final batch */
     publish(e, 1);
-    for (unsigned g = 0; g < e->n_groups; g++)
+    for (unsigned g = 0; g < e->n_workers; g++)
         pthread_join(e->workers[g].thread, NULL);
     e->finished = 1;
 }
@@ -303,8 +393,18 @@ void engine_free(struct engine *e)
         pthread_mutex_destroy(&e->lock);
         pthread_cond_destroy(&e->published);
         pthread_cond_destroy(&e->done);
+        pthread_cond_destroy(&e->forked);
     }
+    reuse_distance_free(e->fork);
     free(e);
+}
+
+const struct reuse_distance *engine_global_reuse(const struct engine *e)
+{
+    for (unsigned j = 0; j < e->n_jobs; j++)
+        if (e->jobs[j].kind == JOB_REUSE_GLOBAL)
+            return e->jobs[j].global;
+    return NULL;
 }
 
 static void export_histogram(const struct reuse_distance *rd, struct reuse_histogram *h)
@@ -333,7 +433,8 @@ void engine_export_reuse(const struct engine *e, struct reuse_histogram *global,
             export_histogram(job->global, global);
         if (job->kind == JOB_REUSE_THREADS)
             for (size_t i = 0; i < job->n_per_thread && i < n; i++)
-                export_histogram(job->per_thread[i], &threads[i].histogram);
+                export_histogram(job->per_thread[i] ? job->per_thread[i] : engine_global_reuse(e),
+                                 &threads[i].histogram);
     }
 }
 
@@ -356,6 +457,7 @@ void engine_memory(const struct engine *e, size_t *input_size, size_t *reuse, si
         if (job->global)
             *reuse += reuse_distance_bytes(job->global);
         for (size_t i = 0; i < job->n_per_thread; i++)
-            *reuse += reuse_distance_bytes(job->per_thread[i]);
+            if (job->per_thread[i])
+                *reuse += reuse_distance_bytes(job->per_thread[i]);
     }
 }

@@ -25,7 +25,7 @@ struct batch {
     size_t count;
     int final;                                 /* jobs finish after it */
     struct activation_list out[MAX_SHARDS];    /* per input-size shard */
-    unsigned pending;                          /* worker groups still at it */
+    unsigned pending;                          /* jobs still at it */
     uint64_t seq;
 };
 
@@ -34,21 +34,31 @@ enum job_kind { JOB_INPUT_SIZE, JOB_REUSE_GLOBAL, JOB_REUSE_THREADS };
 struct job {
     enum job_kind kind;
     struct engine *e;
-    unsigned group;
+    /* With workers, under e->lock: the next batch this job runs, whether a
+     * worker runs it now, whether it has run the final batch. */
+    uint64_t next_seq;
+    int busy;
+    int done;
     /* JOB_INPUT_SIZE */
     unsigned shard;
     struct input_size *input_size;
     struct activation_list *out;               /* of the batch being processed */
     /* JOB_REUSE_* */
     struct reuse_distance *global;
-    struct reuse_distance **per_thread;        /* by dense thread index */
+    /* JOB_REUSE_THREADS: by dense thread index. While the stream has had
+     * one thread, its stack is the global one: per_thread[0] stays NULL,
+     * and the global job hands over a copy of itself where the second
+     * thread appears (engine.c: the fork). */
+    struct reuse_distance **per_thread;
     size_t n_per_thread;
-    struct reuse_distance *current;
+    size_t current;                            /* index, or SIZE_MAX before any */
+    /* JOB_REUSE_GLOBAL: a copy of the global stack is wanted where the
+     * second thread first appears (per_thread[0] is shared). */
+    int fork_wanted;
 };
 
 struct worker {
     struct engine *e;
-    unsigned group;
     pthread_t thread;
 };
 
@@ -62,7 +72,7 @@ struct engine {
     uint64_t merged_seq;                       /* batches before it are merged */
     struct job jobs[MAX_SHARDS + 2];
     unsigned n_jobs;
-    unsigned n_groups;                         /* worker threads, or 1 */
+    unsigned n_workers;                        /* worker threads, when threaded */
     struct worker workers[MAX_SHARDS + 2];
     int threaded;
     int finished;
@@ -71,7 +81,15 @@ struct engine {
     pthread_cond_t published;
     pthread_cond_t done;
     uint64_t published_seq;                    /* batches before it are out */
+    /* The global reuse stack's copy where the second thread appeared, from
+     * the global job to the per-thread job (under lock, cond forked). */
+    struct reuse_distance *fork;
+    pthread_cond_t forked;
 };
+
+/* The global reuse stack (which the first thread's shares until a second
+ * thread appears); NULL without the reuse passes. */
+const struct reuse_distance *engine_global_reuse(const struct engine *e);
 
 /* The sink of an input-size job: keeps its shard's partial activations in
  * the batch being processed, for merge(). */

@@ -2,7 +2,9 @@
  *
  *   u64:jobs, then per job u64:kind and its state: an input-size shard;
  *   the global reuse stack; or u64:threads, their reuse stacks, and
- *   u64:the current one's index + 1 (0: none yet)
+ *   u64:the current one's index + 1 (0: none yet). A thread whose stack is
+ *   still the global one (a stream of one thread so far) is saved with a
+ *   copy of it, and loaded as a stack of its own.
  *
  * Saved only when the engine is quiesced: no batch in flight, no partial
  * activation waiting to be merged, the workers idle. */
@@ -29,14 +31,12 @@ void engine_save(const struct engine *e, struct state_writer *w)
             reuse_distance_save(job->global, w);
             break;
         case JOB_REUSE_THREADS: {
-            size_t current = 0;
             state_put_u64(w, job->n_per_thread);
-            for (size_t i = 0; i < job->n_per_thread; i++) {
-                reuse_distance_save(job->per_thread[i], w);
-                if (job->per_thread[i] == job->current)
-                    current = i + 1;
-            }
-            state_put_u64(w, current);
+            /* A stack shared with the global one is saved as its own. */
+            for (size_t i = 0; i < job->n_per_thread; i++)
+                reuse_distance_save(job->per_thread[i] ? job->per_thread[i]
+                                                       : engine_global_reuse(e), w);
+            state_put_u64(w, job->current == SIZE_MAX ? 0 : job->current + 1);
             break;
         }
         }
@@ -64,7 +64,7 @@ static void load_job(struct engine *e, struct job *job, struct state_reader *r)
         struct reuse_distance *rd = reuse_distance_load(r);
         if (rd) {
             reuse_distance_free(job->global);
-            job->global = job->current = rd;
+            job->global = rd;
         }
         break;
     }
@@ -80,7 +80,11 @@ static void load_job(struct engine *e, struct job *job, struct state_reader *r)
         if (current > job->n_per_thread)
             state_reader_fail(r, "a current thread past the threads");
         else if (current)
-            job->current = job->per_thread[current - 1];
+            job->current = current - 1;
+        /* Loaded stacks are the threads' own: the global one goes on alone. */
+        for (unsigned j = 0; j < e->n_jobs && job->n_per_thread; j++)
+            if (e->jobs[j].kind == JOB_REUSE_GLOBAL)
+                e->jobs[j].fork_wanted = 0;
         break;
     }
     }

@@ -3,15 +3,18 @@
  * The distance of an access is the number of distinct other lines accessed
  * since the previous access to the same line; a first access is cold.
  * Every line's latest access time is a mark in a bitmap over time, counted
- * by a Fenwick tree over the bitmap's words, so a distance is the number of
- * marks after the line's own: O(log M) per access for M distinct lines.
- * When time runs past the bitmap, the live marks are renumbered 1..M, so
- * memory stays O(M) however long the stream is. */
+ * in groups of 64 words, and groups of 64 groups, and so on, so a distance
+ * is the number of marks after the line's own: a few adds to move a mark,
+ * at most 32 neighbouring entries per level to count. When time runs past
+ * the bitmap, the live marks are renumbered 1..M, so memory stays O(M)
+ * however long the stream is. */
 #ifndef TRMS_REUSE_DISTANCE_H
 #define TRMS_REUSE_DISTANCE_H
 
 #include <stddef.h>
 #include <stdint.h>
+
+#include "analyses/batch_event.h"
 
 struct reuse_distance;
 
@@ -22,8 +25,21 @@ void reuse_distance_free(struct reuse_distance *rd);
 
 void reuse_distance_access(struct reuse_distance *rd, uint64_t line);
 
-/* One access to each of the lines FIRST..LAST, in order. */
-void reuse_distance_lines(struct reuse_distance *rd, uint64_t first, uint64_t last);
+/* Where reuse_distance_events stops: at a thread event of this dense
+ * index, at any thread event, or never. */
+#define REUSE_STOP_NEVER UINT32_MAX
+#define REUSE_STOP_ANY (UINT32_MAX - 1)
+
+/* The loads and stores among EVENTS[0..N), in order, each an access to
+ * every LINE_SHIFT-line it overlaps (other events are passed over), up to
+ * the first thread event STOP names (see above): returns its index, N
+ * when there is none. The engine's batch loop; it asks for lines ahead of
+ * their use. */
+size_t reuse_distance_events(struct reuse_distance *rd, const struct batch_event *events,
+                             size_t n, unsigned line_shift, uint32_t stop);
+
+/* A copy of RD, to go on separately (a stack that was shared until now). */
+struct reuse_distance *reuse_distance_clone(const struct reuse_distance *rd);
 
 uint64_t reuse_distance_accesses(const struct reuse_distance *rd);
 uint64_t reuse_distance_cold(const struct reuse_distance *rd);

@@ -11,16 +11,34 @@
 /* Smallest time window by default; also the first one. */
 #define DEFAULT_MIN_WINDOW 65536u
 /* After a renumbering the window holds this many times the live marks, so
- * renumberings (each O(M log M)) come at most every 7 M accesses. */
+ * renumberings (each O(M)) come at most every 7 M accesses. */
 #define WINDOW_FACTOR 8
 /* Distances up to this many time steps are counted by scanning the bitmap
- * directly, which beats the tree for the many short reuses of real code. */
+ * directly, which beats climbing the counts for the many short reuses of
+ * real code. */
 #define SCAN_LIMIT 512u
+
+/* The marks are counted in groups of 64: counts[1][j] holds the marks of
+ * words 64j .. 64j+63, counts[2][j] those of counts[1][64j .. 64j+63], and
+ * so on up to a top level of at most 64 groups. Moving a mark costs one
+ * add per level whose group changes (levels are few: 4 cover 2^30 times),
+ * where a Fenwick tree over the words took two walks of log2(words)
+ * scattered steps; counting the marks after a time reads at most 32
+ * neighbouring entries per level, from the time's word up to the level
+ * where it shares a group with the present. */
+#define COUNT_LEVELS_MAX 6
+
+/* Distances at least this large are counted in the histogram later, in a
+ * burst with prefetching: the histogram is 8 bytes per distance, and the
+ * far end of a large one misses the caches on every access. */
+#define FAR_DISTANCE 4096u
+#define PENDING_FAR 512u
 
 struct reuse_distance {
     struct shadow_map last;  /* line -> time of its latest access, 0 = never */
     uint64_t *marks;         /* bit t set: time t is some line's latest access */
-    uint32_t *tree;          /* Fenwick tree of popcount(marks[w]), 1-based */
+    uint32_t *counts[COUNT_LEVELS_MAX + 1]; /* [1..levels], see above */
+    unsigned levels;
     uint64_t words;          /* capacity / 64 */
     uint64_t capacity;       /* times 0 .. capacity-1; time 0 is never used */
     uint64_t min_capacity;   /* a multiple of 64 */
@@ -31,12 +49,16 @@ struct reuse_distance {
     uint64_t *histogram;     /* histogram[d]: accesses at distance d */
     uint64_t span;           /* 1 + largest distance seen */
     uint64_t histogram_capacity;
+    uint64_t latest;         /* the line at time now - 1, when have_latest */
+    int have_latest;
+    uint64_t pending[PENDING_FAR]; /* far distances not yet in the histogram */
+    unsigned n_pending;
 };
 
 /* A new, empty window of CAPACITY times (a multiple of 64). */
 void reuse_window_allocate(struct reuse_distance *rd, uint64_t capacity);
 
-/* Builds the Fenwick tree of a fresh window (all zero) from its marks. */
+/* Builds the counts of a fresh window (all zero) from its marks. */
 void reuse_window_count_marks(struct reuse_distance *rd);
 
 #endif

@@ -1,6 +1,7 @@
 #include "analyses/shadow_map.h"
 
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 
 #include "common/oom.h"
@@ -133,6 +134,18 @@ void shadow_map_each_chunk(struct shadow_map *map,
 {
     struct chunk_visit v = {visit, ctx};
     u64map_each(&map->directory, visit_page, &v);
+}
+
+static void copy_chunk(void *ctx, uint64_t number, uint64_t *chunk)
+{
+    struct shadow_map *dst = ctx;
+    memcpy(shadow_map_chunk(dst, number, 1), chunk,
+           (size_t)SHADOW_CHUNK_CELLS * sizeof(uint64_t) << dst->word_shift);
+}
+
+void shadow_map_copy(struct shadow_map *dst, struct shadow_map *src)
+{
+    shadow_map_each_chunk(src, copy_chunk, dst);
 }
 
 size_t shadow_map_bytes(const struct shadow_map *map)

@@ -110,4 +110,7 @@ void shadow_map_each_chunk(struct shadow_map *map,
 
 size_t shadow_map_bytes(const struct shadow_map *map);
 
+/* DST (initialized, empty) gets a copy of every chunk of SRC. */
+void shadow_map_copy(struct shadow_map *dst, struct shadow_map *src);
+
 #endif

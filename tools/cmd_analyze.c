@@ -106,6 +106,26 @@ static int feed(void *ctx, const struct event *ev, struct trms_error *err)
     return 0;
 }
 
+/* The events of a run of the trace, as feed() takes them one by one. */
+static int feed_run(void *ctx, const struct event *events, size_t n, struct trms_error *err)
+{
+    struct run_state *st = ctx;
+    size_t done;
+    uint64_t before = st->events;
+    if (analysis_events(st->analysis, events, n, &done, err) != 0) {
+        char inner[sizeof err->message];
+        memcpy(inner, err->message, sizeof inner);
+        st->events += done + 1;
+        return error_set(err, "event %" PRIu64 ": %s", st->events, inner);
+    }
+    st->events += n;
+    if (st->events / PROGRESS_EVERY != before / PROGRESS_EVERY) {
+        progress_update(st->progress, st->events - st->progress_base);
+        maybe_checkpoint(st);
+    }
+    return 0;
+}
+
 static void write_activation(void *ctx, const struct activation *a)
 {
     struct run_state *st = ctx;
@@ -222,7 +242,7 @@ static int read_events(const char *rec_path, const struct recording *rec,
     st->progress = progress_start("analyzing", "events",
                                   total > st->progress_base ? total - st->progress_base : 0);
     st->next_checkpoint = monotonic_seconds() + st->checkpoint_every;
-    struct trace_read_options o = {.from = from, .at = &st->at};
+    struct trace_read_options o = {.from = from, .at = &st->at, .batch = feed_run};
     int rc = trace_read_stream(fp, events_path, &st->routines, feed, st, &o, NULL, err);
     progress_finish(st->progress);
     st->progress = NULL;

@@ -159,3 +159,84 @@ enum decode_status event_decode(struct event_decoder *dec, struct event *ev,
         return fail(dec, "unknown opcode");
     }
 }
+
+/* A varint at P of at most 9 bytes, 64 bits wide: 0 when it is not (or
+ * runs past END), else its length. */
+static inline size_t short_varint(const uint8_t *p, const uint8_t *end, uint64_t *v)
+{
+    uint64_t value = 0;
+    for (size_t i = 0; i < 9 && p + i < end; i++) {
+        value |= (uint64_t)(p[i] & 0x7f) << (7 * i);
+        if (!(p[i] & 0x80)) {
+            *v = value;
+            return i + 1;
+        }
+    }
+    return 0;
+}
+
+size_t event_decode_run(struct event_decoder *dec, struct event *events, size_t max,
+                        uint64_t routines)
+{
+    const uint8_t *p = dec->p, *end = dec->end;
+    uint64_t prev_end = dec->prev_end, prev_size = dec->prev_size;
+    size_t n = 0;
+    while (n < max && p < end) {
+        struct event *ev = &events[n];
+        uint8_t op = *p;
+        uint64_t v, size, zigzag;
+        size_t len;
+        if ((op & OP_SHORT_ACCESS) == OP_SHORT_ACCESS) {
+            if (!dec->short_accesses || prev_size == 0)
+                break;
+            size = prev_size;
+            zigzag = op & (SHORT_ACCESS_ZIGZAG_LIMIT - 1);
+            ev->type = access_types[(op >> 5) & 1];
+            len = 1;
+        } else if (op & OP_ACCESS) {
+            if ((op & 0x60) || (op & 7) == EVENT_SIZE_FOLLOWS)
+                break;
+            size = 1ull << (op & 7);
+            len = short_varint(p + 1, end, &zigzag);
+            if (!len)
+                break;
+            len++;
+            ev->type = access_types[(op >> 3) & 3];
+        } else {
+            if (op == OP_RETURN) {
+                ev->type = EVENT_RETURN;
+                p++;
+                n++;
+                continue;
+            }
+            if (op != OP_COST && op != OP_CALL)
+                break;
+            len = short_varint(p + 1, end, &v);
+            if (!len || (op == OP_CALL && v >= routines))
+                break;
+            if (op == OP_CALL) {
+                ev->type = EVENT_CALL;
+                ev->routine = (uint32_t)v;
+            } else {
+                ev->type = EVENT_COST;
+                ev->size = v;
+            }
+            p += len + 1;
+            n++;
+            continue;
+        }
+        uint64_t addr = prev_end + ((zigzag >> 1) ^ (~(zigzag & 1) + 1));
+        if (addr + (size - 1) < addr)
+            break;
+        ev->addr = addr;
+        ev->size = size;
+        prev_end = addr + size;
+        prev_size = size;
+        p += len;
+        n++;
+    }
+    dec->p = p;
+    dec->prev_end = prev_end;
+    dec->prev_size = prev_size;
+    return n;
+}

@@ -195,4 +195,12 @@ void event_decoder_start(struct event_decoder *dec, const uint8_t *payload, size
 enum decode_status event_decode(struct event_decoder *dec, struct event *ev,
                                 struct decoded_routine *routine);
 
+/* The readers' fast path: decodes the records that follow into EVENTS (at
+ * most MAX) while they are accesses, costs, returns, or calls of routines
+ * below ROUTINES; returns how many. Stops before anything else (a thread,
+ * a routine definition, anything malformed), which event_decode() then
+ * takes. */
+size_t event_decode_run(struct event_decoder *dec, struct event *events, size_t max,
+                        uint64_t routines);
+
 #endif

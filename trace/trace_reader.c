@@ -23,6 +23,8 @@ struct reader {
     uint32_t version;       /* of the file's format */
     uint64_t skip;          /* records of the first block already delivered */
     struct trace_position *at;
+    event_batch_sink batch;
+    struct event run[TRACE_READ_RUN];
 };
 
 /* Reads exactly LEN bytes; 1 at a clean end of file, -1 on a short read. */
@@ -88,6 +90,15 @@ static int define_routine(struct reader *r, const struct decoded_routine *d,
     return 0;
 }
 
+/* The run of events collected so far, to the batch sink. */
+static int deliver_run(struct reader *r, size_t n, uint32_t records, void *ctx,
+                       struct trms_error *err)
+{
+    if (r->at)
+        r->at->skip = records;
+    return n ? r->batch(ctx, r->run, n, err) : 0;
+}
+
 static int read_events_block(struct reader *r, size_t len, uint32_t expected_events,
                              event_sink sink, void *ctx, struct trms_error *err)
 {
@@ -95,16 +106,35 @@ static int read_events_block(struct reader *r, size_t len, uint32_t expected_eve
     event_decoder_start(&dec, r->payload, len, r->version);
     uint32_t records = 0;
     uint64_t skip = r->skip;
+    size_t in_run = 0;
     r->skip = 0;
     if (r->at)
         *r->at = (struct trace_position){.offset = r->offset, .events = r->stats.events,
                                          .blocks = r->stats.blocks,
                                          .routines = r->routines->count, .thread = r->thread,
                                          .has_thread = r->has_thread};
+    struct event one;
     for (;;) {
-        struct event ev = {0};
+        /* The common records, in runs, once no record is left to skip and a
+         * thread is current. */
+        if (r->batch && r->has_thread && records >= skip) {
+            size_t n = event_decode_run(&dec, &r->run[in_run], TRACE_READ_RUN - in_run,
+                                        r->routines->count);
+            records += (uint32_t)n;
+            r->stats.events += n;
+            in_run += n;
+            if (in_run == TRACE_READ_RUN) {
+                if (deliver_run(r, in_run, records, ctx, err) != 0)
+                    return -1;
+                in_run = 0;
+                continue;
+            }
+        }
+        /* Decoded in place: copying a just-written event costs a stall. */
+        struct event *evp = r->batch ? &r->run[in_run] : &one;
+        *evp = (struct event){0};
         struct decoded_routine routine;
-        enum decode_status status = event_decode(&dec, &ev, &routine);
+        enum decode_status status = event_decode(&dec, evp, &routine);
         if (status == DECODE_END)
             break;
         if (status == DECODE_ERROR)
@@ -115,24 +145,34 @@ static int read_events_block(struct reader *r, size_t len, uint32_t expected_eve
             continue;
         }
         records++;
-        if (ev.type == EVENT_CALL && ev.routine >= r->routines->count)
+        if (evp->type == EVENT_CALL && evp->routine >= r->routines->count)
             return corrupt(r, err, "call of an undefined routine");
-        if (ev.type == EVENT_THREAD) {
-            if (r->has_thread && ev.tid == r->thread)
+        if (evp->type == EVENT_THREAD) {
+            if (r->has_thread && evp->tid == r->thread)
                 continue; /* the block restating the current thread */
             r->has_thread = 1;
-            r->thread = ev.tid;
+            r->thread = evp->tid;
         } else if (!r->has_thread) {
             return corrupt(r, err, "event before any thread");
         }
         r->stats.events++;
         if (records <= skip)
             continue; /* delivered before the read was resumed */
+        if (r->batch) {
+            if (++in_run == TRACE_READ_RUN) {
+                if (deliver_run(r, in_run, records, ctx, err) != 0)
+                    return -1;
+                in_run = 0;
+            }
+            continue;
+        }
         if (r->at)
             r->at->skip = records;
-        if (sink(ctx, &ev, err) != 0)
+        if (sink(ctx, evp, err) != 0)
             return -1;
     }
+    if (r->batch && deliver_run(r, in_run, records, ctx, err) != 0)
+        return -1;
     if (records != expected_events || records < skip)
         return corrupt(r, err, "event count mismatch");
     return 0;
@@ -226,7 +266,8 @@ int trace_read_stream(FILE *fp, const char *name, struct routine_table *routines
                       struct trace_stats *stats, struct trms_error *err)
 {
     struct reader r = {.path = name, .fp = fp, .routines = routines,
-                       .at = options ? options->at : NULL};
+                       .at = options ? options->at : NULL,
+                       .batch = options ? options->batch : NULL};
     int rc = read_blocks(&r, options ? options->from : NULL, sink, ctx, err);
     r.stats.bytes = r.offset;
     if (stats)

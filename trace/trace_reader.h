@@ -36,6 +36,10 @@ struct trace_position {
     int has_thread;
 };
 
+/* Receives events in runs, in order (a faster sink than one call each). */
+typedef int (*event_batch_sink)(void *ctx, const struct event *events, size_t n,
+                                struct trms_error *err);
+
 struct trace_read_options {
     /* NULL to read from the start; else where to continue, with ROUTINES
      * holding exactly the routines defined before FROM's block. Every
@@ -43,9 +47,14 @@ struct trace_read_options {
      * against the whole trace. */
     const struct trace_position *from;
     /* NULL, or kept up to date: when an event reaches the sink, AT is
-     * where the read continues after it. */
+     * where the read continues after it (with BATCH: after a run's last). */
     struct trace_position *at;
+    /* NULL, or where the events go, in runs of at most TRACE_READ_RUN and
+     * never across a block, instead of the event sink. */
+    event_batch_sink batch;
 };
+
+#define TRACE_READ_RUN 256
 
 /* trace_read of an open stream (NAME for messages), with OPTIONS (may be
  * NULL). The stream must be seekable when OPTIONS->from is given. */

@@ -1,0 +1,336 @@
+#!/usr/bin/env python3
+"""Real Debian programs under trms and its peers, side by side (issue 15).
+
+    python3 bench/real_programs.py [peers|analysis|all] [options]
+
+peers: each program natively, under valgrind --tool=none, callgrind,
+helgrind, aprof and aprof --drms=yes (the seeds' own tool), and under trms
+(`trms record`, which analyzes as it records when the build does, else
+`trms record` then `trms analyze`), in alternation: one run of every
+configuration of every program, then the next round (REPEAT rounds). Prints
+the medians: wall time with its ratio to the native run, CPU seconds (user +
+system, every process), peak memory (the largest process, GNU time's %M),
+the recording's size per event, and the analysis alone on the stored
+recording (`trms analyze`, default options).
+
+analysis: `trms analyze` of two stored recordings, made once by the BASE
+build (so that both builds read them), by the BASE build and by this one in
+alternation: xz -6 of 1 MiB, and the 4-thread random trace
+(bench/random_threads_trace.c: 30 M random 8-byte accesses over 32 MiB).
+
+Options (environment): REPEAT (rounds, default 3), BASE (another build's
+directory, holding bin/trms and lib/: its trms runs beside this one; needed
+by `analysis`), PROGRAMS (comma-separated names to run: xz,sort,pigz,
+sqlite,dd), TOOLS (comma-separated: native,none,callgrind,helgrind,aprof,
+aprof-drms,trms,base), APROF_LIB (default /work/aprof-build/lib),
+APROF_RUN (default /work/shared/peers/aprof/run-aprof.sh), BUILD (this
+build, default build/).
+"""
+import os
+import random
+import re
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+BUILD = os.path.abspath(os.environ.get("BUILD", os.path.join(ROOT, "build")))
+BASE = os.environ.get("BASE")
+REPEAT = int(os.environ.get("REPEAT", "3"))
+APROF_LIB = os.environ.get("APROF_LIB", "/work/aprof-build/lib")
+APROF_RUN = os.environ.get("APROF_RUN", "/work/shared/peers/aprof/run-aprof.sh")
+GNU_TIME = "/usr/bin/time"
+
+
+def words_text(path, size, seed, vocabulary=5000):
+    """SIZE bytes of lines of words drawn from a skewed vocabulary: text
+    that compresses and sorts like prose, the same on every machine."""
+    r = random.Random(seed)
+    words = ["".join(r.choice("etaoinshrdlucmfwypvbgkjqxz") for _ in range(r.randint(2, 9)))
+             for _ in range(vocabulary)]
+    out, n = [], 0
+    while n < size:
+        line = " ".join(r.choice(words[:r.choice((50, 500, vocabulary))])
+                        for _ in range(r.randint(5, 15))) + "\n"
+        out.append(line)
+        n += len(line)
+    with open(path, "w") as f:
+        f.write("".join(out)[:size])
+
+
+def sqlite_script(path, rows):
+    """ROWS inserts into two tables in one transaction (each statement
+    parsed), an index, then joins and a group by."""
+    with open(path, "w") as f:
+        f.write("CREATE TABLE person(id INTEGER PRIMARY KEY, city INTEGER, name TEXT);\n")
+        f.write("CREATE TABLE city(id INTEGER PRIMARY KEY, region INTEGER, label TEXT);\n")
+        f.write("BEGIN;\n")
+        for i in range(1, rows + 1):
+            f.write(f"INSERT INTO person VALUES({i}, {i * 7919 % 1000}, "
+                    f"'name{i * 2654435761 % 4294967296:08x}');\n")
+        for i in range(1000):
+            f.write(f"INSERT INTO city VALUES({i}, {i % 17}, 'city{i:04d}');\n")
+        f.write("COMMIT;\n")
+        f.write("CREATE INDEX person_city ON person(city);\n")
+        f.write("SELECT c.region, count(*), max(p.name) FROM person p JOIN city c ON p.city = c.id "
+                "GROUP BY c.region ORDER BY 2 DESC;\n")
+        f.write("SELECT count(*) FROM person p JOIN person q ON p.city = q.city WHERE p.id < 2000 "
+                "AND q.id < p.id;\n")
+
+
+def prepare_inputs(work):
+    words_text(f"{work}/text1m", 1 << 20, 15)
+    words_text(f"{work}/text5m", 5_000_000, 16)
+    words_text(f"{work}/text8m", 8 << 20, 17)
+    sqlite_script(f"{work}/inserts.sql", 20000)
+    with open(f"{work}/data16m", "wb") as f:
+        f.write(random.Random(18).randbytes(16 << 20))
+
+
+# name, label, argv, stdin file (or None). Run in the work directory.
+PROGRAMS = [
+    ("xz", "xz -6 of 1 MiB (compute, 1 thread)", ["xz", "-6", "-T1", "-c", "text1m"], None),
+    ("sort", "sort 5 MB of text lines (LC_ALL=C)", ["sort", "text5m"], None),
+    ("pigz", "pigz -p 2 of 8 MiB (3 threads: 2 compress)", ["pigz", "-p", "2", "-c", "text8m"],
+     None),
+    ("sqlite", "sqlite3: 21000 inserts, an index, 2 joins", ["sqlite3", ":memory:"],
+     "inserts.sql"),
+    ("dd", "dd bs=512 of 16 MiB (I/O: 65536 system calls)",
+     ["dd", "if=data16m", "of=dd.out", "bs=512", "status=none"], None),
+]
+
+VALGRIND = {
+    "none": ["valgrind", "--tool=none", "-q"],
+    "callgrind": ["valgrind", "--tool=callgrind", "-q", "--callgrind-out-file=/dev/null"],
+    "helgrind": ["valgrind", "--tool=helgrind", "-q"],
+    "aprof": ["bash", APROF_RUN, "--"],
+    "aprof-drms": ["bash", APROF_RUN, "--drms=yes", "--"],
+}
+
+
+def run(args, cwd, stdin=None, env=None):
+    """(wall s, CPU s, peak RSS MiB) of ARGS, which must succeed."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    with open(os.path.join(cwd, stdin) if stdin else os.devnull, "rb") as f:
+        p = subprocess.run([GNU_TIME, "-f", "bench-rss %M"] + args, cwd=cwd, stdin=f,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env)
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if p.returncode != 0:
+        sys.exit(f"{' '.join(args)} failed ({p.returncode}): {p.stderr[-800:]}")
+    rss = int(re.findall(r"bench-rss (\d+)", p.stderr)[-1]) / 1024
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return wall, cpu, rss
+
+
+def meta_of(rec):
+    meta = {}
+    with open(os.path.join(rec, "meta")) as f:
+        for line in f:
+            if " " in line:
+                k, v = line.rstrip("\n").split(" ", 1)
+                meta[k] = v
+    return meta
+
+
+def stored_results(trms, rec):
+    out = subprocess.run([trms, "info", rec], capture_output=True, text=True).stdout
+    return re.search(r"^analyses +cell size 4, line size 64", out, re.M) is not None
+
+
+def trms_run(build, cwd, argv, stdin, env):
+    """One `trms record` (and `trms analyze`, when the record did not
+    analyze): their measures, the recording's events and bytes, and the
+    analysis alone on the stored recording."""
+    trms = os.path.join(build, "bin", "trms")
+    rec = os.path.join(cwd, "bench.rec")
+    shutil.rmtree(rec, ignore_errors=True)
+    record = run([trms, "record", "-o", rec, "--"] + argv, cwd, stdin, env)
+    one_pass = stored_results(trms, rec)
+    analyze = run([trms, "analyze", rec], cwd, None, env)
+    meta = meta_of(rec)
+    trace = sum(os.path.getsize(os.path.join(rec, f)) for f in os.listdir(rec)
+                if f.startswith("events"))
+    shutil.rmtree(rec, ignore_errors=True)
+    total = record if one_pass else (record[0] + analyze[0], record[1] + analyze[1],
+                                     max(record[2], analyze[2]))
+    return {"record": record, "analyze": analyze, "total": total, "one_pass": bool(one_pass),
+            "events": int(meta["events"]), "bytes": trace}
+
+
+def med(runs, i):
+    return statistics.median(r[i] for r in runs)
+
+
+def ratio(v, base):
+    r = v / base
+    return f"{r:.0f}x" if r >= 10 else f"{r:.1f}x"
+
+
+def peers(work):
+    names = os.environ.get("PROGRAMS")
+    programs = [p for p in PROGRAMS if not names or p[0] in names.split(",")]
+    tools = ["native", "none", "callgrind", "helgrind", "aprof", "aprof-drms", "trms"]
+    if BASE:
+        tools.append("base")
+    if os.environ.get("TOOLS"):
+        tools = [t for t in tools if t in os.environ["TOOLS"].split(",")]
+    env = dict(os.environ, LC_ALL="C", APROF_LIB=APROF_LIB)
+    runs = {(p[0], t): [] for p in programs for t in tools}
+    load = os.getloadavg()[0]
+    for _ in range(REPEAT):
+        for name, _, argv, stdin in programs:
+            for tool in tools:
+                if tool == "native":
+                    runs[name, tool].append(run(argv, work, stdin, env))
+                elif tool in VALGRIND:
+                    runs[name, tool].append(run(VALGRIND[tool] + argv, work, stdin, env))
+                    for f in os.listdir(work):
+                        if f.endswith(".aprof"):
+                            os.remove(os.path.join(work, f))
+                else:
+                    runs[name, tool].append(trms_run(BUILD if tool == "trms" else BASE, work,
+                                                     argv, stdin, env))
+    end_load = os.getloadavg()[0]
+    trms_tools = [t for t in ("trms", "base") if t in tools]
+    peer_tools = [t for t in tools if t not in trms_tools]
+
+    def cell(name, tool, what=None):
+        rs = runs[name, tool]
+        return [r[what] for r in rs] if what else rs
+
+    print(f"Machine: {os.cpu_count()} cores, load average {load:.1f} at the start and "
+          f"{end_load:.1f} at the end; median of {REPEAT} rounds, each running every "
+          f"configuration of every program once, in turn.")
+    print()
+    header = {"trms": "trms (record with analysis)", "base": "trms base (record + analyze)"}
+    for t in trms_tools:
+        one = all(r["one_pass"] for p in programs for r in runs[p[0], t])
+        header[t] = f"trms{' base' if t == 'base' else ''} " + (
+            "(record with analysis)" if one else "(record + analyze)")
+    print("Wall time, and its ratio to the native run:")
+    print()
+    print("| program | " + " | ".join(header.get(t, t.replace("aprof-drms", "aprof --drms=yes"))
+                                      for t in tools)
+          + "".join(f" | {header[t].split(' (')[0]} / aprof --drms=yes" for t in trms_tools
+                    if "aprof-drms" in tools) + " |")
+    print("|---" * (1 + len(tools) + (len(trms_tools) if "aprof-drms" in tools else 0)) + "|")
+    for name, label, _, _ in programs:
+        native = med(cell(name, "native"), 0) if "native" in tools else None
+        cells = []
+        for t in tools:
+            rs = cell(name, t) if t in peer_tools else cell(name, t, "total")
+            w = med(rs, 0)
+            cells.append(f"{w:.2f} s" + (f" ({ratio(w, native)})" if native and t != "native"
+                                         else ""))
+        if "aprof-drms" in tools:
+            drms = med(cell(name, "aprof-drms"), 0)
+            cells += [f"**{med(cell(name, t, 'total'), 0) / drms:.2f}**" for t in trms_tools]
+        print(f"| {label} | " + " | ".join(cells) + " |")
+    print()
+    print("CPU seconds (user + system of every process) and peak memory (MiB, the largest "
+          "process):")
+    print()
+    print("| program | " + " | ".join(header.get(t, t) for t in tools) + " |")
+    print("|---" * (1 + len(tools)) + "|")
+    for name, label, _, _ in programs:
+        cells = []
+        for t in tools:
+            rs = cell(name, t) if t in peer_tools else cell(name, t, "total")
+            cells.append(f"{med(rs, 1):.2f} s, {med(rs, 2):.0f} MiB")
+        print(f"| {label} | " + " | ".join(cells) + " |")
+    for t in trms_tools:
+        print()
+        print(f"{header[t].split(' (')[0]}: the parts, the recording, and the analysis alone on "
+              "the stored recording (`trms analyze`, default options):")
+        print()
+        print("| program | record s | record CPU s | record MiB | analyze s | analyze CPU s | "
+              "analyze MiB | events | recording MiB | bytes/event | analysis M events/s |")
+        print("|---" * 11 + "|")
+        per_event = []
+        for name, label, _, _ in programs:
+            rs = runs[name, t]
+            rec, an = [r["record"] for r in rs], [r["analyze"] for r in rs]
+            events, size = rs[-1]["events"], rs[-1]["bytes"]
+            per_event.append(size / events)
+            print(f"| {label} | {med(rec, 0):.2f} | {med(rec, 1):.2f} | {med(rec, 2):.0f} | "
+                  f"{med(an, 0):.2f} | {med(an, 1):.2f} | {med(an, 2):.0f} | {events} | "
+                  f"{size / 2**20:.0f} | {size / events:.2f} | {events / med(an, 0) / 1e6:.1f} |")
+        print()
+        print(f"Average bytes per event over these programs: "
+              f"{statistics.mean(per_event):.2f}.")
+
+
+def analysis(work):
+    if not BASE:
+        sys.exit("real_programs.py analysis: set BASE to the build to compare with")
+    base_trms = os.path.join(BASE, "bin", "trms")
+    new_trms = os.path.join(BUILD, "bin", "trms")
+    env = dict(os.environ, LC_ALL="C")
+    recs = []
+    xz = os.path.join(work, "xz.rec")
+    subprocess.run([base_trms, "record", "-o", xz, "--", "xz", "-6", "-T1", "-c", "text1m"],
+                   cwd=work, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
+    recs.append(("xz -6 of 1 MiB (1 thread)", xz))
+    rand = os.path.join(work, "random4.rec")
+    gen = subprocess.Popen([os.path.join(BUILD, "bench", "trms-random-threads-trace")],
+                           stdout=subprocess.PIPE)
+    subprocess.run([base_trms, "import", "-", "-o", rand], stdin=gen.stdout,
+                   stdout=subprocess.DEVNULL, check=True)
+    gen.wait()
+    recs.append(("4 threads, random 8-byte accesses over 32 MiB", rand))
+    load = os.getloadavg()[0]
+    times = {(r, b): [] for r, _ in recs for b in ("base", "new")}
+    for _ in range(REPEAT):
+        for label, rec in recs:
+            for b, trms in (("base", base_trms), ("new", new_trms)):
+                times[rec, b].append(run([trms, "analyze", rec], work, None, env))
+    end_load = os.getloadavg()[0]
+    print(f"`trms analyze` (default options) of recordings the base build made (format "
+          f"version 2, which both builds read), the two builds in alternation, {REPEAT} rounds; "
+          f"load average {load:.1f} at the start and {end_load:.1f} at the end.")
+    print()
+    print("| recording | events | accesses | base s | new s | base M events/s | new M events/s "
+          "| new M accesses/s | speed-up | base MiB | new MiB |")
+    print("|---" * 11 + "|")
+    for label, rec in recs:
+        out = subprocess.run([new_trms, "analyze", rec, "--checkpoint-every", "0"],
+                             capture_output=True, text=True, check=True).stdout
+        events = int(re.search(r": (\d+) events", out).group(1))
+        accesses = int(re.search(r"\((\d+) memory accesses\)", out).group(1))
+        b, n = times[rec, "base"], times[rec, "new"]
+        print(f"| {label} | {events} | {accesses} | {med(b, 0):.2f} | {med(n, 0):.2f} | "
+              f"{events / med(b, 0) / 1e6:.1f} | **{events / med(n, 0) / 1e6:.1f}** | "
+              f"{accesses / med(n, 0) / 1e6:.1f} | {med(b, 0) / med(n, 0):.2f}x | "
+              f"{med(b, 2):.0f} | {med(n, 2):.0f} |")
+        print(f"<!-- runs {label}: base {[round(r[0], 2) for r in b]} new "
+              f"{[round(r[0], 2) for r in n]} -->")
+
+
+def main():
+    part = sys.argv[1] if len(sys.argv) > 1 else "all"
+    if part not in ("peers", "analysis", "all"):
+        sys.exit(__doc__)
+    work = tempfile.mkdtemp(prefix="trms-real.", dir=os.environ.get("TMPDIR", "/tmp"))
+    try:
+        prepare_inputs(work)
+        if part in ("peers", "all"):
+            print("### Real programs against the peers")
+            print()
+            peers(work)
+        if part in ("analysis", "all") and BASE:
+            print()
+            print("### The analysis alone, this build against the base build")
+            print()
+            analysis(work)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
