@@ -1077,7 +1077,7 @@ static uint64_t next_random(uint64_t *state)
  * of every varint length and the 48-bit extremes included. */
 static void long_access_runs(void)
 {
-    enum { WORDS = 400000 };
+    enum { WORDS = 1600000 };
     uint64_t *w = malloc((WORDS + 1) * sizeof *w);
     struct expected_events x = {.first_mismatch = SIZE_MAX};
     if (!w)

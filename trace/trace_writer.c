@@ -4,10 +4,12 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <zstd.h>
 
 #include "common/oom.h"
 #include "trace/crc32.h"
@@ -16,14 +18,29 @@
 /* Written blocks are handed to the disk every this many bytes, so that
  * the fsync at the end has little left to wait for. */
 #define WRITEBACK_BYTES (8u << 20)
+/* Sealed blocks waiting for the writer thread or an observer, at most:
+ * the caller waits beyond (bounded memory; an observer slower than the
+ * program slows the recording down rather than piling blocks up). */
+#define BLOCK_BUFFERS 24
+
+/* A block buffer: room for the block header, then the payload. */
+struct trace_block {
+    uint8_t *data;
+    size_t capacity;            /* of the payload */
+    size_t used;                /* payload bytes */
+    uint32_t kind;
+    uint32_t events;
+    int refs;                   /* the writer thread's, an observer's */
+    struct trace_block *next;   /* in the queue or the free list */
+};
 
 struct trace_writer {
-    int fd;
     char *path;
-    uint8_t *block;     /* the block header, then the payload: one write each */
-    uint8_t *payload;   /* block + TRACE_BLOCK_HEADER_SIZE */
+    int fd;
+    /* The caller's side: the block being filled. */
+    struct trace_block *current;
+    uint8_t *payload;           /* current->data + TRACE_BLOCK_HEADER_SIZE */
     size_t used;
-    size_t capacity;    /* of the payload */
     uint32_t block_events;
     uint64_t total_events;
     uint64_t blocks;
@@ -31,20 +48,42 @@ struct trace_writer {
     struct event_encoder encoder;
     int has_thread;
     uint32_t thread;
+    struct trace_block_observer observer;
+    int level;                  /* zstd level; 0 stores blocks as they are */
+    /* Shared with the writer thread, under lock. */
+    pthread_mutex_t lock;
+    pthread_cond_t queued;      /* a block is queued, or the end */
+    pthread_cond_t freed;       /* a buffer came back */
+    struct trace_block *queue_head, *queue_tail;
+    struct trace_block *free_list;
+    unsigned buffers;           /* allocated so far */
+    int closing;
+    int failed;                 /* the writer thread could not write */
+    char failure[sizeof(((struct trms_error *)0)->message)];
+    pthread_t thread_id;
+    int thread_started;
+    /* The writer thread's own. */
+    ZSTD_CCtx *zstd;
+    uint8_t *packed;            /* a compressed block: header, raw length, frame */
+    size_t packed_capacity;
     uint64_t written;           /* bytes in the file */
     uint64_t writeback_start;   /* bytes before this were handed to the disk */
 };
 
-static int write_bytes(struct trace_writer *w, const void *data, size_t len,
-                       struct trms_error *err)
+/* ---- the writer thread: compresses, checksums and writes, in order ---- */
+
+static int write_bytes(struct trace_writer *w, const void *data, size_t len)
 {
     const char *p = data;
     while (len > 0) {
         ssize_t n = write(w->fd, p, len);
         if (n < 0 && errno == EINTR)
             continue;
-        if (n < 0)
-            return error_set(err, "%s: cannot write: %s", w->path, strerror(errno));
+        if (n < 0) {
+            snprintf(w->failure, sizeof w->failure, "%s: cannot write: %s", w->path,
+                     strerror(errno));
+            return -1;
+        }
         p += n;
         len -= (size_t)n;
         w->written += (uint64_t)n;
@@ -63,14 +102,220 @@ static void start_writeback(struct trace_writer *w)
     w->writeback_start = w->written;
 }
 
+static void put_header(uint8_t *h, uint32_t kind, size_t len, uint32_t events,
+                       const uint8_t *payload)
+{
+    put_le32(h, kind);
+    put_le32(h + 4, (uint32_t)len);
+    put_le32(h + 8, events);
+    put_le32(h + 12, crc32_update(0, payload, len));
+}
+
+/* An events block, compressed when that makes it smaller. */
+static int write_events_block(struct trace_writer *w, struct trace_block *b)
+{
+    uint8_t *payload = b->data + TRACE_BLOCK_HEADER_SIZE;
+    if (w->level) {
+        size_t bound = ZSTD_compressBound(b->used) + TRACE_BLOCK_HEADER_SIZE + 4;
+        if (bound > w->packed_capacity) {
+            w->packed_capacity = bound;
+            w->packed = xrealloc(w->packed, bound);
+        }
+        uint8_t *stored = w->packed + TRACE_BLOCK_HEADER_SIZE;
+        size_t frame = ZSTD_compress2(w->zstd, stored + 4, bound - TRACE_BLOCK_HEADER_SIZE - 4,
+                                      payload, b->used);
+        if (!ZSTD_isError(frame) && frame + 4 < b->used) {
+            put_le32(stored, (uint32_t)b->used);
+            put_header(w->packed, TRACE_BLOCK_ZSTD, frame + 4, b->events, stored);
+            return write_bytes(w, w->packed, TRACE_BLOCK_HEADER_SIZE + frame + 4);
+        }
+    }
+    put_header(b->data, TRACE_BLOCK_EVENTS, b->used, b->events, payload);
+    return write_bytes(w, b->data, TRACE_BLOCK_HEADER_SIZE + b->used);
+}
+
+/* With W->lock held: B goes back to the free list when nobody holds it. */
+static void release_locked(struct trace_writer *w, struct trace_block *b)
+{
+    if (--b->refs > 0)
+        return;
+    b->next = w->free_list;
+    w->free_list = b;
+    pthread_cond_signal(&w->freed);
+}
+
+static void *writer_thread(void *arg)
+{
+    struct trace_writer *w = arg;
+    pthread_mutex_lock(&w->lock);
+    for (;;) {
+        while (!w->queue_head && !w->closing)
+            pthread_cond_wait(&w->queued, &w->lock);
+        struct trace_block *b = w->queue_head;
+        if (!b)
+            break;
+        w->queue_head = b->next;
+        if (!w->queue_head)
+            w->queue_tail = NULL;
+        int failed = w->failed;
+        pthread_mutex_unlock(&w->lock);
+        int rc = 0;
+        if (!failed) {
+            if (b->kind == TRACE_BLOCK_EVENTS) {
+                rc = write_events_block(w, b);
+            } else {
+                put_header(b->data, b->kind, b->used, b->events, b->data + TRACE_BLOCK_HEADER_SIZE);
+                rc = write_bytes(w, b->data, TRACE_BLOCK_HEADER_SIZE + b->used);
+            }
+            if (rc == 0)
+                start_writeback(w);
+        }
+        pthread_mutex_lock(&w->lock);
+        if (rc != 0)
+            w->failed = 1;
+        release_locked(w, b);
+    }
+    pthread_mutex_unlock(&w->lock);
+    return NULL;
+}
+
+/* ---- the caller's side ---- */
+
+static int failure(struct trace_writer *w, struct trms_error *err)
+{
+    pthread_mutex_lock(&w->lock);
+    int failed = w->failed;
+    if (failed)
+        error_set(err, "%s", w->failure);
+    pthread_mutex_unlock(&w->lock);
+    return failed ? -1 : 0;
+}
+
+/* A buffer to fill: a free one, a new one while there are fewer than
+ * BLOCK_BUFFERS, or the next one handed back. */
+static struct trace_block *take_buffer(struct trace_writer *w)
+{
+    pthread_mutex_lock(&w->lock);
+    while (!w->free_list && w->buffers == BLOCK_BUFFERS)
+        pthread_cond_wait(&w->freed, &w->lock);
+    struct trace_block *b = w->free_list;
+    if (b)
+        w->free_list = b->next;
+    else
+        w->buffers++;
+    pthread_mutex_unlock(&w->lock);
+    if (!b) {
+        b = xcalloc(1, sizeof *b);
+        b->capacity = TRACE_BLOCK_TARGET_PAYLOAD + 4096;
+        b->data = xmalloc(TRACE_BLOCK_HEADER_SIZE + b->capacity);
+    }
+    b->used = 0;
+    b->events = 0;
+    b->next = NULL;
+    return b;
+}
+
+static void use_buffer(struct trace_writer *w, struct trace_block *b)
+{
+    w->current = b;
+    w->payload = b->data + TRACE_BLOCK_HEADER_SIZE;
+    w->used = 0;
+}
+
+/* The block being filled goes to the writer thread (and the observer). */
+static void seal(struct trace_writer *w, uint32_t kind, uint32_t events)
+{
+    struct trace_block *b = w->current;
+    b->kind = kind;
+    b->used = w->used;
+    b->events = events;
+    b->refs = 1;
+    if (kind == TRACE_BLOCK_EVENTS && w->observer.block) {
+        b->refs++;
+        w->observer.block(w->observer.ctx, b);
+    }
+    pthread_mutex_lock(&w->lock);
+    if (w->queue_tail)
+        w->queue_tail->next = b;
+    else
+        w->queue_head = b;
+    w->queue_tail = b;
+    pthread_cond_signal(&w->queued);
+    pthread_mutex_unlock(&w->lock);
+    use_buffer(w, take_buffer(w));
+}
+
+void trace_block_release(struct trace_writer *w, struct trace_block *b)
+{
+    pthread_mutex_lock(&w->lock);
+    release_locked(w, b);
+    pthread_mutex_unlock(&w->lock);
+}
+
+const uint8_t *trace_block_payload(const struct trace_block *b, size_t *len, uint32_t *events)
+{
+    *len = b->used;
+    *events = b->events;
+    return b->data + TRACE_BLOCK_HEADER_SIZE;
+}
+
+static void free_buffers(struct trace_block *b)
+{
+    while (b) {
+        struct trace_block *next = b->next;
+        free(b->data);
+        free(b);
+        b = next;
+    }
+}
+
+/* Stops the writer thread once it has written what is queued. */
+static void stop_thread(struct trace_writer *w)
+{
+    if (!w->thread_started)
+        return;
+    pthread_mutex_lock(&w->lock);
+    w->closing = 1;
+    pthread_cond_signal(&w->queued);
+    pthread_mutex_unlock(&w->lock);
+    pthread_join(w->thread_id, NULL);
+    w->thread_started = 0;
+}
+
+/* Frees W once the observer has handed back every block it holds. */
 static void free_writer(struct trace_writer *w)
 {
-    free(w->block);
+    pthread_mutex_lock(&w->lock);
+    for (;;) {
+        unsigned back = w->current ? 1 : 0;
+        for (struct trace_block *b = w->free_list; b; b = b->next)
+            back++;
+        if (back == w->buffers)
+            break;
+        pthread_cond_wait(&w->freed, &w->lock);
+    }
+    pthread_mutex_unlock(&w->lock);
+    free_buffers(w->free_list);
+    if (w->current)
+        free_buffers(w->current);
+    ZSTD_freeCCtx(w->zstd);
+    pthread_mutex_destroy(&w->lock);
+    pthread_cond_destroy(&w->queued);
+    pthread_cond_destroy(&w->freed);
+    free(w->packed);
     free(w->path);
     free(w);
 }
 
 struct trace_writer *trace_writer_create(const char *path, struct trms_error *err)
+{
+    struct trace_writer_options options = {.level = TRACE_ZSTD_LEVEL};
+    return trace_writer_create_with(path, &options, err);
+}
+
+struct trace_writer *trace_writer_create_with(const char *path,
+                                              const struct trace_writer_options *options,
+                                              struct trms_error *err)
 {
     int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
     if (fd < 0) {
@@ -81,40 +326,41 @@ struct trace_writer *trace_writer_create(const char *path, struct trms_error *er
     w->fd = fd;
     w->path = xmalloc(strlen(path) + 1);
     strcpy(w->path, path);
-    w->capacity = TRACE_BLOCK_TARGET_PAYLOAD + 4096;
-    w->block = xmalloc(TRACE_BLOCK_HEADER_SIZE + w->capacity);
-    w->payload = w->block + TRACE_BLOCK_HEADER_SIZE;
+    w->level = options->level;
+    w->observer = options->observer;
+    pthread_mutex_init(&w->lock, NULL);
+    pthread_cond_init(&w->queued, NULL);
+    pthread_cond_init(&w->freed, NULL);
+    if (w->level) {
+        w->zstd = ZSTD_createCCtx();
+        if (!w->zstd)
+            oom_exit("zstd");
+        ZSTD_CCtx_setParameter(w->zstd, ZSTD_c_compressionLevel, w->level);
+    }
     uint8_t header[TRACE_FILE_HEADER_SIZE];
     memcpy(header, TRACE_MAGIC, 8);
     put_le32(header + 8, TRACE_VERSION);
     put_le32(header + 12, 0);
-    if (write_bytes(w, header, sizeof header, err) != 0) {
-        trace_writer_abandon(w);
+    if (write_bytes(w, header, sizeof header) != 0) {
+        error_set(err, "%s", w->failure);
+        close(fd);
+        free_writer(w);
         return NULL;
     }
+    use_buffer(w, take_buffer(w));
+    if (pthread_create(&w->thread_id, NULL, writer_thread, w) != 0)
+        oom_exit("trace writer thread");
+    w->thread_started = 1;
     return w;
-}
-
-static int write_block(struct trace_writer *w, uint32_t kind, uint32_t events,
-                       struct trms_error *err)
-{
-    put_le32(w->block, kind);
-    put_le32(w->block + 4, (uint32_t)w->used);
-    put_le32(w->block + 8, events);
-    put_le32(w->block + 12, crc32_update(0, w->payload, w->used));
-    if (write_bytes(w, w->block, TRACE_BLOCK_HEADER_SIZE + w->used, err) != 0)
-        return -1;
-    w->used = 0;
-    start_writeback(w);
-    return 0;
 }
 
 static int flush_events(struct trace_writer *w, struct trms_error *err)
 {
     if (w->used == 0)
         return 0;
-    if (write_block(w, TRACE_BLOCK_EVENTS, w->block_events, err) != 0)
+    if (failure(w, err) != 0)
         return -1;
+    seal(w, TRACE_BLOCK_EVENTS, w->block_events);
     w->blocks++;
     w->block_events = 0;
     return 0;
@@ -122,10 +368,11 @@ static int flush_events(struct trace_writer *w, struct trms_error *err)
 
 static void reserve(struct trace_writer *w, size_t len)
 {
-    if (w->used + len > w->capacity) {
-        w->capacity = w->used + len + 4096;
-        w->block = xrealloc(w->block, TRACE_BLOCK_HEADER_SIZE + w->capacity);
-        w->payload = w->block + TRACE_BLOCK_HEADER_SIZE;
+    struct trace_block *b = w->current;
+    if (w->used + len > b->capacity) {
+        b->capacity = w->used + len + 4096;
+        b->data = xrealloc(b->data, TRACE_BLOCK_HEADER_SIZE + b->capacity);
+        w->payload = b->data + TRACE_BLOCK_HEADER_SIZE;
     }
 }
 
@@ -225,6 +472,8 @@ void trace_writer_abandon(struct trace_writer *w)
 {
     if (!w)
         return;
+    /* Whatever is queued is written; the file stays without an end block. */
+    stop_thread(w);
     close(w->fd);
     free_writer(w);
 }
@@ -245,8 +494,12 @@ int trace_writer_close(struct trace_writer *w, const struct routine_table *routi
         w->used += put_varint(w->payload, w->total_events);
         w->used += put_varint(w->payload + w->used, w->blocks);
         w->used += put_varint(w->payload + w->used, w->routines_written);
-        rc = write_block(w, TRACE_BLOCK_END, 0, err);
+        seal(w, TRACE_BLOCK_END, 0);
     }
+    /* The writer thread writes everything queued, then stops. */
+    stop_thread(w);
+    if (rc == 0 && failure(w, err) != 0)
+        rc = -1;
     if (rc == 0 && fsync(w->fd) != 0)
         rc = error_set(err, "%s: cannot write: %s", w->path, strerror(errno));
     if (close(w->fd) != 0 && rc == 0)

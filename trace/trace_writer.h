@@ -1,9 +1,12 @@
 /* trace_writer: writes a binary event trace (layout in event_codec.h).
  *
- * Events are buffered into blocks, each written with its checksum as soon
- * as it fills, so a writer that dies still leaves every finished block
- * readable. The file is complete only once trace_writer_close() has written
- * the end block. */
+ * Events are buffered into blocks; each full block goes to a thread of the
+ * writer's own, which compresses it, checksums it and writes it, so the
+ * caller (the recorder's decoder, on the recording's critical path) only
+ * encodes. A writer that dies still leaves every block written readable.
+ * The file is complete only once trace_writer_close() has written the end
+ * block. A failed write is reported by the next call that seals a block,
+ * or by trace_writer_close(). */
 #ifndef TRMS_TRACE_WRITER_H
 #define TRMS_TRACE_WRITER_H
 
@@ -17,7 +20,32 @@
 
 struct trace_writer;
 
+/* The current format, events blocks compressed (TRACE_ZSTD_LEVEL). */
 struct trace_writer *trace_writer_create(const char *path, struct trms_error *err);
+
+/* A sealed events block: its payload (the uncompressed records, as a
+ * reader decodes them) stays valid until trace_block_release(). */
+struct trace_block;
+const uint8_t *trace_block_payload(const struct trace_block *b, size_t *len, uint32_t *events);
+void trace_block_release(struct trace_writer *w, struct trace_block *b);
+
+/* Sees every events block as it is sealed, in order, on the thread that
+ * writes the events; must release each, from any thread, before the
+ * writer's close or abandon can return. Blocks held count against the
+ * writer's few buffers: holding many stalls the writing. */
+struct trace_block_observer {
+    void (*block)(void *ctx, struct trace_block *b);
+    void *ctx;
+};
+
+struct trace_writer_options {
+    int level;                          /* zstd level; 0 stores blocks plain */
+    struct trace_block_observer observer;   /* .block NULL for none */
+};
+
+struct trace_writer *trace_writer_create_with(const char *path,
+                                              const struct trace_writer_options *options,
+                                              struct trms_error *err);
 
 /* Writes EV; a call to a routine of ROUTINES not yet written is preceded by
  * the definitions of every routine up to it. */

@@ -314,6 +314,35 @@ def case_ring_edge(tmp):
         check(got == per_turn * turns, f"{kind}s: {got} more for {turns} more turns, expected {per_turn * turns}")
 
 
+def case_one_pass(tmp):
+    # `trms record` analyzes as it records and stores what `trms analyze`
+    # of the finished recording stores with the same options: the JSON
+    # reports are the same bytes. producer_consumer has two threads (the
+    # second thread's reuse stack forks from the first's) and fills dozens
+    # of trace blocks; the options go through too, calling contexts
+    # included.
+    program = os.path.join(PROGRAMS, "producer_consumer")
+    for options in ([], ["--cell-size", "8", "--line-size", "32", "--contexts"]):
+        rec = os.path.join(tmp, f"one-pass{len(options)}.rec")
+        p = run([TRMS, "record", "-o", rec] + options + ["--", program, "20000"])
+        check("analyzed as it recorded" in p.stderr, f"record said: {p.stderr}")
+        report = [TRMS, "report", rec, "--format", "json"] + options
+        first = run(report).stdout
+        check(json.loads(first)["events"]["read"] > 100000, "too few events to span blocks")
+        run([TRMS, "analyze", rec] + options)
+        again = run(report).stdout
+        check(first == again, f"options {options}: the one-pass report differs from `trms analyze`'s")
+    # --no-analysis records only; the recording analyzes later all the same.
+    rec = os.path.join(tmp, "later.rec")
+    p = run([TRMS, "record", "-o", rec, "--no-analysis", "--", program, "2000"])
+    check("analyzed" not in p.stderr, f"record said: {p.stderr}")
+    check("none yet" in run([TRMS, "info", rec]).stdout, "a result without analysis")
+    run([TRMS, "report", rec], expect=1)
+    run([TRMS, "analyze", rec])
+    run([TRMS, "report", rec])
+    run([TRMS, "record", "--no-analysis", "--contexts", "--", program, "1"], expect=2)
+
+
 CASES = {name[5:]: fn for name, fn in globals().items() if name.startswith("case_")}
 
 if __name__ == "__main__":
