@@ -9,7 +9,7 @@
 #include "common/oom.h"
 #include "trace/event.h"
 
-#define GROUP_BITS 6
+#define GROUP_BITS REUSE_GROUP_BITS
 #define GROUP (1u << GROUP_BITS)
 
 /* Entries at level K (0: the words of marks). */

@@ -26,7 +26,10 @@
  * scattered steps; counting the marks after a time reads at most 32
  * neighbouring entries per level, from the time's word up to the level
  * where it shares a group with the present. */
-#define COUNT_LEVELS_MAX 6
+#ifndef REUSE_GROUP_BITS
+#define REUSE_GROUP_BITS 6 /* a test builds the stack with groups of 4, to climb every level */
+#endif
+#define COUNT_LEVELS_MAX (36 / REUSE_GROUP_BITS) /* 2^36 words: plenty */
 
 /* Distances at least this large are counted in the histogram later, in a
  * burst with prefetching: the histogram is 8 bytes per distance, and the

@@ -9,9 +9,17 @@
  *  - version 2's one-byte short access: the exact bytes the writer chooses,
  *    long sequential runs across blocks at about a byte an access, and the
  *    reader refusing a short access where none may be (a block's first
- *    access, a version 1 file), while still reading version 1. */
+ *    access, a version 1 file), while still reading version 1;
+ *  - version 3's compressed blocks: the events of plain ones, every
+ *    corruption refused (plain and compressed alike), and each way a
+ *    compressed block can be malformed refused with its reason;
+ *  - a writer's block observer decodes, block by block, exactly what a read
+ *    of the file delivers; a read into a batch sink delivers the per-event
+ *    read's events, and its positions resume exactly. */
+#include <pthread.h>
 #include <stdlib.h>
 #include <unistd.h>
+#include <zstd.h>
 
 #include "tests/check.h"
 #include "tests/fixture.h"
@@ -32,16 +40,24 @@ static int collect(void *ctx, const struct event *ev, struct trms_error *err)
     return 0;
 }
 
-static void write_trace(const char *path, const struct event_list *events,
-                        const struct routine_table *routines)
+static void write_trace_with(const char *path, const struct event_list *events,
+                             const struct routine_table *routines,
+                             const struct trace_writer_options *options)
 {
     struct trms_error err;
     unlink(path);
-    struct trace_writer *w = trace_writer_create(path, &err);
+    struct trace_writer *w = trace_writer_create_with(path, options, &err);
     CHECK(w != NULL);
     for (size_t i = 0; w && i < events->count; i++)
         CHECK(trace_writer_event(w, &events->items[i], routines, &err) == 0);
     CHECK(w && trace_writer_close(w, routines, &err) == 0);
+}
+
+static void write_trace(const char *path, const struct event_list *events,
+                        const struct routine_table *routines)
+{
+    struct trace_writer_options compressed = {.level = TRACE_ZSTD_LEVEL};
+    write_trace_with(path, events, routines, &compressed);
 }
 
 /* The events a reader must return: thread events that do not change the
@@ -257,7 +273,21 @@ static int refused(const char *path)
     return rc != 0 && strstr(err.message, path) != NULL;
 }
 
-static void corruption(void)
+/* The kinds of the blocks of the trace at PATH, a bit each. */
+static unsigned block_kinds(const char *path)
+{
+    size_t len;
+    unsigned char *data = slurp(path, &len);
+    unsigned kinds = 0;
+    for (size_t at = TRACE_FILE_HEADER_SIZE; at + TRACE_BLOCK_HEADER_SIZE <= len;
+         at += TRACE_BLOCK_HEADER_SIZE + get_le32(data + at + 4))
+        kinds |= 1u << (get_le32(data + at) & 31);
+    free(data);
+    return kinds;
+}
+
+/* LEVEL: the writer's zstd level, 0 for plain blocks. */
+static void corruption(int level)
 {
     struct event_list events = {0};
     struct routine_table routines;
@@ -268,7 +298,11 @@ static void corruption(void)
     char good[128], bad[128];
     snprintf(good, sizeof good, "%s/good.trms", tmpdir);
     snprintf(bad, sizeof bad, "%s/bad.trms", tmpdir);
-    write_trace(good, &events, &routines);
+    struct trace_writer_options options = {.level = level};
+    write_trace_with(good, &events, &routines, &options);
+    /* The case at hand: a compressed block, or a plain one. */
+    CHECK_EQ(block_kinds(good), (1u << (level ? TRACE_BLOCK_ZSTD : TRACE_BLOCK_EVENTS)) |
+                                    (1u << TRACE_BLOCK_END));
     size_t len;
     unsigned char *data = slurp(good, &len);
     unsigned missed = 0;
@@ -517,29 +551,37 @@ static void short_access_runs(void)
 
 /* A file of format VERSION with one events block holding PAYLOAD (EVENTS
  * records) and the end block that totals it. */
-static void craft(const char *path, uint32_t version, const unsigned char *payload, size_t len,
-                  uint32_t events)
+static void craft_kind(const char *path, uint32_t version, uint32_t kind,
+                       const unsigned char *payload, size_t len, uint32_t events)
 {
-    unsigned char data[512];
+    unsigned char data[1024];
     size_t n = 0;
     memcpy(data, TRACE_MAGIC, 8);
     put_le32(data + 8, version);
     put_le32(data + 12, 0);
     n = TRACE_FILE_HEADER_SIZE;
-    put_le32(data + n, TRACE_BLOCK_EVENTS);
+    put_le32(data + n, kind);
     put_le32(data + n + 4, (uint32_t)len);
     put_le32(data + n + 8, events);
     put_le32(data + n + 12, crc32_update(0, payload, len));
     memcpy(data + n + TRACE_BLOCK_HEADER_SIZE, payload, len);
     n += TRACE_BLOCK_HEADER_SIZE + len;
-    unsigned char end[3] = {(unsigned char)events, 1, 0};
+    /* Since version 3 the end block restates the version. */
+    unsigned char end[4] = {(unsigned char)events, 1, 0, (unsigned char)version};
+    size_t end_len = version >= 3 ? 4 : 3;
     put_le32(data + n, TRACE_BLOCK_END);
-    put_le32(data + n + 4, sizeof end);
+    put_le32(data + n + 4, (uint32_t)end_len);
     put_le32(data + n + 8, 0);
-    put_le32(data + n + 12, crc32_update(0, end, sizeof end));
-    memcpy(data + n + TRACE_BLOCK_HEADER_SIZE, end, sizeof end);
-    n += TRACE_BLOCK_HEADER_SIZE + sizeof end;
+    put_le32(data + n + 12, crc32_update(0, end, end_len));
+    memcpy(data + n + TRACE_BLOCK_HEADER_SIZE, end, end_len);
+    n += TRACE_BLOCK_HEADER_SIZE + end_len;
     spill(path, data, n);
+}
+
+static void craft(const char *path, uint32_t version, const unsigned char *payload, size_t len,
+                  uint32_t events)
+{
+    craft_kind(path, version, TRACE_BLOCK_EVENTS, payload, len, events);
 }
 
 /* Reads PATH; the error message, or "" when it read. */
@@ -601,6 +643,310 @@ static void short_access_strictness(void)
     event_list_free(&events);
 }
 
+/* Version 3's compressed blocks: the same events as plain ones, in a
+ * smaller file; and each way a compressed block can be wrong is refused
+ * with its reason. */
+static void compressed_blocks(void)
+{
+    struct random_trace_shape shape = {.threads = 3, .events = 200000, .routines = 9,
+                                       .regions = 4, .region_span = 1 << 16, .max_depth = 7};
+    struct event_list events = {0}, plain = {0}, packed = {0};
+    struct routine_table routines, r1, r2;
+    routine_table_init(&routines);
+    routine_table_init(&r1);
+    routine_table_init(&r2);
+    random_trace(3, &shape, &events, &routines);
+    char a[128], b[128];
+    snprintf(a, sizeof a, "%s/plain.trms", tmpdir);
+    snprintf(b, sizeof b, "%s/packed.trms", tmpdir);
+    struct trace_writer_options none = {.level = 0}, zstd = {.level = TRACE_ZSTD_LEVEL};
+    write_trace_with(a, &events, &routines, &none);
+    write_trace_with(b, &events, &routines, &zstd);
+    CHECK_EQ(block_kinds(a), (1u << TRACE_BLOCK_EVENTS) | (1u << TRACE_BLOCK_END));
+    CHECK(block_kinds(b) & (1u << TRACE_BLOCK_ZSTD));
+    size_t la, lb;
+    free(slurp(a, &la));
+    free(slurp(b, &lb));
+    CHECK(lb < la * 9 / 10); /* random addresses: zstd finds little to share */
+    struct trms_error err;
+    struct trace_stats sa, sb;
+    CHECK(trace_read(a, &r1, collect, &plain, &sa, &err) == 0);
+    CHECK(trace_read(b, &r2, collect, &packed, &sb, &err) == 0);
+    CHECK_EQ(plain.count, packed.count);
+    CHECK_EQ(sa.blocks, sb.blocks);
+    CHECK(sa.blocks > 2);
+    for (size_t i = 0; i < plain.count && i < packed.count; i++)
+        if (!same_event(&plain.items[i], &packed.items[i])) {
+            fprintf(stderr, "event %zu differs between plain and compressed blocks\n", i);
+            check_failures++;
+            break;
+        }
+    event_list_free(&events);
+    event_list_free(&plain);
+    event_list_free(&packed);
+    routine_table_free(&routines);
+    routine_table_free(&r1);
+    routine_table_free(&r2);
+
+    /* Crafted: thread 1, read 4 at 0x10, read 4 at 0x14 (short). */
+    static const unsigned char good[] = {0x01, 0x01, 0x82, 0x20, 0xc0};
+    unsigned char stored[256];
+    size_t frame = ZSTD_compress(stored + 4, sizeof stored - 4, good, sizeof good, 1);
+    CHECK(!ZSTD_isError(frame));
+    put_le32(stored, sizeof good);
+    char path[128], want[512];
+    snprintf(path, sizeof path, "%s/crafted3.trms", tmpdir);
+    struct event_list got = {0};
+    craft_kind(path, 3, TRACE_BLOCK_ZSTD, stored, frame + 4, 3);
+    CHECK_STR(read_error(path, &got), "");
+    CHECK_EQ(got.count, 3);
+    CHECK(got.count == 3 && got.items[2].addr == 0x14 && got.items[2].size == 4);
+    event_list_free(&got);
+    /* Compressed blocks are version 3's: a version 2 file has none. */
+    craft_kind(path, 2, TRACE_BLOCK_ZSTD, stored, frame + 4, 3);
+    snprintf(want, sizeof want, "%s: corrupt recording: bad block header in the block at byte 16",
+             path);
+    CHECK_STR(read_error(path, &got), want);
+    event_list_free(&got);
+    /* A length that is not the frame's. */
+    put_le32(stored, sizeof good + 1);
+    craft_kind(path, 3, TRACE_BLOCK_ZSTD, stored, frame + 4, 3);
+    snprintf(want, sizeof want, "%s: corrupt recording: compressed events that do not "
+                                "decompress in the block at byte 16", path);
+    CHECK_STR(read_error(path, &got), want);
+    event_list_free(&got);
+    /* A frame that is not one (its checksum right). */
+    put_le32(stored, sizeof good);
+    stored[6] ^= 0x5a;
+    craft_kind(path, 3, TRACE_BLOCK_ZSTD, stored, frame + 4, 3);
+    CHECK_STR(read_error(path, &got), want);
+    event_list_free(&got);
+    /* Larger than any block may be. */
+    put_le32(stored, TRACE_BLOCK_MAX_PAYLOAD + 1);
+    craft_kind(path, 3, TRACE_BLOCK_ZSTD, stored, frame + 4, 3);
+    snprintf(want, sizeof want, "%s: corrupt recording: bad block header in the block at byte 16",
+             path);
+    CHECK_STR(read_error(path, &got), want);
+    event_list_free(&got);
+    craft_kind(path, 3, TRACE_BLOCK_ZSTD, stored, 3, 3);
+    snprintf(want, sizeof want, "%s: corrupt recording: compressed block too short in the "
+                                "block at byte 16", path);
+    CHECK_STR(read_error(path, &got), want);
+    event_list_free(&got);
+}
+
+/* What a trace writer's observer sees, decoded block by block, is what a
+ * read of the finished file delivers, event for event and routine for
+ * routine. */
+struct observed {
+    pthread_mutex_t lock;
+    int closing;                /* the writer is closing: drain_later drains */
+    struct trace_writer *w;
+    struct trace_block *held[64];
+    size_t n_held;
+    struct trace_block_reader *reader;
+    struct event_list events;
+    uint64_t blocks;
+};
+
+static int observed_run(void *ctx, const struct event *events, size_t n, struct trms_error *err)
+{
+    (void)err;
+    struct observed *o = ctx;
+    for (size_t i = 0; i < n; i++)
+        event_list_push(&o->events, &events[i]);
+    return 0;
+}
+
+/* Decodes and hands back the blocks held, oldest first. */
+static void observed_drain(struct observed *o)
+{
+    for (size_t i = 0; i < o->n_held; i++) {
+        size_t len;
+        uint32_t records;
+        const uint8_t *payload = trace_block_payload(o->held[i], &len, &records);
+        struct trms_error err;
+        if (trace_block_reader_feed(o->reader, payload, len, records, &err) != 0) {
+            fprintf(stderr, "observed block %" PRIu64 ": %s\n", o->blocks, err.message);
+            check_failures++;
+        }
+        trace_block_release(o->w, o->held[i]);
+        o->blocks++;
+    }
+    o->n_held = 0;
+}
+
+static void observe_block(void *ctx, struct trace_block *b)
+{
+    struct observed *o = ctx;
+    pthread_mutex_lock(&o->lock);
+    o->held[o->n_held++] = b;
+    if (o->n_held == 3 && !o->closing) /* held for a while: the writer goes on */
+        observed_drain(o);
+    pthread_mutex_unlock(&o->lock);
+}
+
+static void *drain_later(void *arg)
+{
+    struct observed *o = arg;
+    /* The writer's close seals the last events block, and waits for it. */
+    for (int i = 0; i < 5000; i++) {
+        pthread_mutex_lock(&o->lock);
+        size_t held = o->n_held;
+        if (held)
+            observed_drain(o);
+        pthread_mutex_unlock(&o->lock);
+        if (held)
+            break;
+        usleep(1000);
+    }
+    return NULL;
+}
+
+static void block_observer(void)
+{
+    struct random_trace_shape shape = {.threads = 4, .events = 300000, .routines = 50,
+                                       .regions = 4, .region_span = 1 << 18, .max_depth = 9};
+    struct event_list events = {0}, from_file = {0};
+    struct routine_table routines, seen_routines, file_routines;
+    routine_table_init(&routines);
+    routine_table_init(&seen_routines);
+    routine_table_init(&file_routines);
+    random_trace(11, &shape, &events, &routines);
+    uint32_t id; /* defined, never called: in the last block */
+    routine_table_intern_name(&routines, "never_called", 12, &id);
+    char path[128];
+    snprintf(path, sizeof path, "%s/observed.trms", tmpdir);
+    unlink(path);
+    struct observed o = {.lock = PTHREAD_MUTEX_INITIALIZER};
+    o.reader = trace_block_reader_new("observed", &seen_routines, observed_run, &o);
+    struct trace_writer_options options = {.level = TRACE_ZSTD_LEVEL,
+                                           .observer = {.block = observe_block, .ctx = &o}};
+    struct trms_error err;
+    o.w = trace_writer_create_with(path, &options, &err);
+    CHECK(o.w != NULL);
+    for (size_t i = 0; o.w && i < events.count; i++)
+        CHECK(trace_writer_event(o.w, &events.items[i], &routines, &err) == 0);
+    /* The writer seals its last block on close and waits for it back: the
+     * observer's thread would hand it back meanwhile; here, a thread does. */
+    pthread_mutex_lock(&o.lock);
+    observed_drain(&o);
+    o.closing = 1;
+    pthread_mutex_unlock(&o.lock);
+    pthread_t drainer;
+    CHECK(pthread_create(&drainer, NULL, drain_later, &o) == 0);
+    CHECK(o.w && trace_writer_close(o.w, &routines, &err) == 0);
+    pthread_join(drainer, NULL);
+    trace_block_reader_free(o.reader);
+    struct trace_stats stats;
+    CHECK(trace_read(path, &file_routines, collect, &from_file, &stats, &err) == 0);
+    CHECK_EQ(o.blocks, stats.blocks);
+    CHECK(stats.blocks > 3);
+    CHECK_EQ(o.events.count, from_file.count);
+    for (size_t i = 0; i < o.events.count && i < from_file.count; i++)
+        if (!same_event(&o.events.items[i], &from_file.items[i])) {
+            fprintf(stderr, "observed event %zu differs from the file's\n", i);
+            check_failures++;
+            break;
+        }
+    CHECK_EQ(seen_routines.count, file_routines.count);
+    CHECK_EQ(seen_routines.count, routines.count);
+    event_list_free(&events);
+    event_list_free(&from_file);
+    event_list_free(&o.events);
+    routine_table_free(&routines);
+    routine_table_free(&seen_routines);
+    routine_table_free(&file_routines);
+}
+
+/* A read into a batch sink delivers the per-event read's events, in runs,
+ * with positions that resume exactly (the fast path of the common records
+ * included, from every kind of position). */
+struct batch_log {
+    struct event_list events;
+    struct trace_position at;
+    struct trace_position kept[64];
+    size_t kept_index[64];
+    size_t n_kept;
+    size_t runs, longest;
+};
+
+static int batch_keep(void *ctx, const struct event *events, size_t n, struct trms_error *err)
+{
+    (void)err;
+    struct batch_log *l = ctx;
+    for (size_t i = 0; i < n; i++)
+        event_list_push(&l->events, &events[i]);
+    l->runs++;
+    l->longest = n > l->longest ? n : l->longest;
+    if (l->n_kept < 64 && l->runs % 97 == 1) {
+        l->kept[l->n_kept] = l->at;
+        l->kept_index[l->n_kept++] = l->events.count;
+    }
+    return 0;
+}
+
+static void batch_reads(void)
+{
+    struct random_trace_shape shape = {.threads = 4, .events = 400000, .routines = 300,
+                                       .regions = 4, .region_span = 1 << 16, .max_depth = 9};
+    struct event_list events = {0}, one_by_one = {0};
+    struct routine_table routines, r1, r2;
+    routine_table_init(&routines);
+    routine_table_init(&r1);
+    routine_table_init(&r2);
+    random_trace(8, &shape, &events, &routines);
+    char path[128];
+    snprintf(path, sizeof path, "%s/batch.trms", tmpdir);
+    write_trace(path, &events, &routines);
+    struct trms_error err;
+    CHECK(trace_read(path, &r1, collect, &one_by_one, NULL, &err) == 0);
+    struct batch_log log = {0};
+    struct trace_read_options o = {.at = &log.at, .batch = batch_keep};
+    FILE *fp = fopen(path, "rb");
+    CHECK(trace_read_stream(fp, path, &r2, NULL, &log, &o, NULL, &err) == 0);
+    CHECK_EQ(log.events.count, one_by_one.count);
+    CHECK_EQ(log.longest, TRACE_READ_RUN);
+    for (size_t i = 0; i < log.events.count && i < one_by_one.count; i++)
+        if (!same_event(&log.events.items[i], &one_by_one.items[i])) {
+            fprintf(stderr, "batch read: event %zu differs\n", i);
+            check_failures++;
+            break;
+        }
+    CHECK(log.n_kept > 10);
+    for (size_t k = 0; k < log.n_kept; k++) {
+        struct routine_table defined;
+        routine_table_init(&defined);
+        for (uint64_t i = 0; i < log.kept[k].routines; i++) {
+            uint32_t id;
+            const struct routine *rt = &r1.items[i];
+            routine_table_append(&defined, rt->name, rt->name ? strlen(rt->name) : 0, rt->addr,
+                                 &id);
+        }
+        struct batch_log rest = {0};
+        struct trace_read_options from = {.from = &log.kept[k], .at = &rest.at,
+                                          .batch = batch_keep};
+        CHECK(trace_read_stream(fp, path, &defined, NULL, &rest, &from, NULL, &err) == 0);
+        CHECK_EQ(rest.events.count, one_by_one.count - log.kept_index[k]);
+        for (size_t i = 0; i < rest.events.count; i++)
+            if (!same_event(&rest.events.items[i], &one_by_one.items[log.kept_index[k] + i])) {
+                fprintf(stderr, "batch read resumed at %zu: event %zu differs\n",
+                        log.kept_index[k], i);
+                check_failures++;
+                break;
+            }
+        event_list_free(&rest.events);
+        routine_table_free(&defined);
+    }
+    fclose(fp);
+    event_list_free(&events);
+    event_list_free(&one_by_one);
+    event_list_free(&log.events);
+    routine_table_free(&routines);
+    routine_table_free(&r1);
+    routine_table_free(&r2);
+}
+
 int main(void)
 {
     if (!mkdtemp(tmpdir)) {
@@ -611,7 +957,11 @@ int main(void)
         roundtrip(seed, 500);
     roundtrip(99, 300000);
     resumed_reads();
-    corruption();
+    corruption(TRACE_ZSTD_LEVEL);
+    corruption(0);
+    compressed_blocks();
+    block_observer();
+    batch_reads();
     short_access_bytes();
     short_access_runs();
     short_access_strictness();

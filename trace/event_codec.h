@@ -4,7 +4,9 @@
  *   header = "TRMSEVTS" u32:version u32:flags(0)            (16 bytes)
  *   block  = u32:kind u32:payload-length u32:events u32:crc32(payload) payload
  *            kind 1 holds events, kind 2 ends the file with
- *            varint:total-events varint:event-blocks varint:routines,
+ *            varint:total-events varint:event-blocks varint:routines
+ *            varint:version (the version since version 3: a header whose
+ *            version was changed does not read),
  *            kind 3 (version 3) holds events compressed: its payload is
  *            u32:length of the events payload, then one zstd frame that
  *            decompresses to it (the checksum is of the stored bytes)

@@ -187,9 +187,11 @@ static int read_events_block(struct reader *r, const uint8_t *payload, size_t le
 static int read_end_block(struct reader *r, size_t len, struct trms_error *err)
 {
     const uint8_t *p = r->payload, *end = r->payload + len;
-    uint64_t events, blocks, routines;
+    uint64_t events, blocks, routines, version = r->version;
     if (get_varint(&p, end, &events) != 0 || get_varint(&p, end, &blocks) != 0 ||
-        get_varint(&p, end, &routines) != 0 || p != end)
+        get_varint(&p, end, &routines) != 0 ||
+        (r->version >= 3 && get_varint(&p, end, &version) != 0) || p != end ||
+        version != r->version)
         return corrupt(r, err, "malformed end block");
     if (events != r->stats.events || blocks != r->stats.blocks ||
         routines != r->routines->count)

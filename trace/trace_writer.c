@@ -494,6 +494,7 @@ int trace_writer_close(struct trace_writer *w, const struct routine_table *routi
         w->used += put_varint(w->payload, w->total_events);
         w->used += put_varint(w->payload + w->used, w->blocks);
         w->used += put_varint(w->payload + w->used, w->routines_written);
+        w->used += put_varint(w->payload + w->used, TRACE_VERSION);
         seal(w, TRACE_BLOCK_END, 0);
     }
     /* The writer thread writes everything queued, then stops. */

@@ -11,6 +11,7 @@
 struct log {
     uint64_t events;
     uint64_t hash;                 /* of the events after KEEP_AT */
+    uint64_t all;                  /* of every event */
     uint64_t keep_at;
     struct trace_position at, kept;
     int has_kept;
@@ -28,6 +29,7 @@ static int keep(void *ctx, const struct event *ev, struct trms_error *err)
 {
     (void)err;
     struct log *l = ctx;
+    l->all = mix(l->all, ev);
     if (++l->events == l->keep_at) {
         l->kept = l->at;
         l->has_kept = 1;
@@ -46,6 +48,17 @@ static int hash_rest(void *ctx, const struct event *ev, struct trms_error *err)
     return 0;
 }
 
+/* The batch sink's view: runs, hashed the same way. */
+static int hash_runs(void *ctx, const struct event *events, size_t n, struct trms_error *err)
+{
+    (void)err;
+    struct log *l = ctx;
+    for (size_t i = 0; i < n; i++)
+        l->all = mix(l->all, &events[i]);
+    l->events += n;
+    return 0;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (size == 0)
@@ -61,6 +74,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     struct trace_read_options o = {.at = &whole.at};
     int rc = trace_read_stream(fp, "fuzz", &routines, keep, &whole, &o, NULL, &err);
     fuzz_expect_message(rc, &err);
+    /* A read into runs (the fast path of trms analyze) ends the same way,
+     * with the same events. */
+    struct routine_table batch_routines;
+    routine_table_init(&batch_routines);
+    struct log runs = {0};
+    struct trace_read_options in_runs = {.batch = hash_runs};
+    struct trms_error batch_err;
+    rewind(fp);
+    int batch_rc = trace_read_stream(fp, "fuzz", &batch_routines, NULL, &runs, &in_runs, NULL,
+                                     &batch_err);
+    if ((batch_rc == 0) != (rc == 0) || (rc == 0 && (runs.all != whole.all ||
+                                                     runs.events != whole.events)))
+        abort();
+    routine_table_free(&batch_routines);
     if (rc == 0 && whole.has_kept) {
         /* Resume where the read stood after event KEEP_AT. */
         struct routine_table defined;

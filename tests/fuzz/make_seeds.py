@@ -5,7 +5,10 @@ inputs that start the fuzzer inside each format.
     python3 tests/fuzz/make_seeds.py build/bin/trms
 
 The binary traces are the text seeds imported with `trms import`. Run it
-again when a format changes; the corpora are committed."""
+again when a format changes; the corpora are committed. The *.v2.trms seeds
+are the same texts as trms wrote them in format version 2 (before
+compressed blocks), kept so that the fuzzer also starts from the old
+format, which trms still reads."""
 import os
 import shutil
 import struct

@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Recordings of older trace formats still read, and analyze as a recording
+# of the current format does. tests/fixtures/recordings/v2.rec is a
+# recording trms wrote in event trace format version 2 (before compressed
+# blocks; three 64 KiB blocks of a 4-thread random trace, from
+# `trms-random-threads-trace 30000 7`). The text that build exported from it
+# had the SHA-256 below (after its first line, a comment naming the
+# recording): this build must read the same events, and its
+# analysis of the old recording must store what it stores for the same
+# events imported anew (format version 3, compressed).
+FIXTURE="$(cd "$(dirname "$0")/../fixtures/recordings" && pwd)/v2.rec"
+source "$(dirname "$0")/lib.sh"
+EXPORT_SHA256=2fc22737d51b7bb98fa2da6c1ab384f2d1dd82cd1e6e50ff2c60d383f35cce5d
+
+cp -r "$FIXTURE" old.rec
+[ "$(od -A n -t u4 -j 8 -N 4 old.rec/events.trms | tr -d ' ')" = 2 ] ||
+    fail "the fixture is not of format version 2"
+run "$TRMS" export old.rec
+expect_status 0
+[ "$(tail -n +2 "$T/out" | sha256sum | cut -d' ' -f1)" = "$EXPORT_SHA256" ] ||
+    fail "the version 2 recording does not read as the build that wrote it read it"
+cp "$T/out" old.txt
+run "$TRMS" import old.txt -o new.rec
+expect_status 0
+[ "$(od -A n -t u4 -j 8 -N 4 new.rec/events.trms | tr -d ' ')" = 3 ] ||
+    fail "import does not write format version 3"
+digest=$(sha256sum old.rec/events.trms)
+for options in "" "--cell-size 1 --line-size 32 --contexts"; do
+    for rec in old.rec new.rec; do
+        # shellcheck disable=SC2086
+        run "$TRMS" analyze "$rec" $options
+        expect_status 0
+        # shellcheck disable=SC2086
+        run "$TRMS" report "$rec" --format json $options
+        expect_status 0
+        sed "s/$rec/REC/g" "$T/out" >"$rec.json"
+    done
+    cmp -s old.rec.json new.rec.json ||
+        fail "options '$options': the version 2 recording analyzes differently"
+done
+[ "$(sha256sum old.rec/events.trms)" = "$digest" ] || fail "analyze changed the old recording"
+echo "test_cli_formats: ok"
