@@ -187,6 +187,31 @@ static void random_case(uint64_t seed, const struct random_trace_shape *shape)
     routine_table_free(&routines);
 }
 
+/* One thread, then three: saved while the first thread's reuse stack is
+ * still the global one, it loads as a stack of its own, and the result
+ * is the same. */
+static void late_threads(void)
+{
+    for (uint64_t seed = 1; seed <= 6; seed++) {
+        struct random_trace_shape alone = {.threads = 1, .events = 4000, .routines = 4,
+                                           .regions = 3, .region_span = 2000, .max_depth = 6};
+        struct random_trace_shape three = alone;
+        three.threads = 3;
+        three.events = 1500;
+        struct event_list events = {0};
+        struct routine_table routines;
+        routine_table_init(&routines);
+        random_trace(seed * 7777, &alone, &events, &routines);
+        random_trace(seed * 7777 + 1, &three, &events, &routines);
+        struct analysis_options opt;
+        analysis_options_default(&opt);
+        opt.threads = (int)(seed % 2);
+        compare(seed, &events, &routines, &opt, 400);
+        event_list_free(&events);
+        routine_table_free(&routines);
+    }
+}
+
 /* Every prefix of a saved state is refused with a message; so are states
  * whose counters were changed into ones that cannot be. */
 static void damaged_states(void)
@@ -278,6 +303,7 @@ int main(int argc, char **argv)
         };
         random_case(seed * 6151, &shape);
     }
+    late_threads();
     damaged_states();
     duplicate_profiles();
     if (traces == 0)

@@ -260,6 +260,38 @@ static void random_case(uint64_t seed, const struct random_trace_shape *shape, u
     routine_table_free(&routines);
 }
 
+/* One thread for thousands of events, then three: the per-thread reuse
+ * stack of the first thread is the global one until the second appears,
+ * and forks from it there (in the middle of a batch, on workers or not). */
+static void late_threads(void)
+{
+    for (uint64_t seed = 1; seed <= 8; seed++) {
+        struct random_trace_shape alone = {.threads = 1, .events = 3000 + 20000 * (seed % 2),
+                                           .routines = 4, .regions = 3, .region_span = 900,
+                                           .max_depth = 6};
+        struct random_trace_shape three = alone;
+        three.threads = 3;
+        three.events = 2500;
+        struct event_list events = {0};
+        struct routine_table routines;
+        routine_table_init(&routines);
+        random_trace(seed * 31337, &alone, &events, &routines);
+        random_trace(seed * 31337 + 1, &three, &events, &routines);
+        struct analysis_options opt;
+        analysis_options_default(&opt);
+        opt.cell_size = seed % 3 ? 4 : 1;
+        opt.line_size = seed % 2 ? 16 : 64;
+        opt.shards = 1;
+        opt.threads = 0;
+        compare(seed, &events, &routines, &opt);
+        opt.threads = 1;
+        opt.reuse_window = seed % 4 ? 0 : 64;
+        compare(seed, &events, &routines, &opt);
+        event_list_free(&events);
+        routine_table_free(&routines);
+    }
+}
+
 /* More events than the engine's ring of batches holds (RING x BATCH_EVENTS
  * = 262144), so that its slots are reused: the activations still arrive in
  * completion order, as a walk of the calls and returns gives it (thread,
@@ -367,6 +399,7 @@ int main(int argc, char **argv)
      * else 4000. */
     invalid_accesses();
     ring_wraps();
+    late_threads();
     const char *env = getenv("TRMS_DIFFERENTIAL_TRACES");
     unsigned traces = argc > 1 ? (unsigned)atoi(argv[1]) : env ? (unsigned)atoi(env) : 4000;
     for (uint64_t seed = 1; seed <= traces; seed++) {
