@@ -9,6 +9,7 @@
 
 #include "common/oom.h"
 #include "recorder/raw_stream.h"
+#include "recorder/record_window.h"
 #include "trace/trace_writer.h"
 
 #define CHUNK_WORDS (1 << 17)
@@ -27,12 +28,15 @@ struct raw_decoder {
     struct trace_writer *writer;
     struct routine_table *routines;
     int started;        /* the magic word was seen */
+    struct record_window *window;   /* NULL: every event is written */
     uint16_t fast_opcodes[OP_AND_SUB_VALUES];
 };
 
 static int emit(void *ctx, const struct event *ev, struct trms_error *err)
 {
     struct raw_decoder *d = ctx;
+    if (d->window) /* it counts what it writes */
+        return record_window_event(d->window, ev, err);
     d->summary->events[ev->type]++;
     return trace_writer_event(d->writer, ev, d->routines, err);
 }
@@ -44,6 +48,10 @@ static int emit_access(struct raw_decoder *d, enum event_type type, uint64_t add
         return error_set(err, "raw stream: a memory access before any thread");
     if (size == 0)
         return 0;
+    if (d->window) {
+        struct event ev = {.type = type, .addr = addr, .size = size};
+        return record_window_event(d->window, &ev, err);
+    }
     d->summary->events[type]++;
     return trace_writer_access(d->writer, type, addr, size, err);
 }
@@ -201,9 +209,30 @@ _Static_assert(RAW_READ == 1 && RAW_WRITE == 2, "the hot loop counts writes by o
 /* Consecutive loads and stores, encoded straight into the trace block: the
  * recorder's hot loop (nearly every word is one). Stops at any word the
  * table leaves to the general path; returns the words taken. */
+/* Consecutive loads and stores the recording window leaves out: counted
+ * only. Returns the words taken. */
+static size_t skip_access_run(struct raw_decoder *d, const uint64_t *w, size_t n)
+{
+    size_t i = 0;
+    uint64_t ops = 0;
+    for (; i < n && d->fast_opcodes[OP_AND_SUB(w[i])]; i++)
+        ops += OP_AND_SUB(w[i]) >> RAW_OP_SHIFT;
+    record_window_left_out(d->window, EVENT_READ, i - (ops - i));
+    record_window_left_out(d->window, EVENT_WRITE, ops - i);
+    d->summary->words += i;
+    return i;
+}
+
 static size_t decode_access_run(struct raw_decoder *d, const uint64_t *w, size_t n,
                                 struct trms_error *err)
 {
+    if (d->window) {
+        uint64_t room = record_window_room(d->window);
+        if (room == 0)
+            return skip_access_run(d, w, n);
+        if (room < n)
+            n = (size_t)room;
+    }
     struct trace_window win;
     if (trace_writer_open_window(d->writer, &win, err) != 0)
         return SIZE_MAX;
@@ -232,6 +261,8 @@ done:
     d->summary->events[EVENT_READ] += i - (ops - i);
     d->summary->events[EVENT_WRITE] += ops - i;
     d->summary->words += i;
+    if (d->window)
+        record_window_wrote(d->window, i);
     return i;
 }
 
@@ -268,6 +299,8 @@ int raw_decoder_feed(struct raw_decoder *d, const uint64_t *words, size_t n, siz
                      struct trms_error *err)
 {
     size_t pos = 0;
+    if (d->cb->poll && d->cb->poll(d->cb->ctx, err) != 0)
+        return -1;
     if (!d->started && n > 0) {
         if (words[0] != RAW_MAGIC)
             return error_set(err, "the recorder's stream does not start like one");
@@ -293,6 +326,11 @@ int raw_decoder_feed(struct raw_decoder *d, const uint64_t *words, size_t n, siz
     }
     *used = pos;
     return 0;
+}
+
+void raw_decoder_set_window(struct raw_decoder *d, struct record_window *win)
+{
+    d->window = win;
 }
 
 int raw_decoder_finish(struct raw_decoder *d, struct trms_error *err)

@@ -28,6 +28,9 @@ struct raw_decoder_callbacks {
     /* A file mapping appeared or went (UNMAP: path NULL, prot 0). */
     int (*map)(void *ctx, const struct raw_mapping *m, struct trms_error *err);
     void (*unmap)(void *ctx, uint64_t start, uint64_t length);
+    /* NULL, or called before each piece of the stream is decoded (requests
+     * to the recording window come in there). */
+    int (*poll)(void *ctx, struct trms_error *err);
     void *ctx;              /* passed to all of the above */
 };
 
@@ -50,6 +53,10 @@ struct raw_decoder;
 struct raw_decoder *raw_decoder_new(struct trace_writer *writer, struct routine_table *routines,
                                     const struct raw_decoder_callbacks *cb,
                                     struct raw_summary *summary);
+
+/* Events go through WIN (a recording window) to the writer from now on. */
+struct record_window;
+void raw_decoder_set_window(struct raw_decoder *d, struct record_window *win);
 
 /* Decodes the whole records at the start of WORDS[0..N); *USED says how
  * many words they took (a record cut at the end is left for the next

@@ -266,6 +266,8 @@ int valgrind_record(const struct valgrind_run *run, struct trace_writer *writer,
                     struct program_outcome *outcome, struct trms_error *err)
 {
     struct raw_decoder *d = raw_decoder_new(writer, routines, cb, summary);
+    if (run->window)
+        raw_decoder_set_window(d, run->window);
     struct raw_segment_sink sink = {.segment = decode_segment, .ctx = d};
     int rc = valgrind_stream(run, &sink, outcome, err);
     if (raw_decoder_finish(d, rc == 0 ? err : &(struct trms_error){0}) != 0)

@@ -10,10 +10,13 @@
 #include "recorder/program_outcome.h"
 #include "recorder/raw_decoder.h"
 
+struct record_window;
+
 struct valgrind_run {
     const char *tool_dir;   /* holds trms-amd64-linux and the core's files */
     const char *log_path;   /* Valgrind's own messages go there */
     char *const *argv;      /* the program and its arguments */
+    struct record_window *window;   /* what to keep, or NULL for everything */
 };
 
 /* The directory of the tool beside the trms binary, or NULL (with ERR

@@ -136,6 +136,19 @@ int report_json(FILE *out, const struct report_model *m, const struct report_opt
         fputs(i ? ", " : "", out);
         json_string(out, m->recordings[i]);
     }
+    int windows = 0;
+    for (size_t i = 0; i < m->n_recordings; i++)
+        windows |= m->windows[i] != NULL;
+    if (windows) { /* only then: what a window left out, per recording */
+        fputs("],\n  \"windows\": [", out);
+        for (size_t i = 0; i < m->n_recordings; i++) {
+            fputs(i ? ", " : "", out);
+            if (m->windows[i])
+                json_string(out, m->windows[i]);
+            else
+                fputs("null", out);
+        }
+    }
     fprintf(out, "],\n  \"trms_version\": \"%s\",\n  \"cell_size\": %" PRIu64
                  ",\n  \"line_size\": %" PRIu64 ",\n  \"contexts\": %s"
                  ",\n  \"threads_aggregated\": %s,\n  \"threads_by_order\": %s,\n  \"events\": {",

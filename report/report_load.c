@@ -15,6 +15,32 @@ static char *copy_or_null(const char *s)
     return memcpy(xmalloc(len), s, len);
 }
 
+/* What the reports say of a recording that kept only windows of its run
+ * (recorder/record_window.h), from its meta; NULL when it kept it all. */
+static char *window_note(const struct recording *rec)
+{
+    const char *window = recording_meta(rec, "window");
+    if (!window)
+        return NULL;
+    const char *left = recording_meta(rec, "left-out-events"),
+               *accesses = recording_meta(rec, "left-out-accesses"),
+               *before = recording_meta(rec, "activations-begun-before-window"),
+               *cut = recording_meta(rec, "activations-cut-by-window"),
+               *limit = recording_meta(rec, "window-limit-reached");
+    char note[2048];
+    snprintf(note, sizeof note,
+             "%s%s; %s events left out (%s memory accesses); %s activations that "
+             "began before a window opened are not in it (what they did inside counts to the "
+             "activations around), %s pending when a window closed end there; inside a "
+             "window, cells written before it count as never written (a first read of one "
+             "is input, RMS and TRMS alike, but not induced input), and reuse distances "
+             "count the lines touched in windows only",
+             window, limit && strcmp(limit, "yes") == 0 ? " (a limit stopped it)" : "",
+             left ? left : "?", accesses ? accesses : "?", before ? before : "?",
+             cut ? cut : "?");
+    return copy_or_null(note);
+}
+
 static int load_one(const char *path, const struct result_key *want,
                     struct loaded_recording *out, struct trms_error *err)
 {
@@ -26,6 +52,7 @@ static int load_one(const char *path, const struct result_key *want,
         return -1;
     out->program = copy_or_null(recording_meta(&rec, "program"));
     out->command = copy_or_null(recording_meta(&rec, "command"));
+    out->window = window_note(&rec);
     recording_close(&rec);
     struct result_store *store;
     if (result_store_open(path, 0, &store, err) != 0)
@@ -59,7 +86,8 @@ int report_load(char *const *paths, size_t n, const struct result_key *want,
         }
         out->sources[i] = (struct report_source){.recording = paths[i],
                                                  .result = out->items[i].result,
-                                                 .symbols = &out->items[i].symbols};
+                                                 .symbols = &out->items[i].symbols,
+                                                 .window = out->items[i].window};
         const char *first = out->items[0].program, *this = out->items[i].program;
         if (first && this && strcmp(first, this) != 0)
             fprintf(stderr, "trms: warning: %s records %s, %s records %s: routines are "
@@ -76,6 +104,7 @@ void report_unload(struct loaded_reports *l)
         memory_maps_free(&l->items[i].maps);
         free(l->items[i].program);
         free(l->items[i].command);
+        free(l->items[i].window);
     }
     free(l->items);
     free(l->sources);

@@ -19,6 +19,7 @@ struct loaded_recording {
     struct symbol_names symbols;
     char *program;               /* from the meta, NULL when absent */
     char *command;
+    char *window;                /* what a recording window left out, or NULL */
     struct memory_maps maps;     /* empty when the recording has none */
 };
 

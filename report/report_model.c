@@ -409,6 +409,7 @@ int report_model_build(const struct report_source *sources, size_t n,
     qsort(out->rows, out->n_rows, sizeof *out->rows, by_cost);
 
     out->recordings = xcalloc(n, sizeof *out->recordings);
+    out->windows = xcalloc(n, sizeof *out->windows);
     out->n_recordings = n;
     out->cell_size = sources[0].result->cell_size;
     out->line_size = sources[0].result->line_size;
@@ -418,6 +419,7 @@ int report_model_build(const struct report_source *sources, size_t n,
     for (size_t s = 0; s < n; s++) {
         const struct analysis_result *r = sources[s].result;
         out->recordings[s] = sources[s].recording;
+        out->windows[s] = sources[s].window;
         for (int t = 0; t < EVENT_TYPE_COUNT; t++)
             out->events[t] += r->events[t];
         out->activations += r->activations;
@@ -448,6 +450,7 @@ void report_model_free(struct report_model *m)
     }
     free(m->rows);
     free(m->recordings);
+    free(m->windows);
     free(m->reuse_global.bins);
     for (size_t i = 0; i < m->n_threads; i++)
         free(m->reuse_threads[i].histogram.bins);

@@ -29,6 +29,7 @@ struct report_source {
     const char *recording;
     const struct analysis_result *result;
     const struct symbol_names *symbols;   /* names of address-only routines, or NULL */
+    const char *window;                   /* what its recording left out, or NULL */
 };
 
 /* Which rows, and how they are cut. */
@@ -65,6 +66,7 @@ struct report_row {
 
 struct report_model {
     const char **recordings;
+    const char **windows;         /* per recording: what it left out, or NULL */
     size_t n_recordings;
     uint64_t cell_size, line_size;
     uint64_t events[EVENT_TYPE_COUNT];

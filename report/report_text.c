@@ -175,6 +175,9 @@ int report_text(FILE *out, const struct report_model *m, const struct report_opt
         fprintf(out, "%s%s", i ? ", " : " ", m->recordings[i]);
     fprintf(out, ": cell size %" PRIu64 " B, line size %" PRIu64 " B\n", m->cell_size,
             m->line_size);
+    for (size_t i = 0; i < m->n_recordings; i++)
+        if (m->windows[i])
+            fprintf(out, "window of %s: kept %s\n", m->recordings[i], m->windows[i]);
     if (m->threads_by_order)
         fprintf(out, "threads numbered by order of appearance (1 = the first), not by id\n");
     fprintf(out, "%zu threads, %" PRIu64 " activations, %" PRIu64 " memory accesses (%" PRIu64

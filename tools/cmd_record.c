@@ -25,7 +25,9 @@
 #include "symbols/symbolizer.h"
 #include "tools/cli.h"
 #include "tools/record_analysis.h"
+#include "tools/record_control.h"
 #include "tools/record_progress.h"
+#include "tools/record_windows.h"
 #include "trace/recording.h"
 #include "trace/trace_writer.h"
 
@@ -44,7 +46,15 @@ struct record {
     struct step_options step;       /* step */
     const char *capture_dir;        /* step: rr's view of the run, for tests */
     struct record_analysis *analysis;   /* analyzes the events as they are written, or NULL */
+    struct record_windows windows;      /* valgrind: which parts of the run to keep */
+    char window_said[512];
 };
+
+static int poll_window(void *ctx, struct trms_error *err)
+{
+    struct record *r = ctx;
+    return record_windows_poll(&r->windows, err);
+}
 
 /* The event trace's writer; the analysis, when there is one, sees every
  * block it writes. */
@@ -329,10 +339,12 @@ static int record_valgrind(const char *staging, const char *program, char **argv
     if (rc == 0) {
         char *run_argv0 = argv[0];
         argv[0] = (char *)program;
-        struct valgrind_run run = {.tool_dir = r->tool_dir, .log_path = log_path, .argv = argv};
+        struct valgrind_run run = {.tool_dir = r->tool_dir, .log_path = log_path, .argv = argv,
+                                   .window = record_windows_open(&r->windows, r->writer,
+                                                                 &r->routines, r->symbols)};
         struct raw_decoder_callbacks cb = {.classify = classify,
                                            .map = add_mapping, .unmap = remove_mapping,
-                                           .ctx = r};
+                                           .poll = poll_window, .ctx = r};
         rc = valgrind_record(&run, r->writer, &r->routines, &cb, &summary, outcome, err);
         argv[0] = run_argv0;
         if (rc != 0 && summary.words == 0) {
@@ -353,6 +365,10 @@ static int record_valgrind(const char *staging, const char *program, char **argv
                                    .unwound = summary.unwound_frames,
                                    .unmodeled = &summary.unmodeled_syscalls,
                                    .complete = summary.ended, .exec_path = summary.exec_path};
+    if (r->windows.window) /* what it kept, and what it left out */
+        stats->n_extra = record_windows_meta(&r->windows, stats->extra_keys, stats->extra_values,
+                                             &stats->events, r->window_said,
+                                             sizeof r->window_said);
     /* Named by the resolver's symbolizer when there is one: it followed
      * every mapping and looked most routines up already. */
     struct symbolizer *warm = r->resolver ? routine_resolver_finish(r->resolver) : NULL;
@@ -375,8 +391,10 @@ static int record_valgrind(const char *staging, const char *program, char **argv
     }
     stats->unmodeled = NULL;
     stats->exec_path = NULL;
+    stats->n_extra = 0;
     stats->complete = summary.ended || summary.exec_path;
     raw_summary_free(&summary);
+    record_windows_close(&r->windows);
     return rc;
 }
 
@@ -551,10 +569,12 @@ static int run(int argc, char **argv)
                                             {"line-size", required_argument, NULL, 'L'},
                                             {"contexts", no_argument, NULL, 'X'},
                                             {"no-analysis", no_argument, NULL, 'N'},
+                                            RECORD_WINDOW_LONG_OPTIONS,
                                             {NULL, 0, NULL, 0}};
+    struct record_windows windows = {0};
     const char *output = NULL, *engine_name = "auto", *capture_dir = NULL;
     uint64_t seed = 0, quantum = STEP_DEFAULT_QUANTUM;
-    int c, step_options = 0, analyze = 1, analysis_options = 0;
+    int c, step_options = 0, analyze = 1, analysis_options = 0, window_option;
     struct analysis_options analysis;
     analysis_options_default(&analysis);
     /* '+': options end at the program's name, so its own options pass through. */
@@ -587,6 +607,9 @@ static int run(int argc, char **argv)
             analysis_options = 1;
         } else if (c == 'N') {
             analyze = 0;
+        } else if ((window_option = record_windows_option(&windows, c, optarg, &cmd_record))) {
+            if (window_option == EXIT_USAGE)
+                return EXIT_USAGE;
         } else {
             return cli_usage_error(&cmd_record, "unknown option");
         }
@@ -603,6 +626,10 @@ static int run(int argc, char **argv)
     if (step_options && strcmp(engine_name, "step") != 0)
         return cli_usage_error(&cmd_record, "--seed, --quantum and --capture-rr are options "
                                             "of --engine step");
+    if (windows.given && strcmp(engine_name, "auto") != 0 && strcmp(engine_name, "valgrind") != 0)
+        return cli_usage_error(&cmd_record, "--toggle-collect, --collect-at-start, --start-after, "
+                                            "--max-events and --max-size are for --engine "
+                                            "valgrind");
     if (analysis_options && !analyze)
         return cli_usage_error(&cmd_record, "--cell-size, --line-size and --contexts choose the "
                                             "analysis that --no-analysis leaves out");
@@ -620,7 +647,7 @@ static int run(int argc, char **argv)
     enum engine engine = choose_engine(engine_name, &known);
     char *version = NULL, *tool_dir = NULL;
     struct record r = {.step = {.seed = seed, .quantum = (uint32_t)quantum},
-                       .capture_dir = capture_dir};
+                       .capture_dir = capture_dir, .windows = windows};
     if (prepare_engine(engine, &r, &version, &tool_dir, &err) != 0) {
         free(version);
         free(tool_dir);
@@ -652,7 +679,13 @@ static int run(int argc, char **argv)
                              struct trms_error *) = {record_valgrind, record_step, record_rr};
         /* On a terminal: how much the recording has written so far. */
         struct record_progress *progress = record_progress_start(staging);
-        rc = record_with[engine](staging, program, prog_argv, &r, &stats, &outcome, &err);
+        /* `trms control` (SIGUSR1, SIGUSR2) turns the window on and off. */
+        if (engine == ENGINE_VALGRIND)
+            rc = record_control_start(staging, &err);
+        if (rc == 0)
+            rc = record_with[engine](staging, program, prog_argv, &r, &stats, &outcome, &err);
+        if (engine == ENGINE_VALGRIND)
+            record_control_stop(staging);
         record_progress_finish(progress);
         if (rc != 0 && r.writer)
             trace_writer_abandon(r.writer);
@@ -690,6 +723,7 @@ static int run(int argc, char **argv)
                             " threads, %zu routines into %s\n",
                     prog_argv[0], how, stats.complete ? "" : " (recording stops where it died)",
                     stats.events, stats.threads, r.routines.count, output);
+        fputs(r.window_said, stderr);
         fputs(analyzed, stderr);
     }
     if (r.resolver)  /* the recording failed before naming */
@@ -710,7 +744,8 @@ const struct command cmd_record = {
     .summary = "run a program and record what it does",
     .usage =
         "usage: trms record [--engine auto|valgrind|step|rr] [-o REC] [--cell-size N]\n"
-        "                   [--line-size N] [--contexts] [--no-analysis] [--] PROG [ARGS...]\n"
+        "                   [--line-size N] [--contexts] [--no-analysis] [WINDOW OPTIONS]\n"
+        "                   [--] PROG [ARGS...]\n"
         "       trms record --engine step [--seed N] [--quantum N] [--capture-rr DIR] ...\n\n"
         "Runs PROG with its arguments, keeping its stdin, stdout and stderr, and\n"
         "records every routine call and return, load, store, kernel read and write\n"
@@ -745,7 +780,20 @@ const struct command cmd_record = {
         "  --quantum N       step: instructions per turn (default 1000)\n"
         "  --capture-rr DIR  step: also write DIR/rerun.raw and DIR/dump.txt, what `rr\n"
         "                    rerun` and `rr dump` would print for an rr recording of\n"
-        "                    this run (to test rr tooling without rr)\n",
+        "                    this run (to test rr tooling without rr)\n\n"
+        "windows (valgrind): keep only parts of a long run; the rest is counted, and\n"
+        "the meta and the reports say what was left out\n"
+        "  --toggle-collect=PATTERN  keep a thread's events while it runs a routine\n"
+        "                    whose name matches the shell PATTERN (and what it calls)\n"
+        "  --collect-at-start=no     start with collection off; `trms control REC on`\n"
+        "                    (or SIGUSR1 to trms) turns it on, `off` (SIGUSR2) off\n"
+        "  --start-after=N   collection on after N instructions (all threads)\n"
+        "  --max-events=N    stop keeping events after N of them\n"
+        "  --max-size=SIZE   stop once the trace file has SIZE bytes (K, M, G: 1024s)\n"
+        "  Activations begun before a window opens are not in it; those pending\n"
+        "  when it closes end there. Inside a window, cells written before it count\n"
+        "  as never written, and reuse distances count the lines of windows only.\n",
+
     .run = run,
     .program_operand = 1,
 };

@@ -86,7 +86,7 @@ static int write_bytes(struct trace_writer *w, const void *data, size_t len)
         }
         p += n;
         len -= (size_t)n;
-        w->written += (uint64_t)n;
+        __atomic_store_n(&w->written, w->written + (uint64_t)n, __ATOMIC_RELAXED);
     }
     return 0;
 }
@@ -243,6 +243,11 @@ static void seal(struct trace_writer *w, uint32_t kind, uint32_t events)
     pthread_cond_signal(&w->queued);
     pthread_mutex_unlock(&w->lock);
     use_buffer(w, take_buffer(w));
+}
+
+uint64_t trace_writer_bytes(const struct trace_writer *w)
+{
+    return __atomic_load_n(&w->written, __ATOMIC_RELAXED);
 }
 
 void trace_block_release(struct trace_writer *w, struct trace_block *b)

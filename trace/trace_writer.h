@@ -75,6 +75,10 @@ int trace_writer_open_window(struct trace_writer *w, struct trace_window *win,
 void trace_writer_close_window(struct trace_writer *w, const struct trace_window *win,
                                uint32_t records);
 
+/* Bytes of the file written so far (the writer thread's progress: the
+ * blocks still queued come later). */
+uint64_t trace_writer_bytes(const struct trace_writer *w);
+
 /* Writes the end block and closes; the writer is freed either way. */
 int trace_writer_close(struct trace_writer *w, const struct routine_table *routines,
                        struct trms_error *err);

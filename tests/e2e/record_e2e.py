@@ -343,6 +343,92 @@ def case_one_pass(tmp):
     run([TRMS, "record", "--no-analysis", "--contexts", "--", program, "1"], expect=2)
 
 
+def profile_rows(rec, routine):
+    """RMS and TRMS tuples of ROUTINE, without the thread (ids differ between runs)."""
+    rows = run([TRMS, "report", rec, "--format", "csv", "--routine", routine]).stdout.splitlines()[1:]
+    return sorted(",".join(r.split(",")[:1] + r.split(",")[2:]) for r in rows)
+
+
+def case_windows(tmp):
+    wordcase = [os.path.join(PROGRAMS, "wordcase"), "slow", "1", "150", "2048"]
+    full = os.path.join(tmp, "full.rec")
+    run([TRMS, "record", "-o", full, "--"] + wordcase)
+    full_events = int(meta(full)["events"])
+    # --toggle-collect: str_tolower's activations are kept whole, so its
+    # profile (RMS, TRMS, cost) is the full recording's; what runs outside
+    # it is left out and counted.
+    tog = os.path.join(tmp, "toggle.rec")
+    p = run([TRMS, "record", "-o", tog, "--toggle-collect=str_tolower", "--"] + wordcase)
+    m = meta(tog)
+    check("left out" in p.stderr, f"record said: {p.stderr}")
+    check(m["window"].startswith("the events of a thread while it runs a routine matching "
+                                 "'str_tolower'"), f"window: {m['window']}")
+    check(m["window-opened"] == "300", f"opened {m['window-opened']}, expected 300 calls")
+    check(int(m["left-out-events"]) > 100000 and int(m["events"]) < full_events,
+          f"meta: {m}")
+    check(m["activations-cut-by-window"] == "0", f"cut: {m['activations-cut-by-window']}")
+    want = profile_rows(full, "str_tolower")
+    check(len(want) > 50 and profile_rows(tog, "str_tolower") == want,
+          "str_tolower's profile differs from the full recording's")
+    text = run([TRMS, "report", tog]).stdout
+    check(f"window of {tog}: kept the events of a thread while it runs a routine matching" in text
+          and "cells written before it count as never written" in text, f"report: {text[:600]}")
+    check("left out" in json.loads(run([TRMS, "report", tog, "--format", "json"]).stdout)["windows"][0],
+          "no window in the JSON report")
+    check("windows" not in json.loads(run([TRMS, "report", full, "--format", "json"]).stdout),
+          "a window in the JSON report of a whole recording")
+    # --max-events: the trace stops at the limit (plus the returns that end
+    # the activations it cuts); --start-after: nothing before the limit.
+    capped = os.path.join(tmp, "capped.rec")
+    run([TRMS, "record", "-o", capped, "--max-events=100000", "--"] + wordcase)
+    m = meta(capped)
+    check(100000 <= int(m["events"]) <= 100100 and m["window-limit-reached"] == "yes",
+          f"meta: {m}")
+    check(int(m["activations-cut-by-window"]) > 0, f"meta: {m}")
+    check(json.loads(run([TRMS, "report", capped, "--format", "json"]).stdout)["activations"] > 0,
+          "nothing analyzed")
+    small = os.path.join(tmp, "small.rec")
+    run([TRMS, "record", "-o", small, "--max-size=64K", "--"] + wordcase)
+    m = meta(small)
+    size = os.path.getsize(os.path.join(small, "events.trms"))
+    # The writer compresses on its own thread: it stops within the blocks
+    # it holds (24 of 256 KiB before compression).
+    check(m["window-limit-reached"] == "yes" and 65536 <= size < 8 << 20 and
+          int(m["events"]) < full_events, f"meta: {m}, {size} bytes")
+    later = os.path.join(tmp, "later.rec")
+    run([TRMS, "record", "-o", later, "--start-after=2M", "--"] + wordcase)
+    m = meta(later)
+    check(m["window"] == "from instruction 2097152 on" and int(m["left-out-events"]) > 0 and
+          0 < int(m["events"]) < full_events and int(m["activations-begun-before-window"]) > 0,
+          f"meta: {m}")
+    # `trms control`: a program that reads a FIFO waits there; collection
+    # goes off while it reads the first half and on for the second.
+    fifo = os.path.join(tmp, "fifo")
+    os.mkfifo(fifo)
+    ctl = os.path.join(tmp, "control.rec")
+    rec = subprocess.Popen([TRMS, "record", "-o", ctl, "--", os.path.join(PROGRAMS, "read_loop"),
+                            fifo], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    with open(fifo, "wb") as f:  # opens once the program does: it started
+        run([TRMS, "control", ctl, "off"])
+        f.write(b"x" * 2000000)
+        f.flush()
+        run([TRMS, "control", ctl, "on"])
+        f.write(b"y" * 2000000)
+    _, err = rec.communicate(timeout=600)
+    check(rec.returncode == 0, f"record: {err}")
+    m = meta(ctl)
+    check("`trms control` turned collection on or off 2 times" in m["window"], f"meta: {m}")
+    check(int(m["left-out-accesses"]) > 100000 and int(m["events"]) > 100000, f"meta: {m}")
+    check(not any(".staging-" in f for f in os.listdir(tmp)), "a staging directory is left")
+    # Mistakes, each one line.
+    run([TRMS, "control", ctl, "on"], expect=1)
+    run([TRMS, "control", "1", "on"], expect=1)  # not a trms
+    run([TRMS, "control", ctl, "maybe"], expect=2)
+    run([TRMS, "record", "--engine", "step", "--max-events=5", "--", "true"], expect=2)
+    run([TRMS, "record", "--max-events=0", "--", "true"], expect=2)
+    run([TRMS, "record", "--collect-at-start=later", "--", "true"], expect=2)
+
+
 CASES = {name[5:]: fn for name, fn in globals().items() if name.startswith("case_")}
 
 if __name__ == "__main__":
