@@ -196,16 +196,47 @@ def case_signal(tmp):
     check(only_depth(rows, "raiser") == only_depth(rows, "main") + 1, "raiser is main's child")
 
 
-def case_tail_call(tmp):
-    rec, _ = record(tmp, "tailcall", ["10"])
-    rows = activations(rec)
-    check(len(of(rows, "dispatch")) == 10, "dispatch is called 10 times")
-    check(len(of(rows, "target_a")) == 5 and len(of(rows, "target_b")) == 5,
-          "each tail-called target 5 times")
+def check_tail_calls(rows, calls, cell):
+    """tailcall's dispatch ends in `jmp target_a` or `jmp target_b` (-O2):
+    the target runs as dispatch's child, so dispatch's input is its
+    target's (it reads no memory itself) and its cost includes it.
+    One cell of difference, by definition: a `call` pushes the return
+    address inside the callee's activation (the call event comes first), so
+    an ordinary `ret` reads a cell its own activation wrote; the target's
+    `ret` reads the return address that main's call pushed before the
+    target began, 8 bytes of input to the target, but not to dispatch,
+    within whose activation they were written."""
+    dispatches = of(rows, "dispatch")
+    check(len(dispatches) == calls, f"dispatch is called {calls} times")
+    check(len(of(rows, "target_a")) == calls // 2 and len(of(rows, "target_b")) == calls // 2,
+          "each tail-called target half the time")
     depth = only_depth(rows, "dispatch")
-    check(only_depth(rows, "target_a") == depth and only_depth(rows, "target_b") == depth,
-          "a tail call replaces its caller's activation")
+    check(only_depth(rows, "target_a") == depth + 1 and only_depth(rows, "target_b") == depth + 1,
+          "a tail-called routine is its caller's child")
     check(depth == only_depth(rows, "main") + 1, "dispatch is main's child")
+    # Activations complete child first: each target just before its dispatch.
+    order = [r["routine"] for r in rows if r["routine"] in ("dispatch", "target_a", "target_b")]
+    check(order == [t for _ in range(calls // 2)
+                    for t in ("target_b", "dispatch", "target_a", "dispatch")],
+          f"completion order {order}")
+    targets = [r for r in rows if r["routine"] in ("target_a", "target_b")]
+    for target, dispatch in zip(targets, dispatches):
+        ret = 8 // cell
+        check(int(target["rms"]) >= ret and int(dispatch["rms"]) == int(target["rms"]) - ret
+              and int(dispatch["trms"]) == int(target["trms"]) - ret,
+              f"dispatch's input {dispatch['rms']} is its target's {target['rms']}, "
+              f"less the return address")
+        check(0 < int(dispatch["cost"]) - int(target["cost"]) < 10,
+              f"dispatch's cost {dispatch['cost']} is its target's {target['cost']} and a few")
+    sizes = {int(r["rms"]) for r in dispatches}
+    check(len(sizes) >= calls // 2, f"dispatch's input sizes follow its targets': {sizes}")
+
+
+def case_tail_call(tmp):
+    rec, _ = record(tmp, "tailcall", ["20"])
+    for cell in (1, 4):
+        check_tail_calls(activations(rec, cell), 20, cell)
+    check(int(meta(rec)["tail-calls"]) >= 20, f"tail calls in the meta: {meta(rec)}")
 
 
 def case_thread_exit(tmp):
