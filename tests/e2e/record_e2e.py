@@ -174,13 +174,52 @@ def case_indirect(tmp):
     check(len(of(rows, "lib_scale")) == 7, "lib_scale (shared library) is called 7 times")
     main = only_depth(rows, "main")
     check(only_depth(rows, "twice") == main + 1, "twice is main's child")
-    check(only_depth(rows, "lib_scale") == main + 1, "lib_scale is main's child")
+    check(only_depth(rows, "through_plt") == main + 1, "through_plt is main's child")
+    check(only_depth(rows, "lib_scale") == main + 2, "lib_scale is through_plt's child")
     children = {r["routine"] for r in rows if int(r["depth"]) == main + 1}
     unnamed = sorted(c for c in children if c.startswith("0x"))
     check(not unnamed, f"main's children without a name (PLT stubs?): {unnamed}")
     report = json.loads(run([TRMS, "report", rec, "--format", "json"]).stdout)
     names = {r["name"] for r in report["routines"]}
-    check({"twice", "lib_scale", "main"} <= names, "the report names the routines")
+    check({"twice", "lib_scale", "through_plt", "main"} <= names, "the report names the routines")
+
+
+def case_lazy_binding(tmp):
+    """indirect is linked for lazy binding: through_plt's first call of
+    lib_scale would run the dynamic linker's resolver inside it. trms record
+    binds at start-up (LD_BIND_NOW), so the first call looks like the
+    others; with --lazy-binding the first one carries the resolver, named
+    as its own activation, and lib_scale still nests under through_plt."""
+    rec, _ = record(tmp, "indirect", [])
+    check(meta(rec)["binding"] == "now", f"meta binding: {meta(rec).get('binding')}")
+    for cell in (1, 4):
+        rows = activations(rec, cell)
+        check(not any(r["routine"].startswith("_dl_runtime_resolve") for r in rows),
+              "no lazy binding at all")
+        calls = of(rows, "through_plt")
+        shapes = {(r["rms"], r["trms"], r["cost"]) for r in calls}
+        check(len(calls) == 7 and len(shapes) == 1,
+              f"cell {cell}: every call of through_plt alike: {shapes}")
+    lazy = os.path.join(tmp, "lazy.rec")
+    run([TRMS, "record", "--lazy-binding", "-o", lazy, "--",
+         os.path.join(PROGRAMS, "indirect")])
+    check(meta(lazy)["binding"] == "lazy", "meta binding lazy")
+    rows = activations(lazy)
+    calls = of(rows, "through_plt")
+    first, rest = calls[0], calls[1:]
+    check(len({(r["rms"], r["cost"]) for r in rest}) == 1, f"later calls alike: {rest}")
+    check(int(first["rms"]) > 10 * int(rest[0]["rms"]) and
+          int(first["cost"]) > 10 * int(rest[0]["cost"]),
+          f"lazy binding's first call: {first} vs {rest[0]}")
+    depth = only_depth(rows, "through_plt")
+    check(only_depth(rows, "lib_scale") == depth + 1, "lib_scale still through_plt's child")
+    # Completion order: the resolver, then lib_scale, then the first call.
+    i = rows.index(first)
+    resolver, scale = rows[i - 2], rows[i - 1]
+    check(resolver["routine"].startswith("_dl_runtime_resolve") and
+          int(resolver["depth"]) == depth + 1 and scale["routine"] == "lib_scale",
+          f"the resolver, then lib_scale, under through_plt's first call: {rows[i - 2:i + 1]}")
+
 
 
 def case_signal(tmp):
