@@ -162,7 +162,9 @@ const char *report_row_label_fit(const struct report_row *row, size_t width, cha
         snprintf(where, sizeof where, " (%s)", row->file);
     /* The location helps find the code, but not at the cost of the name:
      * it goes when the name would have to be cut to leave it room. */
-    size_t room = strlen(where) + 16 <= width ? width - strlen(where) : 0;
+    size_t room = strlen(row->name) + strlen(where) <= width ? strlen(row->name)
+                  : strlen(where) + 16 <= width                ? width - strlen(where)
+                                                               : 0;
     if (room == 0 || name_shorten(row->name, room, name, sizeof name)) {
         where[0] = '\0';
         name_shorten(row->name, width, name, sizeof name);
