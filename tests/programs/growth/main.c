@@ -77,10 +77,17 @@ static void run_strings(void)
     char *src = checked(malloc(kmax * RECORD)), *dst = checked(malloc(kmax * RECORD));
     uint32_t *index = checked(malloc(kmax * sizeof *index));
     memset(src, 7, kmax * RECORD);
+    for (size_t i = 0; i < kmax; i++)
+        index[i] = (uint32_t)i;
     FOR_SIZES(k, 8, kmax) {
         sink += (long)sum_lengths(v + next_random() % (kmax - k + 1), k);
-        for (size_t i = 0; i < k; i++)
-            index[i] = (uint32_t)(next_random() % kmax);
+        /* K distinct records, in random order: each is read once. */
+        for (size_t i = 0; i < k; i++) {
+            size_t j = i + next_random() % (kmax - i);
+            uint32_t t = index[i];
+            index[i] = index[j];
+            index[j] = t;
+        }
         gather_records(dst, src, index, k, RECORD);
     }
     for (size_t i = 0; i < kmax; i++)
