@@ -55,13 +55,13 @@ static long sink;
 
 static void run_strings(void)
 {
-    size_t max = small ? 96 : 2048;
-    char *s = checked(malloc(4 * max + 1));
+    size_t max = small ? 160 : 4096;
+    char *s = checked(malloc(2 * max + 1));
     FOR_SIZES(n, 8, max)
         for (int rep = 0; rep < 2; rep++) {
             random_letters(s, n);
             str_tolower(s);
-            random_letters(s, 4 * n);
+            random_letters(s, 2 * n);
             str_tolower_hoisted(s);
         }
     free(s);
@@ -100,7 +100,7 @@ static void run_strings(void)
 
 static void run_sorts(void)
 {
-    size_t max = small ? 160 : 16384, quadratic_max = small ? 96 : 1024;
+    size_t max = small ? 160 : 16384, quadratic_max = small ? 160 : 1024;
     int *a = checked(malloc(max * sizeof *a)), *tmp = checked(malloc(max * sizeof *tmp));
     FOR_SIZES(n, 8, quadratic_max) {
         random_ints(a, n);
