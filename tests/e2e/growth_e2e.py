@@ -105,16 +105,15 @@ def case_valgrind(tmp):
     check_routines(report, list(EXPECTED), EXPECTED)
     # The consumer reads the same few ring cells whatever the batch: its
     # RMS stays flat (no verdict), its TRMS (values the producer wrote)
-    # grows with the batch, linearly. How often it waits for the producer
-    # varies from run to run with the interleaving (both its cost and its
-    # induced input count the waits), hence the exponent's wider range.
+    # grows with the batch, linearly (the two hand the ring over in turns,
+    # so that the consumer waits once per ring whatever the interleaving).
     (consumer,) = rows_of(report, "consume_batch")
     rms = [p["n"] for p in consumer["rms_points"]]
     check(max(rms) < 1.5 * min(rms) and not consumer["fit"]["rms"]["worst"]["verdict"],
           f"consume_batch RMS sizes: {rms}")
     check(len(consumer["trms_points"]) >= 15, "consume_batch: a TRMS size per batch")
     for kind in ("worst", "average"):
-        check_verdict("consume_batch", consumer["fit"]["trms"][kind], ("n", 0.8, 1.25),
+        check_verdict("consume_batch", consumer["fit"]["trms"][kind], ("n", 0.9, 1.2),
                       f"{kind} by TRMS")
     check(consumer["thread_input_share"] > 0.8, f"consume_batch: {consumer['thread_input_share']}")
     # The tail-calling wrapper carries qsort's work.
