@@ -282,13 +282,40 @@ int analysis_event(struct analysis *a, const struct event *ev, struct trms_error
 int analysis_events(struct analysis *a, const struct event *events, size_t n, size_t *done,
                     struct trms_error *err)
 {
-    for (size_t i = 0; i < n; i++)
-        if (one_event(a, &events[i], err) != 0) {
-            *done = i;
-            return -1;
+    /* The common valid loads and stores go straight into the batch, the
+     * cursor and the counts in registers (the batch's stores could alias
+     * them otherwise); the rest, and a full batch, take the general path. */
+    struct engine_fill *f = a->fill;
+    struct batch_event *next = f->next, *end = f->end;
+    int tag = f->shard_shift != 0;
+    uint64_t reads = 0, writes = 0;
+    int rc = 0;
+    size_t i = 0;
+    for (; i < n; i++) {
+        const struct event *ev = &events[i];
+        if ((ev->type == EVENT_READ || ev->type == EVENT_WRITE) && next != end && !tag &&
+            a->has_thread && ev->size - 1 < EVENT_MAX_ACCESS_SIZE &&
+            ev->addr + (ev->size - 1) >= ev->addr) {
+            reads += ev->type == EVENT_READ;
+            writes += ev->type == EVENT_WRITE;
+            engine_store(f, next++, (struct batch_event){.type = (uint8_t)ev->type,
+                                                         .value = ev->addr,
+                                                         .size = (uint32_t)ev->size,
+                                                         .shards = 0xff});
+            continue;
         }
-    *done = n;
-    return 0;
+        f->next = next;
+        rc = one_event(a, ev, err);
+        next = f->next;
+        end = f->end;
+        if (rc != 0)
+            break;
+    }
+    f->next = next;
+    a->events[EVENT_READ] += reads;
+    a->events[EVENT_WRITE] += writes;
+    *done = i;
+    return rc;
 }
 
 struct analysis_result *analysis_finish(struct analysis *a, const struct routine_table *routines)

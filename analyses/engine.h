@@ -67,6 +67,24 @@ struct engine_fill *engine_fill(struct engine *e);
 /* Hands the full batch to the jobs, then puts EV in the next one. */
 void engine_put_next_batch(struct engine *e, struct batch_event ev);
 
+/* Writes EV (tagged) into SLOT of the batch being filled. */
+static inline void engine_store(const struct engine_fill *f, struct batch_event *slot,
+                                struct batch_event ev)
+{
+#if defined(__SSE2__)
+    /* With workers, the batch is written around the caches: a worker on
+     * another core reads it, and an ordinary store would first have to take
+     * the line back from that core. Built in registers: a 16-byte load of
+     * the struct just stored field by field would wait for the stores. */
+    if (f->streaming) {
+        uint64_t high = (uint64_t)ev.size | (uint64_t)ev.type << 32 | (uint64_t)ev.shards << 40;
+        _mm_stream_si128((__m128i *)slot, _mm_set_epi64x((long long)high, (long long)ev.value));
+        return;
+    }
+#endif
+    *slot = ev;
+}
+
 /* Appends EV to the batch being filled; its shards tag is set here. */
 static inline void engine_put(struct engine *e, struct engine_fill *f, struct batch_event ev)
 {
@@ -78,21 +96,7 @@ static inline void engine_put(struct engine *e, struct engine_fill *f, struct ba
     if (f->shard_shift &&
         (ev.type == EVENT_READ || ev.type == EVENT_WRITE || ev.type == EVENT_KREAD))
         ev.shards = input_size_shards_of(f->cell_shift, f->shard_shift, ev.value, ev.size);
-#if defined(__SSE2__)
-    /* With workers, the batch is written around the caches: a worker on
-     * another core reads it, and an ordinary store would first have to take
-     * the line back from that core, which cost the calling thread more than
-     * all its other work (twice the time per event). */
-    if (f->streaming) {
-        /* Built in registers: a 16-byte load of the struct just stored
-         * field by field would wait for the stores (no forwarding). */
-        uint64_t high = (uint64_t)ev.size | (uint64_t)ev.type << 32 | (uint64_t)ev.shards << 40;
-        _mm_stream_si128((__m128i *)f->next++, _mm_set_epi64x((long long)high,
-                                                              (long long)ev.value));
-        return;
-    }
-#endif
-    *f->next++ = ev;
+    engine_store(f, f->next++, ev);
 }
 
 /* Runs everything outstanding: every event given so far has been through

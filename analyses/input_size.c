@@ -281,14 +281,28 @@ static ALWAYS_INLINE void access_run(struct input_size *is, struct thread *t, st
 /* An access by T, whose innermost activation is TOP. TAGGED: the access is
  * known to touch this shard's cells (struct batch_event), so one group of
  * cells needs no check. */
-static ALWAYS_INLINE void access(struct input_size *is, struct thread *t, struct frame *top,
-                                 enum event_type type, uint64_t addr, uint64_t size, int tagged)
+static ALWAYS_INLINE void access_in(struct input_size *is, struct thread *t, struct frame *top,
+                                    enum event_type type, uint64_t addr, uint64_t size,
+                                    int tagged, int single)
 {
     uint64_t first = addr >> is->cell_shift, last = (addr + size - 1) >> is->cell_shift;
     /* A write time newer than any thread's latest access makes the next
      * read of each cell an induced one (Figure 12). Every shard ticks, so
      * that all keep the same clock. */
     uint64_t kernel_stamp = type == EVENT_KWRITE ? WRITE_BY(tick(is), 1) : 0;
+    if (single) {
+        /* The only shard: its local indices are the cells, in runs that
+         * stay inside a shadow chunk. */
+        for (uint64_t c = first;;) {
+            uint64_t end = c | (SHADOW_CHUNK_CELLS - 1);
+            if (end >= last) {
+                access_run(is, t, top, type, c, (unsigned)(last - c + 1), kernel_stamp);
+                return;
+            }
+            access_run(is, t, top, type, c, (unsigned)(end - c + 1), kernel_stamp);
+            c = end + 1;
+        }
+    }
     uint64_t shard_mask = (UINT64_C(1) << is->shard_shift) - 1;
     if ((first >> SHARD_GRAIN_BITS) == (last >> SHARD_GRAIN_BITS)) {
         /* The common case: one group of cells. */
@@ -310,7 +324,7 @@ void input_size_access(struct input_size *is, enum event_type type, uint64_t add
                        uint64_t size)
 {
     struct thread *t = is->current;
-    access(is, t, &t->stack[t->top], type, addr, size, 0);
+    access_in(is, t, &t->stack[t->top], type, addr, size, 0, 0);
 }
 
 /* How many of this shard's events ahead a record is asked for, so that
@@ -318,16 +332,21 @@ void input_size_access(struct input_size *is, enum event_type type, uint64_t add
 #define PREFETCH_AHEAD 8
 
 static ALWAYS_INLINE void prefetch(const struct input_size *is, const struct batch_event *e,
-                                   uint8_t mine)
+                                   uint8_t mine, int single)
 {
-    if (!(e->shards & mine) || !event_is_access((enum event_type)e->type))
+    if ((!single && !(e->shards & mine)) || !event_is_access((enum event_type)e->type))
         return;
     uint64_t c = e->value >> is->cell_shift;
-    shadow_map_prefetch(&is->cells, ((c >> (SHARD_GRAIN_BITS + is->shard_shift)) << SHARD_GRAIN_BITS) |
-                                        (c & SHARD_GRAIN_MASK));
+    shadow_map_prefetch(&is->cells,
+                        single ? c
+                               : ((c >> (SHARD_GRAIN_BITS + is->shard_shift)) << SHARD_GRAIN_BITS) |
+                                     (c & SHARD_GRAIN_MASK));
 }
 
-void input_size_run(struct input_size *is, const struct batch_event *events, size_t n)
+/* The batch loop, once for a single shard (SINGLE: no tags to look at, and
+ * cells are local indices) and once for several. */
+static ALWAYS_INLINE void run_events(struct input_size *is, const struct batch_event *events,
+                                     size_t n, int single)
 {
     uint8_t mine = (uint8_t)(1u << is->shard);
     /* The shards share the events: each sees about 1/shards of the accesses. */
@@ -339,21 +358,21 @@ void input_size_run(struct input_size *is, const struct batch_event *events, siz
     for (size_t i = 0; i < n; i++) {
         const struct batch_event *e = &events[i];
         if (i + ahead < n)
-            prefetch(is, &events[i + ahead], mine);
-        if (!(e->shards & mine))
+            prefetch(is, &events[i + ahead], mine, single);
+        if (!single && !(e->shards & mine))
             continue; /* another shard's cells only */
         switch (e->type) {
         case EVENT_READ:
-            access(is, t, top, EVENT_READ, e->value, e->size, 1);
+            access_in(is, t, top, EVENT_READ, e->value, e->size, 1, single);
             break;
         case EVENT_WRITE:
-            access(is, t, top, EVENT_WRITE, e->value, e->size, 1);
+            access_in(is, t, top, EVENT_WRITE, e->value, e->size, 1, single);
             break;
         case EVENT_KREAD:
-            access(is, t, top, EVENT_KREAD, e->value, e->size, 1);
+            access_in(is, t, top, EVENT_KREAD, e->value, e->size, 1, single);
             break;
         case EVENT_KWRITE: /* every shard's: see struct batch_event */
-            access(is, t, top, EVENT_KWRITE, e->value, e->size, 0);
+            access_in(is, t, top, EVENT_KWRITE, e->value, e->size, 0, single);
             break;
         case EVENT_COST:
             t->cost += e->value; /* overflow checked by the driver */
@@ -373,6 +392,14 @@ void input_size_run(struct input_size *is, const struct batch_event *events, siz
             break;
         }
     }
+}
+
+void input_size_run(struct input_size *is, const struct batch_event *events, size_t n)
+{
+    if (is->shard_shift)
+        run_events(is, events, n, 0);
+    else
+        run_events(is, events, n, 1);
 }
 
 int input_size_cost(struct input_size *is, uint64_t instructions)

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/compiler.h"
 #include "common/oom.h"
 #include "recorder/raw_stream.h"
 #include "recorder/record_window.h"
@@ -223,26 +224,28 @@ static size_t skip_access_run(struct raw_decoder *d, const uint64_t *w, size_t n
     return i;
 }
 
-static size_t decode_access_run(struct raw_decoder *d, const uint64_t *w, size_t n,
-                                struct trms_error *err)
+/* Events the writer's tap gets at a time from the hot loop. */
+#define TAP_RUN 256
+
+/* The hot loop, with or without the writer's tap (TAPPED: each access is
+ * also kept as an event, for it). */
+static ALWAYS_INLINE size_t encode_access_run(struct raw_decoder *d, const uint64_t *w,
+                                              size_t n, int tapped, struct trms_error *err)
 {
-    if (d->window) {
-        uint64_t room = record_window_room(d->window);
-        if (room == 0)
-            return skip_access_run(d, w, n);
-        if (room < n)
-            n = (size_t)room;
-    }
     struct trace_window win;
     if (trace_writer_open_window(d->writer, &win, err) != 0)
         return SIZE_MAX;
     uint8_t *p = win.next;
-    size_t i = 0;
+    size_t i = 0, k = 0;
     uint64_t ops = 0;   /* sum of the opcodes: one per read, two per write */
+    int failed = 0;
+    struct event run[tapped ? TAP_RUN : 1];
     while (i < n && p < win.end) {
         /* As many records as surely start in the window: no room check
-         * inside. */
+         * inside (nor a full run for the tap). */
         size_t chunk = (size_t)(win.end - p) / FAST_RECORD_MAX + 1;
+        if (tapped && chunk > TAP_RUN - k)
+            chunk = TAP_RUN - k;
         size_t stop = n - i < chunk ? n : i + chunk;
         for (; i < stop; i++) {
             uint64_t word = w[i];  /* once: the stores below may alias W */
@@ -253,17 +256,44 @@ static size_t decode_access_run(struct raw_decoder *d, const uint64_t *w, size_t
             p += event_encode_load_store(&win.encoder, opcodes, raw_word_low(word),
                                          op_and_sub & RAW_SUB_MASK, p);
             ops += op_and_sub >> RAW_OP_SHIFT;
+            if (tapped)
+                run[k++] = (struct event){
+                    .type = (op_and_sub >> RAW_OP_SHIFT) == RAW_READ ? EVENT_READ : EVENT_WRITE,
+                    .addr = raw_word_low(word), .size = op_and_sub & RAW_SUB_MASK};
+        }
+        if (tapped && k == TAP_RUN) {
+            if (trace_writer_tap(d->writer, run, k, err) != 0) {
+                failed = 1;
+                goto done;
+            }
+            k = 0;
         }
     }
 done:
     win.next = p;
     trace_writer_close_window(d->writer, &win, (uint32_t)i);
+    if (tapped && !failed && trace_writer_tap(d->writer, run, k, err) != 0)
+        failed = 1;
     d->summary->events[EVENT_READ] += i - (ops - i);
     d->summary->events[EVENT_WRITE] += ops - i;
     d->summary->words += i;
     if (d->window)
         record_window_wrote(d->window, i);
-    return i;
+    return failed ? SIZE_MAX : i;
+}
+
+static size_t decode_access_run(struct raw_decoder *d, const uint64_t *w, size_t n,
+                                struct trms_error *err)
+{
+    if (d->window) {
+        uint64_t room = record_window_room(d->window);
+        if (room == 0)
+            return skip_access_run(d, w, n);
+        if (room < n)
+            n = (size_t)room;
+    }
+    return trace_writer_tapped(d->writer) ? encode_access_run(d, w, n, 1, err)
+                                          : encode_access_run(d, w, n, 0, err);
 }
 
 static int is_access(uint64_t word)

@@ -13,10 +13,9 @@
  *  - version 3's compressed blocks: the events of plain ones, every
  *    corruption refused (plain and compressed alike), and each way a
  *    compressed block can be malformed refused with its reason;
- *  - a writer's block observer decodes, block by block, exactly what a read
- *    of the file delivers; a read into a batch sink delivers the per-event
- *    read's events, and its positions resume exactly. */
-#include <pthread.h>
+ *  - a writer's tap sees exactly what a read of the file delivers; a read
+ *    into a batch sink delivers the per-event read's events, and its
+ *    positions resume exactly. */
 #include <stdlib.h>
 #include <unistd.h>
 #include <zstd.h>
@@ -735,127 +734,69 @@ static void compressed_blocks(void)
     event_list_free(&got);
 }
 
-/* What a trace writer's observer sees, decoded block by block, is what a
- * read of the finished file delivers, event for event and routine for
- * routine. */
-struct observed {
-    pthread_mutex_t lock;
-    int closing;                /* the writer is closing: drain_later drains */
-    struct trace_writer *w;
-    struct trace_block *held[64];
-    size_t n_held;
-    struct trace_block_reader *reader;
+/* What a trace writer's tap sees is what a read of the finished file
+ * delivers, event for event: no thread event that is no switch, the
+ * events written through trace_writer_tap in their place among the
+ * others. */
+struct tapped {
     struct event_list events;
-    uint64_t blocks;
+    size_t runs;
 };
 
-static int observed_run(void *ctx, const struct event *events, size_t n, struct trms_error *err)
+static int tap_keep(void *ctx, const struct event *events, size_t n, struct trms_error *err)
 {
     (void)err;
-    struct observed *o = ctx;
+    struct tapped *t = ctx;
     for (size_t i = 0; i < n; i++)
-        event_list_push(&o->events, &events[i]);
+        event_list_push(&t->events, &events[i]);
+    t->runs++;
     return 0;
 }
 
-/* Decodes and hands back the blocks held, oldest first. */
-static void observed_drain(struct observed *o)
-{
-    for (size_t i = 0; i < o->n_held; i++) {
-        size_t len;
-        uint32_t records;
-        const uint8_t *payload = trace_block_payload(o->held[i], &len, &records);
-        struct trms_error err;
-        if (trace_block_reader_feed(o->reader, payload, len, records, &err) != 0) {
-            fprintf(stderr, "observed block %" PRIu64 ": %s\n", o->blocks, err.message);
-            check_failures++;
-        }
-        trace_block_release(o->w, o->held[i]);
-        o->blocks++;
-    }
-    o->n_held = 0;
-}
-
-static void observe_block(void *ctx, struct trace_block *b)
-{
-    struct observed *o = ctx;
-    pthread_mutex_lock(&o->lock);
-    o->held[o->n_held++] = b;
-    if (o->n_held == 3 && !o->closing) /* held for a while: the writer goes on */
-        observed_drain(o);
-    pthread_mutex_unlock(&o->lock);
-}
-
-static void *drain_later(void *arg)
-{
-    struct observed *o = arg;
-    /* The writer's close seals the last events block, and waits for it. */
-    for (int i = 0; i < 5000; i++) {
-        pthread_mutex_lock(&o->lock);
-        size_t held = o->n_held;
-        if (held)
-            observed_drain(o);
-        pthread_mutex_unlock(&o->lock);
-        if (held)
-            break;
-        usleep(1000);
-    }
-    return NULL;
-}
-
-static void block_observer(void)
+static void writer_tap(void)
 {
     struct random_trace_shape shape = {.threads = 4, .events = 300000, .routines = 50,
                                        .regions = 4, .region_span = 1 << 18, .max_depth = 9};
     struct event_list events = {0}, from_file = {0};
-    struct routine_table routines, seen_routines, file_routines;
+    struct routine_table routines, file_routines;
     routine_table_init(&routines);
-    routine_table_init(&seen_routines);
     routine_table_init(&file_routines);
     random_trace(11, &shape, &events, &routines);
-    uint32_t id; /* defined, never called: in the last block */
-    routine_table_intern_name(&routines, "never_called", 12, &id);
     char path[128];
-    snprintf(path, sizeof path, "%s/observed.trms", tmpdir);
+    snprintf(path, sizeof path, "%s/tapped.trms", tmpdir);
     unlink(path);
-    struct observed o = {.lock = PTHREAD_MUTEX_INITIALIZER};
-    o.reader = trace_block_reader_new("observed", &seen_routines, observed_run, &o);
+    struct tapped t = {0};
     struct trace_writer_options options = {.level = TRACE_ZSTD_LEVEL,
-                                           .observer = {.block = observe_block, .ctx = &o}};
+                                           .tap = {.run = tap_keep, .ctx = &t}};
     struct trms_error err;
-    o.w = trace_writer_create_with(path, &options, &err);
-    CHECK(o.w != NULL);
-    for (size_t i = 0; o.w && i < events.count; i++)
-        CHECK(trace_writer_event(o.w, &events.items[i], &routines, &err) == 0);
-    /* The writer seals its last block on close and waits for it back: the
-     * observer's thread would hand it back meanwhile; here, a thread does. */
-    pthread_mutex_lock(&o.lock);
-    observed_drain(&o);
-    o.closing = 1;
-    pthread_mutex_unlock(&o.lock);
-    pthread_t drainer;
-    CHECK(pthread_create(&drainer, NULL, drain_later, &o) == 0);
-    CHECK(o.w && trace_writer_close(o.w, &routines, &err) == 0);
-    pthread_join(drainer, NULL);
-    trace_block_reader_free(o.reader);
+    struct trace_writer *w = trace_writer_create_with(path, &options, &err);
+    CHECK(w != NULL && trace_writer_tapped(w));
+    for (size_t i = 0; w && i < events.count; i++) {
+        const struct event *ev = &events.items[i];
+        /* Every fifth access as a producer that encodes itself would give
+         * it: trace_writer_access, then the event to the tap. */
+        if ((ev->type == EVENT_READ || ev->type == EVENT_WRITE) && i % 5 == 0) {
+            CHECK(trace_writer_access(w, ev->type, ev->addr, ev->size, &err) == 0);
+            continue;
+        }
+        CHECK(trace_writer_event(w, ev, &routines, &err) == 0);
+    }
+    CHECK(w && trace_writer_close(w, &routines, &err) == 0);
     struct trace_stats stats;
     CHECK(trace_read(path, &file_routines, collect, &from_file, &stats, &err) == 0);
-    CHECK_EQ(o.blocks, stats.blocks);
     CHECK(stats.blocks > 3);
-    CHECK_EQ(o.events.count, from_file.count);
-    for (size_t i = 0; i < o.events.count && i < from_file.count; i++)
-        if (!same_event(&o.events.items[i], &from_file.items[i])) {
-            fprintf(stderr, "observed event %zu differs from the file's\n", i);
+    CHECK(t.runs > 1000);
+    CHECK_EQ(t.events.count, from_file.count);
+    for (size_t i = 0; i < t.events.count && i < from_file.count; i++)
+        if (!same_event(&t.events.items[i], &from_file.items[i])) {
+            fprintf(stderr, "tapped event %zu differs from the file's\n", i);
             check_failures++;
             break;
         }
-    CHECK_EQ(seen_routines.count, file_routines.count);
-    CHECK_EQ(seen_routines.count, routines.count);
     event_list_free(&events);
     event_list_free(&from_file);
-    event_list_free(&o.events);
+    event_list_free(&t.events);
     routine_table_free(&routines);
-    routine_table_free(&seen_routines);
     routine_table_free(&file_routines);
 }
 
@@ -960,7 +901,7 @@ int main(void)
     corruption(TRACE_ZSTD_LEVEL);
     corruption(0);
     compressed_blocks();
-    block_observer();
+    writer_tap();
     batch_reads();
     short_access_bytes();
     short_access_runs();

@@ -58,17 +58,14 @@ static int poll_window(void *ctx, struct trms_error *err)
 }
 
 /* The event trace's writer; the analysis, when there is one, sees every
- * block it writes. */
+ * event it writes. */
 static struct trace_writer *open_writer(struct record *r, const char *path,
                                         struct trms_error *err)
 {
     struct trace_writer_options o = {.level = TRACE_ZSTD_LEVEL};
     if (r->analysis)
-        o.observer = record_analysis_observer(r->analysis);
-    struct trace_writer *w = trace_writer_create_with(path, &o, err);
-    if (w && r->analysis)
-        record_analysis_attach(r->analysis, w);
-    return w;
+        o.tap = record_analysis_tap(r->analysis);
+    return trace_writer_create_with(path, &o, err);
 }
 
 /* What the meta says of any engine's recording. */
@@ -708,8 +705,8 @@ static int run(int argc, char **argv)
         /* Stored with the recording; a failure leaves the recording without
          * (its warning says so). */
         struct trms_error store_err = {.message = ""};
-        if (record_analysis_finish(r.analysis, staging, output, analyzed, sizeof analyzed,
-                                   &store_err) != 0 &&
+        if (record_analysis_finish(r.analysis, &r.routines, staging, output, analyzed,
+                                   sizeof analyzed, &store_err) != 0 &&
             store_err.message[0])
             fprintf(stderr, "trms: warning: the analysis is not stored: %s\n",
                     store_err.message);
@@ -766,7 +763,7 @@ const struct command cmd_record = {
         "records every routine call and return, load, store, kernel read and write\n"
         "of user memory, and instruction count, thread by thread, into the\n"
         "recording directory REC (default: PROG.rec, or PROG.N.rec when taken).\n"
-        "It analyzes the events as it writes them, on the other cores, and stores\n"
+        "It analyzes the events as it writes them, on worker threads, and stores\n"
         "the result in REC as `trms analyze REC` (with the same options) would: then\n"
         "`trms report REC`. The recording is kept whole: `trms analyze REC` analyzes\n"
         "it again, with any options, to the same result.\n\n"

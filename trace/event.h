@@ -6,6 +6,7 @@
 #ifndef TRMS_EVENT_H
 #define TRMS_EVENT_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 enum event_type {
@@ -38,6 +39,11 @@ struct trms_error;
 /* Where producers of events (readers, engines) deliver them; returns
  * non-zero, with ERR filled, to stop the producer. */
 typedef int (*event_sink)(void *ctx, const struct event *ev, struct trms_error *err);
+
+/* The same, for events in runs, in order (a faster sink than one call
+ * each). */
+typedef int (*event_batch_sink)(void *ctx, const struct event *events, size_t n,
+                                struct trms_error *err);
 
 /* The text format's keyword of each event type ("read", "kwrite", ...). */
 const char *event_type_name(enum event_type type);

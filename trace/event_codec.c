@@ -197,10 +197,24 @@ size_t event_decode_run(struct event_decoder *dec, struct event *events, size_t 
             if ((op & 0x60) || (op & 7) == EVENT_SIZE_FOLLOWS)
                 break;
             size = 1ull << (op & 7);
-            len = short_varint(p + 1, end, &zigzag);
-            if (!len)
-                break;
-            len++;
+            /* Most addresses take one to three bytes: read them unrolled
+             * while the block surely holds them. */
+            if (end - p > 3 && p[1] < 0x80) {
+                zigzag = p[1];
+                len = 2;
+            } else if (end - p > 3 && p[2] < 0x80) {
+                zigzag = (uint64_t)(p[1] & 0x7f) | (uint64_t)p[2] << 7;
+                len = 3;
+            } else if (end - p > 3 && p[3] < 0x80) {
+                zigzag = (uint64_t)(p[1] & 0x7f) | (uint64_t)(p[2] & 0x7f) << 7 |
+                         (uint64_t)p[3] << 14;
+                len = 4;
+            } else {
+                len = short_varint(p + 1, end, &zigzag);
+                if (!len)
+                    break;
+                len++;
+            }
             ev->type = access_types[(op >> 3) & 3];
         } else {
             if (op == OP_RETURN) {

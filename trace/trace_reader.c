@@ -325,35 +325,3 @@ int trace_read(const char *path, struct routine_table *routines, event_sink sink
     fclose(fp);
     return rc;
 }
-
-struct trace_block_reader {
-    struct reader r;
-    void *ctx;
-};
-
-struct trace_block_reader *trace_block_reader_new(const char *name,
-                                                  struct routine_table *routines,
-                                                  event_batch_sink batch, void *ctx)
-{
-    struct trace_block_reader *br = xcalloc(1, sizeof *br);
-    br->r = (struct reader){.path = name, .routines = routines, .batch = batch,
-                            .version = TRACE_VERSION, .offset = TRACE_FILE_HEADER_SIZE};
-    br->ctx = ctx;
-    return br;
-}
-
-int trace_block_reader_feed(struct trace_block_reader *br, const uint8_t *payload, size_t len,
-                            uint32_t events, struct trms_error *err)
-{
-    struct reader *r = &br->r;
-    if (read_events_block(r, payload, len, events, NULL, br->ctx, err) != 0)
-        return -1;
-    r->stats.blocks++;
-    r->offset += TRACE_BLOCK_HEADER_SIZE + len; /* as if stored plain */
-    return 0;
-}
-
-void trace_block_reader_free(struct trace_block_reader *br)
-{
-    free(br);
-}

@@ -36,10 +36,6 @@ struct trace_position {
     int has_thread;
 };
 
-/* Receives events in runs, in order (a faster sink than one call each). */
-typedef int (*event_batch_sink)(void *ctx, const struct event *events, size_t n,
-                                struct trms_error *err);
-
 struct trace_read_options {
     /* NULL to read from the start; else where to continue, with ROUTINES
      * holding exactly the routines defined before FROM's block. Every
@@ -62,22 +58,5 @@ int trace_read_stream(FILE *fp, const char *name, struct routine_table *routines
                       event_sink sink, void *ctx, const struct trace_read_options *options,
                       struct trace_stats *stats, struct trms_error *err);
 
-/* Decodes events blocks handed over one at a time (a trace being
- * written: trace_writer's observer), exactly as a read of the finished
- * file would deliver them. */
-struct trace_block_reader;
-
-/* NAME for messages; routine definitions go into ROUTINES; events to
- * BATCH, in runs. */
-struct trace_block_reader *trace_block_reader_new(const char *name,
-                                                  struct routine_table *routines,
-                                                  event_batch_sink batch, void *ctx);
-
-/* The next events block: its payload (LEN bytes, of the current format)
- * holding EVENTS records. */
-int trace_block_reader_feed(struct trace_block_reader *br, const uint8_t *payload, size_t len,
-                            uint32_t events, struct trms_error *err);
-
-void trace_block_reader_free(struct trace_block_reader *br);
 
 #endif

@@ -18,10 +18,11 @@
 /* Written blocks are handed to the disk every this many bytes, so that
  * the fsync at the end has little left to wait for. */
 #define WRITEBACK_BYTES (8u << 20)
-/* Sealed blocks waiting for the writer thread or an observer, at most:
- * the caller waits beyond (bounded memory; an observer slower than the
- * program slows the recording down rather than piling blocks up). */
+/* Sealed blocks waiting for the writer thread, at most: the caller waits
+ * beyond (bounded memory). */
 #define BLOCK_BUFFERS 24
+/* Events written through the writer wait for the tap in runs of this many. */
+#define TAP_RUN 256
 
 /* A block buffer: room for the block header, then the payload. */
 struct trace_block {
@@ -30,7 +31,7 @@ struct trace_block {
     size_t used;                /* payload bytes */
     uint32_t kind;
     uint32_t events;
-    int refs;                   /* the writer thread's, an observer's */
+    int refs;                   /* holders: the writer thread */
     struct trace_block *next;   /* in the queue or the free list */
 };
 
@@ -48,7 +49,9 @@ struct trace_writer {
     struct event_encoder encoder;
     int has_thread;
     uint32_t thread;
-    struct trace_block_observer observer;
+    struct trace_event_tap tap;
+    struct event tap_run[TAP_RUN];
+    size_t tap_n;
     int level;                  /* zstd level; 0 stores blocks as they are */
     /* Shared with the writer thread, under lock. */
     pthread_mutex_t lock;
@@ -222,7 +225,7 @@ static void use_buffer(struct trace_writer *w, struct trace_block *b)
     w->used = 0;
 }
 
-/* The block being filled goes to the writer thread (and the observer). */
+/* The block being filled goes to the writer thread. */
 static void seal(struct trace_writer *w, uint32_t kind, uint32_t events)
 {
     struct trace_block *b = w->current;
@@ -230,10 +233,6 @@ static void seal(struct trace_writer *w, uint32_t kind, uint32_t events)
     b->used = w->used;
     b->events = events;
     b->refs = 1;
-    if (kind == TRACE_BLOCK_EVENTS && w->observer.block) {
-        b->refs++;
-        w->observer.block(w->observer.ctx, b);
-    }
     pthread_mutex_lock(&w->lock);
     if (w->queue_tail)
         w->queue_tail->next = b;
@@ -250,18 +249,35 @@ uint64_t trace_writer_bytes(const struct trace_writer *w)
     return __atomic_load_n(&w->written, __ATOMIC_RELAXED);
 }
 
-void trace_block_release(struct trace_writer *w, struct trace_block *b)
+static int flush_tap(struct trace_writer *w, struct trms_error *err)
 {
-    pthread_mutex_lock(&w->lock);
-    release_locked(w, b);
-    pthread_mutex_unlock(&w->lock);
+    size_t n = w->tap_n;
+    w->tap_n = 0;
+    return n ? w->tap.run(w->tap.ctx, w->tap_run, n, err) : 0;
 }
 
-const uint8_t *trace_block_payload(const struct trace_block *b, size_t *len, uint32_t *events)
+/* EV, just written, for the tap. */
+static inline int tap_one(struct trace_writer *w, const struct event *ev, struct trms_error *err)
 {
-    *len = b->used;
-    *events = b->events;
-    return b->data + TRACE_BLOCK_HEADER_SIZE;
+    if (!w->tap.run)
+        return 0;
+    w->tap_run[w->tap_n++] = *ev;
+    return w->tap_n == TAP_RUN ? flush_tap(w, err) : 0;
+}
+
+int trace_writer_tapped(const struct trace_writer *w)
+{
+    return w->tap.run != NULL;
+}
+
+int trace_writer_tap(struct trace_writer *w, const struct event *events, size_t n,
+                     struct trms_error *err)
+{
+    if (!w->tap.run)
+        return 0;
+    if (flush_tap(w, err) != 0)
+        return -1;
+    return n ? w->tap.run(w->tap.ctx, events, n, err) : 0;
 }
 
 static void free_buffers(struct trace_block *b)
@@ -287,7 +303,7 @@ static void stop_thread(struct trace_writer *w)
     w->thread_started = 0;
 }
 
-/* Frees W once the observer has handed back every block it holds. */
+/* Frees W once every buffer is back from the writer thread. */
 static void free_writer(struct trace_writer *w)
 {
     pthread_mutex_lock(&w->lock);
@@ -332,7 +348,7 @@ struct trace_writer *trace_writer_create_with(const char *path,
     w->path = xmalloc(strlen(path) + 1);
     strcpy(w->path, path);
     w->level = options->level;
-    w->observer = options->observer;
+    w->tap = options->tap;
     pthread_mutex_init(&w->lock, NULL);
     pthread_cond_init(&w->queued, NULL);
     pthread_cond_init(&w->freed, NULL);
@@ -437,7 +453,7 @@ int trace_writer_event(struct trace_writer *w, const struct event *ev,
     w->used += event_encode(&w->encoder, ev, w->payload + w->used);
     w->block_events++;
     w->total_events++;
-    return 0;
+    return tap_one(w, ev, err);
 }
 
 int trace_writer_access(struct trace_writer *w, enum event_type type, uint64_t addr,
@@ -449,7 +465,10 @@ int trace_writer_access(struct trace_writer *w, enum event_type type, uint64_t a
     w->used += event_encode_access(&w->encoder, type, addr, size, w->payload + w->used);
     w->block_events++;
     w->total_events++;
-    return 0;
+    if (!w->tap.run)
+        return 0;
+    struct event ev = {.type = type, .addr = addr, .size = size};
+    return tap_one(w, &ev, err);
 }
 
 int trace_writer_open_window(struct trace_writer *w, struct trace_window *win,
@@ -493,7 +512,9 @@ int trace_writer_close(struct trace_writer *w, const struct routine_table *routi
             start_block(w);
         write_routines(w, routines, (uint32_t)routines->count);
     }
-    if (flush_events(w, err) != 0)
+    if (w->tap.run && flush_tap(w, err) != 0)
+        rc = -1;
+    if (rc == 0 && flush_events(w, err) != 0)
         rc = -1;
     if (rc == 0) {
         w->used += put_varint(w->payload, w->total_events);

@@ -23,24 +23,18 @@ struct trace_writer;
 /* The current format, events blocks compressed (TRACE_ZSTD_LEVEL). */
 struct trace_writer *trace_writer_create(const char *path, struct trms_error *err);
 
-/* A sealed events block: its payload (the uncompressed records, as a
- * reader decodes them) stays valid until trace_block_release(). */
-struct trace_block;
-const uint8_t *trace_block_payload(const struct trace_block *b, size_t *len, uint32_t *events);
-void trace_block_release(struct trace_writer *w, struct trace_block *b);
-
-/* Sees every events block as it is sealed, in order, on the thread that
- * writes the events; must release each, from any thread, before the
- * writer's close or abandon can return. Blocks held count against the
- * writer's few buffers: holding many stalls the writing. */
-struct trace_block_observer {
-    void (*block)(void *ctx, struct trace_block *b);
+/* Sees every event the writer writes, in order, in runs (a run never
+ * holds events the file does not: no thread event that switches to the
+ * current thread): the events a read of the finished file delivers. An
+ * error it returns is the writer's. */
+struct trace_event_tap {
+    event_batch_sink run;
     void *ctx;
 };
 
 struct trace_writer_options {
-    int level;                          /* zstd level; 0 stores blocks plain */
-    struct trace_block_observer observer;   /* .block NULL for none */
+    int level;                      /* zstd level; 0 stores blocks plain */
+    struct trace_event_tap tap;     /* .run NULL for none */
 };
 
 struct trace_writer *trace_writer_create_with(const char *path,
@@ -74,6 +68,13 @@ int trace_writer_open_window(struct trace_writer *w, struct trace_window *win,
                              struct trms_error *err);
 void trace_writer_close_window(struct trace_writer *w, const struct trace_window *win,
                                uint32_t records);
+
+/* For a producer that encodes events itself (trace_writer_open_window):
+ * whether the writer has a tap, and the events it wrote, for the tap,
+ * after the events written through the writer before them. */
+int trace_writer_tapped(const struct trace_writer *w);
+int trace_writer_tap(struct trace_writer *w, const struct event *events, size_t n,
+                     struct trms_error *err);
 
 /* Bytes of the file written so far (the writer thread's progress: the
  * blocks still queued come later). */
