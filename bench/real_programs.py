@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Real Debian programs under trms and its peers, side by side (issue 15).
 
-    python3 bench/real_programs.py [peers|analysis|all] [options]
+    python3 bench/real_programs.py [peers|analysis|all]      (or bash bench/real.sh)
 
 peers: each program natively, under valgrind --tool=none, callgrind,
 helgrind, aprof and aprof --drms=yes (the seeds' own tool), and under trms
