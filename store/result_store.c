@@ -102,6 +102,8 @@ int result_store_open(const char *rec_path, int writable, struct result_store **
         answer = RESULT_STORE_NONE;
         goto fail;
     }
+    if (rc == STORE_ENV_DAMAGED)
+        answer = RESULT_STORE_DAMAGED;
     if (rc != 0)
         goto fail;
     MDB_txn *txn;

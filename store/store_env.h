@@ -18,9 +18,19 @@
  * environment does not exist yet (ERR untouched). */
 #define STORE_ENV_ABSENT 1
 
+/* store_env_open's answer (ERR says it too) when the store is damaged, or
+ * was changed outside trms into something LMDB must not read
+ * (store/store_verify.h): everything in it can be rebuilt from the
+ * recording, after setting it aside (store/store_repair.h). */
+#define STORE_ENV_DAMAGED 2
+
+/* How the message of a damaged store ends: what to do about it. */
+#define STORE_DAMAGED_HINT "; `trms analyze` sets it aside and rebuilds it from the recording"
+
 /* Opens the environment of the recording (or staging directory) at
- * REC_PATH; WRITABLE creates its directory when absent. *PATH receives
- * REC_PATH/results (free() it, also on failure). */
+ * REC_PATH, checked before LMDB reads any of it; WRITABLE creates its
+ * directory when absent. *PATH receives REC_PATH/results (free() it, also
+ * on failure). */
 int store_env_open(const char *rec_path, int writable, MDB_env **env, char **path,
                    struct trms_error *err);
 

@@ -1,10 +1,12 @@
 /* symbol_store: the names of a recording's address-only routines.
  *
  * Resolved once, when the recording is made (the binaries may be gone by
- * the time it is analyzed), and kept in the "symbols" database of the
- * recording's LMDB environment, beside the results (store_env.h): key the
- * routine's entry address as 8 big-endian bytes, value a versioned
- * encoding of name, source file and line. */
+ * the time it is analyzed), and kept in the recording's symbols file
+ * (store/symbol_file.h), apart from the result store, which holds only
+ * what can be rebuilt. Recordings made before that file existed keep their
+ * names in the "symbols" database of the result store (key the routine's
+ * entry address as 8 big-endian bytes, value the entry's encoding): they
+ * are read from there until a save writes the file. */
 #ifndef TRMS_SYMBOL_STORE_H
 #define TRMS_SYMBOL_STORE_H
 
@@ -23,9 +25,9 @@ struct symbol_name {
     int line;           /* 0 when unknown */
 };
 
-/* Stores the N NAMES in the recording (or staging directory) at REC_PATH
- * in one transaction, replacing earlier names of the same addresses.
- * Results stored there are untouched. */
+/* Stores the N NAMES in the recording (or staging directory) at REC_PATH,
+ * replacing earlier names of the same addresses, in one rename of the
+ * symbols file. Results stored there are untouched. */
 int symbol_store_save(const char *rec_path, const struct symbol_name *names, size_t n,
                       struct trms_error *err);
 

@@ -1,10 +1,13 @@
-/* test_symbol_store: routine names survive the store exactly, beside the
- * results of the same LMDB environment and without disturbing them; a
- * recording without names reads as empty; corrupt or future entries are
- * refused with a message. */
+/* test_symbol_store: routine names survive the symbols file exactly, beside
+ * the results and without disturbing them; a recording without names reads
+ * as empty; every damaged byte, cut or future format of the file is
+ * refused with a message; names a recording kept in its result store
+ * before the file existed are read from there (corrupt or future entries
+ * refused) and carried into the file by the next save. */
 #include <lmdb.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "common/byte_buffer.h"
 #include "store/result_codec.h"
@@ -115,6 +118,7 @@ static void put_raw(const char *rec, uint64_t addr, const void *value, size_t le
 {
     char path[256];
     snprintf(path, sizeof path, "%s/results", rec);
+    mkdir(path, 0777);
     MDB_env *env;
     MDB_txn *txn;
     MDB_dbi dbi;
@@ -133,10 +137,16 @@ static void put_raw(const char *rec, uint64_t addr, const void *value, size_t le
     mdb_env_close(env);
 }
 
-static void corrupt(const char *rec)
+static void legacy(const char *rec)
 {
     struct trms_error err;
     struct symbol_names names;
+    put_raw(rec, 0x500, "\x01\x04main\x04m.c\x07", 11);
+    CHECK(symbol_store_load(rec, &names, &err) == 0);
+    const struct symbol_name *m = symbol_names_find(&names, 0x500);
+    CHECK(m && strcmp(m->name, "main") == 0 && m->file && strcmp(m->file, "m.c") == 0 &&
+          m->line == 7);
+    symbol_names_free(&names);
     put_raw(rec, 0xabc, "\x01\x05na", 4); /* name runs past the end */
     CHECK(symbol_store_load(rec, &names, &err) != 0);
     CHECK(strstr(err.message, "the symbol of 0xabc is corrupt") != NULL);
@@ -149,6 +159,74 @@ static void corrupt(const char *rec)
     const struct symbol_name *n = symbol_names_find(&names, 0xabc);
     CHECK(n && strcmp(n->name, "x") == 0 && n->file == NULL && n->line == 0);
     symbol_names_free(&names);
+    /* A save carries the store's names into the file. */
+    const struct symbol_name more = {0x600, "more", NULL, 0};
+    CHECK(symbol_store_save(rec, &more, 1, &err) == 0);
+    char path[256];
+    snprintf(path, sizeof path, "%s/symbols", rec);
+    struct stat st;
+    CHECK(stat(path, &st) == 0);
+    put_raw(rec, 0x500, "\x09", 1); /* the store's copy no longer matters */
+    CHECK(symbol_store_load(rec, &names, &err) == 0);
+    CHECK_EQ(names.count, 3);
+    CHECK(symbol_names_find(&names, 0x500) && symbol_names_find(&names, 0x600) &&
+          symbol_names_find(&names, 0xabc));
+    symbol_names_free(&names);
+}
+
+static void write_bytes(const char *path, const uint8_t *data, size_t len)
+{
+    FILE *fp = fopen(path, "wb");
+    CHECK(fp && fwrite(data, 1, len, fp) == len);
+    if (fp)
+        fclose(fp);
+}
+
+/* The symbols file: every flipped byte and every cut is refused, with one
+ * line naming the file; never other names. */
+static void damaged_file(const char *rec)
+{
+    struct trms_error err;
+    struct symbol_names names;
+    const struct symbol_name batch[] = {{0x401136, "str_tolower", "wf.c", 31},
+                                        {0x401200, "main", NULL, 0}};
+    CHECK(symbol_store_save(rec, batch, 2, &err) == 0);
+    char path[256];
+    snprintf(path, sizeof path, "%s/symbols", rec);
+    FILE *fp = fopen(path, "rb");
+    uint8_t good[4096];
+    size_t len = fp ? fread(good, 1, sizeof good, fp) : 0;
+    if (fp)
+        fclose(fp);
+    CHECK(len > 20);
+    uint8_t bad[4096];
+    for (size_t at = 0; at < len; at++) {
+        memcpy(bad, good, len);
+        bad[at] ^= (uint8_t)(1u << (at % 8));
+        write_bytes(path, bad, len);
+        err.message[0] = '\0';
+        CHECK(symbol_store_load(rec, &names, &err) != 0);
+        CHECK(strstr(err.message, path) != NULL && strchr(err.message, '\n') == NULL);
+        CHECK_EQ(names.count, 0);
+    }
+    for (size_t cut = 0; cut < len; cut++) {
+        write_bytes(path, good, cut);
+        CHECK(symbol_store_load(rec, &names, &err) != 0);
+    }
+    /* A symbolic link or a FIFO in its place is not followed or opened. */
+    unlink(path);
+    CHECK(symlink("/etc/hostname", path) == 0);
+    CHECK(symbol_store_load(rec, &names, &err) != 0);
+    CHECK(strstr(err.message, "symbolic link") != NULL);
+    unlink(path);
+    CHECK(mkfifo(path, 0666) == 0);
+    CHECK(symbol_store_load(rec, &names, &err) != 0);
+    CHECK(strstr(err.message, "FIFO") != NULL);
+    unlink(path);
+    write_bytes(path, good, len);
+    CHECK(symbol_store_load(rec, &names, &err) == 0);
+    CHECK_EQ(names.count, 4);  /* with the names roundtrip() left */
+    symbol_names_free(&names);
 }
 
 int main(void)
@@ -157,14 +235,17 @@ int main(void)
         perror("mkdtemp");
         return 2;
     }
-    char rec[128], staging[128];
+    char rec[128], staging[128], old[128];
     snprintf(rec, sizeof rec, "%s/rec", tmpdir);
     mkdir(rec, 0777);
+    snprintf(old, sizeof old, "%s/old", tmpdir);
+    mkdir(old, 0777);
     snprintf(staging, sizeof staging, "%s/staging", tmpdir);
     mkdir(staging, 0777);
     roundtrip(rec);
     names_only(staging);
-    corrupt(rec);
+    legacy(old);
+    damaged_file(rec);
     char cmd[160];
     snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
     CHECK(system(cmd) == 0);

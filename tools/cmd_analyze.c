@@ -14,6 +14,8 @@
 #include "replayer/rr_replay.h"
 #include "store/checkpoint_store.h"
 #include "store/result_store.h"
+#include "store/store_env.h"
+#include "store/store_repair.h"
 #include "store/symbol_store.h"
 #include "symbols/resolve_routines.h"
 #include "tools/analyze_checkpoint.h"
@@ -267,6 +269,27 @@ static int resume_from_checkpoint(const char *rec_path, const struct analysis_op
     return 0;
 }
 
+/* Opens the store to write to. A damaged one is set aside, said on
+ * stderr, and analyzed into anew: all it held comes from the recording. */
+static int open_store(const char *rec_path, struct result_store **store, struct trms_error *err)
+{
+    int rc = result_store_open(rec_path, 1, store, err);
+    if (rc != RESULT_STORE_DAMAGED)
+        return rc;
+    char *hint = strstr(err->message, STORE_DAMAGED_HINT), *aside;
+    if (hint)
+        *hint = '\0';
+    struct trms_error why = *err;
+    rc = store_set_aside(rec_path, &aside, err);
+    if (rc == 0) {
+        fprintf(stderr, "trms: warning: %s; set aside as %s, analyzing into a new store\n",
+                why.message, aside);
+        rc = result_store_open(rec_path, 1, store, err);
+    }
+    free(aside);
+    return rc;
+}
+
 struct analyze_request {
     const char *csv_path;         /* --activations, or NULL */
     double checkpoint_every;      /* seconds; 0 for none */
@@ -314,7 +337,7 @@ static int analyze(const char *rec_path, const struct analysis_options *opt,
      * A replay names routines in the same environment afterwards: there
      * the store is opened again at the end. */
     if (rc == 0)
-        rc = result_store_open(rec_path, 1, &store, err);
+        rc = open_store(rec_path, &store, err);
     if (rc == 0 && is_rr) {
         result_store_close(store);
         store = NULL;
@@ -336,7 +359,7 @@ static int analyze(const char *rec_path, const struct analysis_options *opt,
                    : read_events(rec_path, &rec, from, &st, err);
     }
     if (rc == 0 && !store)
-        rc = result_store_open(rec_path, 1, &store, err);
+        rc = open_store(rec_path, &store, err);
     if (rc == 0) {
         result = analysis_finish(st.analysis, &st.routines);
         struct result_key key = *window;
