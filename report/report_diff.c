@@ -170,8 +170,7 @@ int report_diff_text(FILE *out, const struct report_model *a, const struct repor
         growth_cell(gb, sizeof gb, r->b, o);
         if (r->a && r->b && r->a->cost)
             snprintf(change, sizeof change, "%+.0f%%", 100 * r->cost_change);
-        report_row_label(r->a ? r->a : r->b, buf, sizeof buf);
-        const char *label = report_label_shorten(buf, width);
+        const char *label = report_row_label_fit(r->a ? r->a : r->b, width, buf, sizeof buf);
         char ca[24] = "-", cb[24] = "-", na[24] = "-", nb[24] = "-";
         if (r->a) {
             snprintf(ca, sizeof ca, "%" PRIu64, r->a->cost);

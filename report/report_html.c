@@ -19,6 +19,10 @@
 #include "report/report_model.h"
 #include "report/svg_plot.h"
 
+/* Routine names on the page: shortened readably past this many
+ * characters; the full name is in the hover text and the filter. */
+#define HTML_LABEL_WIDTH 80
+
 static const char style[] =
     "body{font:14px/1.4 system-ui,sans-serif;margin:16px 24px;color:#222}"
     "h1{font-size:20px}h2{font-size:17px;margin-top:28px}h3{font-size:15px;margin:20px 0 4px}"
@@ -122,16 +126,19 @@ static void routine_table(FILE *out, const struct report_model *m, size_t plotte
     fputs("</tr></thead><tbody>\n", out);
     for (size_t i = 0; i < m->n_rows; i++) {
         const struct report_row *r = &m->rows[i];
-        char label[REPORT_LABEL_MAX];
+        char label[REPORT_LABEL_MAX], shown[REPORT_LABEL_MAX];
         report_row_label(r, label, sizeof label);
+        report_row_label_fit(r, HTML_LABEL_WIDTH, shown, sizeof shown);
         fputs("<tr data-name=\"", out);
         html_text(out, label);
         fputs("\"><td class=\"name\" data-v=\"", out);
         html_text(out, label);
+        fputs("\" title=\"", out);
+        html_text(out, label);
         fputs("\">", out);
         if (i < plotted)
             fprintf(out, "<a href=\"#r-%zu\">", i);
-        html_text(out, label);
+        html_text(out, shown);
         fputs(i < plotted ? "</a></td>" : "</td>", out);
         if (r->all_threads)
             fputs("<td data-v=\"-1\">all</td>", out);
@@ -193,7 +200,7 @@ static void induced_chart(FILE *out, const struct report_model *m)
     char **labels = xcalloc(n, sizeof *labels);
     for (size_t i = 0; i < n; i++) {
         char label[REPORT_LABEL_MAX];
-        report_row_label(shares[i].row, label, sizeof label);
+        report_row_label_fit(shares[i].row, HTML_LABEL_WIDTH, label, sizeof label);
         if (!shares[i].row->all_threads)
             snprintf(label + strlen(label), sizeof label - strlen(label), " [thread %" PRIu32 "]",
                      shares[i].row->tid);
@@ -370,12 +377,15 @@ static void fit_note(FILE *out, const char *what, const struct growth_fit *fit)
 
 static void routine_section(FILE *out, const struct report_row *r, size_t index)
 {
-    char label[REPORT_LABEL_MAX];
+    char label[REPORT_LABEL_MAX], shown[REPORT_LABEL_MAX];
     report_row_label(r, label, sizeof label);
+    report_row_label_fit(r, HTML_LABEL_WIDTH, shown, sizeof shown);
     fprintf(out, "<section class=\"routine\" id=\"r-%zu\" data-rms-points=\"%zu\" "
-                 "data-trms-points=\"%zu\"><h3>",
+                 "data-trms-points=\"%zu\"><h3 title=\"",
             index, r->n_points[METRIC_RMS], r->n_points[METRIC_TRMS]);
     html_text(out, label);
+    fputs("\">", out);
+    html_text(out, shown);
     if (r->all_threads)
         fputs(" &mdash; all threads", out);
     else

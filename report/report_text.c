@@ -50,8 +50,7 @@ static void routines_table(FILE *out, const struct report_model *m, const struct
         char thread[16], exponent[32];
         thread_cell(r, thread, sizeof thread);
         exponent_cell(fit, exponent, sizeof exponent);
-        report_row_label(r, buf, sizeof buf);
-        const char *label = report_label_shorten(buf, width);
+        const char *label = report_row_label_fit(r, width, buf, sizeof buf);
         fprintf(out, "  %-*s %7s %8" PRIu64 " %12" PRIu64 " %12" PRIu64 " %5zu %5zu %-7s %-13s "
                      "%5.1f%% %5.1f%%\n",
                 (int)width, label, thread, r->calls, r->cost, r->self_cost,

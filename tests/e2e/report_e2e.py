@@ -240,10 +240,12 @@ def case_html(tmp):
                 for x in r["routines"] if x["thread"] is not None}
     seen = set()
     for index, body in sections:
-        label = re.search(r"<h3>(.*?) — thread (\d+)</h3>", body)
+        label = re.search(r'<h3 title="([^"]*)">(.*?) — thread (\d+)</h3>', body)
         check(label, f"section {index} heading")
+        # The full name in the hover text; short ones shown as they are.
         name = label.group(1).replace("&lt;", "<").replace("&gt;", ">")
-        x = [y for y in r["routines"] if y["thread"] == int(label.group(2)) and
+        check(len(name) > 80 or label.group(2) == label.group(1), f"section {index}: {label}")
+        x = [y for y in r["routines"] if y["thread"] == int(label.group(3)) and
              (y["name"] + (f" ({y['file']}:{y['line']})" if "file" in y else "")) == name]
         check(len(x) == 1, f"section {name}")
         x = x[0]
