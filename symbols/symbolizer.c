@@ -10,7 +10,9 @@
 
 #include "common/oom.h"
 #include "common/u64map.h"
+#include "common/regular_file.h"
 #include "symbols/build_id.h"
+#include "symbols/safe_debuginfo.h"
 
 /* A loadable segment of a file: what a map's file offset says about where
  * the file was loaded. */
@@ -69,7 +71,7 @@ static struct answer no_module;  /* never given a source: mod stays NULL */
 
 static const Dwfl_Callbacks callbacks = {
     .find_elf = dwfl_build_id_find_elf,
-    .find_debuginfo = dwfl_standard_find_debuginfo,
+    .find_debuginfo = safe_find_debuginfo,
     .section_address = dwfl_offline_section_address,
 };
 
@@ -127,7 +129,8 @@ static struct symbol_info *new_info(struct symbolizer *s, const char *module)
 /* Reads what the bias computation needs: the type and the PT_LOADs. */
 static void read_segments(struct sym_file *f)
 {
-    int fd = open(f->path, O_RDONLY | O_CLOEXEC);
+    const char *why;
+    int fd = regular_file_open(f->path, 0, &why);  /* a map's path is a name, not an order */
     if (fd < 0)
         return;
     Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
@@ -248,7 +251,11 @@ static Dwfl_Module *loaded(struct sym_file *f, struct module *m)
         oom_exit("symbolizer (libdw)");
     dwfl_report_begin(m->dwfl);
     /* add_p_vaddr: BASE is the bias itself; libdw ignores it for ET_EXEC. */
-    m->mod = dwfl_report_elf(m->dwfl, f->path, f->path, -1, m->bias, true);
+    const char *why;
+    int fd = regular_file_open(f->path, 0, &why);
+    m->mod = fd < 0 ? NULL : dwfl_report_elf(m->dwfl, f->path, f->path, fd, m->bias, true);
+    if (!m->mod && fd >= 0)
+        close(fd);
     dwfl_report_end(m->dwfl, NULL, NULL);
     if (m->mod)
         find_plt_sections(m);

@@ -11,6 +11,7 @@
 #include "analyses/analysis.h"
 #include "analyses/analysis_state.h"
 #include "common/parse_number.h"
+#include "common/regular_file.h"
 #include "replayer/rr_replay.h"
 #include "store/checkpoint_store.h"
 #include "store/result_store.h"
@@ -213,9 +214,10 @@ static int read_events(const char *rec_path, const struct recording *rec,
                        struct trms_error *err)
 {
     char *events_path = recording_file(rec_path, RECORDING_EVENTS);
-    FILE *fp = fopen(events_path, "rb");
+    const char *why;
+    FILE *fp = regular_file_fopen(events_path, REGULAR_FILE_NOFOLLOW, &why);
     if (!fp) {
-        error_set(err, "%s: cannot open: %s", events_path, strerror(errno));
+        error_set(err, "%s: cannot open: %s", events_path, why);
         free(events_path);
         return -1;
     }

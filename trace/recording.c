@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "common/oom.h"
+#include "common/regular_file.h"
 
 char *recording_file(const char *path, const char *name)
 {
@@ -151,15 +152,19 @@ int recording_open(const char *path, struct recording *rec, struct trms_error *e
     rec->path = xmalloc(strlen(path) + 1);
     strcpy(rec->path, path);
     char *meta = recording_file(path, RECORDING_META);
-    FILE *fp = fopen(meta, "r");
+    const char *why;
+    FILE *fp = regular_file_fopen(meta, REGULAR_FILE_NOFOLLOW, &why);
+    struct stat meta_st;
     int rc;
     if (!fp)
-        rc = error_set(err, "%s: not a trms recording (cannot open %s: %s)", path, meta,
-                       strerror(errno));
-    else {
+        rc = error_set(err, "%s: not a trms recording (cannot open %s: %s)", path, meta, why);
+    else if (fstat(fileno(fp), &meta_st) != 0 || meta_st.st_size > RECORDING_META_MAX)
+        rc = error_set(err, "%s: not a trms recording (%s is larger than a meta file can be)",
+                       path, meta);
+    else
         rc = read_meta(rec, fp, meta, err);
+    if (fp)
         fclose(fp);
-    }
     free(meta);
     if (rc != 0)
         recording_close(rec);
