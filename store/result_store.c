@@ -13,8 +13,6 @@
 #include "store/store_env.h"
 #include "store/store_internal.h"
 
-#define LATEST_KEY "latest"
-
 struct result_store {
     MDB_env *env;
     MDB_dbi results;
@@ -25,9 +23,6 @@ static int lmdb_error(struct result_store *s, struct trms_error *err, const char
 {
     return error_set(err, "%s: %s: %s", s->path, what, mdb_strerror(rc));
 }
-
-#define RESULT_PREFIX "result/"
-#define ANALYZED_PREFIX "analyzed/"
 
 #define CONTEXTS_SUFFIX "/contexts"
 
@@ -132,6 +127,11 @@ int result_store_open(const char *rec_path, int writable, struct result_store **
 fail:
     result_store_close(s);
     return answer;
+}
+
+MDB_dbi result_store_dbi(const struct result_store *s)
+{
+    return s->results;
 }
 
 MDB_env *result_store_env(const struct result_store *s)

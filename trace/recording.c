@@ -2,6 +2,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -85,21 +86,32 @@ int recording_commit(const char *staging, const char *final_path, struct trms_er
     return 0;
 }
 
-void recording_discard(const char *staging)
+/* Removes NAME under the directory PARENT with what it holds, LEVELS
+ * directories deep, never following a link out of it. */
+static void remove_tree_at(int parent, const char *name, int levels)
 {
-    DIR *dir = opendir(staging);
+    int fd = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    DIR *dir = fd >= 0 ? fdopendir(fd) : NULL;
     if (dir) {
         struct dirent *d;
         while ((d = readdir(dir)) != NULL) {
             if (strcmp(d->d_name, ".") == 0 || strcmp(d->d_name, "..") == 0)
                 continue;
-            char *path = recording_file(staging, d->d_name);
-            unlink(path);
-            free(path);
+            if (unlinkat(fd, d->d_name, 0) != 0 && levels > 0)
+                remove_tree_at(fd, d->d_name, levels - 1);
         }
         closedir(dir);
+    } else if (fd >= 0) {
+        close(fd);
     }
-    rmdir(staging);
+    unlinkat(parent, name, AT_REMOVEDIR);
+}
+
+void recording_discard(const char *staging)
+{
+    /* A staging directory holds files, the result store's directory and
+     * an rr trace's. */
+    remove_tree_at(AT_FDCWD, staging, 1);
 }
 
 static int read_meta(struct recording *rec, FILE *fp, const char *path, struct trms_error *err)
