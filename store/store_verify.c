@@ -429,10 +429,17 @@ static int walk_page(struct walk *w, uint64_t pgno, unsigned height, unsigned le
         nodes[i] = (struct node){at, (uint16_t)((size + 1) & ~(uint64_t)1)};
         packed += nodes[i].size;
     }
-    /* LMDB packs the nodes from the end of the page down to UPPER. */
+    /* LMDB packs the nodes from the end of the page down to UPPER. Nodes
+     * written in key order lie in descending order already: sort only
+     * when they do not. */
     struct node *sorted = w->sorted;
-    memcpy(sorted, nodes, n * sizeof *nodes);
-    qsort(sorted, n, sizeof *sorted, by_offset);
+    int descending = 1;
+    for (size_t i = 0; i + 1 < n && descending; i++)
+        descending = nodes[i].offset > nodes[i + 1].offset;
+    for (size_t i = 0; i < n; i++)
+        sorted[i] = descending ? nodes[n - 1 - i] : nodes[i];
+    if (!descending)
+        qsort(sorted, n, sizeof *sorted, by_offset);
     for (size_t i = 0; i + 1 < n; i++)
         if (sorted[i].offset + sorted[i].size > sorted[i + 1].offset)
             return fail(w->why, w->len, "page %" PRIu64 "'s nodes overlap", pgno);
