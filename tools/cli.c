@@ -41,3 +41,23 @@ int cli_is_help(const char *arg)
 {
     return strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0;
 }
+
+static void print_visible(FILE *out, const char *s)
+{
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c < 0x20 || c == 0x7f)
+            fprintf(out, "\\x%02x", c);
+        else
+            fputc(c, out);
+    }
+}
+
+void cli_print_field(FILE *out, const char *label, const char *value)
+{
+    size_t len = strlen(label);
+    print_visible(out, label);
+    fprintf(out, "%*s ", len < 16 ? (int)(16 - len) : 0, "");
+    print_visible(out, value);
+    fputc('\n', out);
+}

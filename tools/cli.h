@@ -5,6 +5,7 @@
 #define TRMS_CLI_H
 
 #include <stdint.h>
+#include <stdio.h>
 
 #include "common/error.h"
 
@@ -32,6 +33,11 @@ int cli_usage_error(const struct command *cmd, const char *fmt, ...);
 /* Parses a power-of-two size option; non-zero after printing a usage error. */
 int cli_parse_power_of_two(const struct command *cmd, const char *option, const char *text,
                            uint64_t *out);
+
+/* Prints "LABEL VALUE" (label padded to 16) on a line of its own, with
+ * the control characters of both, which a recording from elsewhere may
+ * hold (escape sequences for the terminal), shown as \xNN. */
+void cli_print_field(FILE *out, const char *label, const char *value);
 
 /* True when ARG is -h or --help. */
 int cli_is_help(const char *arg);

@@ -139,11 +139,11 @@ static void print_text(FILE *out, const char *rec_path, const struct recording *
     for (size_t i = 0; i < N_SHOWN; i++) {
         const char *v = recording_meta(rec, shown[i].key);
         if (v)
-            fprintf(out, "%-16s %s\n", shown[i].label, v);
+            cli_print_field(out, shown[i].label, v);
     }
     for (size_t i = 0; i < rec->n_meta; i++)
         if (!is_shown(rec->meta[i].key))
-            fprintf(out, "%-16s %s\n", rec->meta[i].key, rec->meta[i].value);
+            cli_print_field(out, rec->meta[i].key, rec->meta[i].value);
     char total[32], events[32], results[32];
     fprintf(out, "%-16s %s (events %s, results and names %s)\n", "size on disk",
             human_bytes(sz->total, total), human_bytes(sz->events, events),

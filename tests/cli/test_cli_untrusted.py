@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """A recording from elsewhere is untrusted input (issue 19):
 
+  - control characters in its meta reach no terminal raw (`info`);
   - paths inside it are names, not orders: a FIFO, a device or a symbolic
     link where its meta, maps, trace, routine names or store files belong is
     never opened (no command hangs, none reads /dev/zero), and nothing is
@@ -269,6 +270,17 @@ def main():
         open(sym, "wb").write(body + struct.pack("<I", zlib.crc32(body)))
         if b"name" not in ok("report", good).stdout:
             fail("the symbols file does not name 0x401136")
+        # Control characters a meta holds reach no terminal raw.
+        shown = os.path.join(tmp, "escape.rec")
+        shutil.copytree(good, shown)
+        with open(os.path.join(shown, "meta"), "ab") as f:
+            f.write(b"note \x1b]0;owned\x07 and \x1b[2J\n")
+        for fmt in ("text", "json"):
+            out = ok("info", shown, "--format", fmt).stdout
+            if b"\x1b" in out or b"\x07" in out:
+                fail("info --format %s prints a meta's control characters raw" % fmt)
+        if b"\\x1b]0;owned\\x07" not in ok("info", shown).stdout:
+            fail("info does not show the control characters escaped")
         paths_are_names(tmp, good)
         archives(tmp, good)
         print("untrusted paths, archives and packs: all refused or carried as they should")
