@@ -230,6 +230,13 @@ struct result_packing {
     const char *rec_path;
 };
 
+/* The result decoded is the one KEY names (its sizes, its contexts). */
+static int matches_key(const struct analysis_result *r, const struct result_key *key)
+{
+    return r->cell_size == key->cell_size && r->line_size == key->line_size &&
+           (r->n_contexts > 0) == (key->contexts != 0);
+}
+
 static int pack_result(void *ctx, const struct stored_result_bytes *r)
 {
     struct result_packing *p = ctx;
@@ -237,8 +244,11 @@ static int pack_result(void *ctx, const struct stored_result_bytes *r)
     result_transfer_key_string(key, sizeof key, &r->info.key);
     struct trms_error why;
     struct analysis_result *decoded = result_decode(r->value, r->len, &why);
-    if (!decoded) {
+    if (decoded && !matches_key(decoded, &r->info.key))
+        error_set(&why, "it is not the result its key names");
+    if (!decoded || !matches_key(decoded, &r->info.key)) {
         note(p->s, "%s: the result %s is not packed: %s", p->rec_path, key, why.message);
+        analysis_result_free(decoded);
         return 0;
     }
     analysis_result_free(decoded);
@@ -457,9 +467,7 @@ static int unpack_result(struct unpacking *u, struct trms_error *err)
     if (rc == 0 && !(decoded = result_decode(value, (size_t)len, &why)))
         rc = error_set(err, "%s: record %" PRIu64 " at byte %" PRIu64 ": %s", u->r.name,
                        number, at, why.message);
-    if (rc == 0 && (decoded->cell_size != r.info.key.cell_size ||
-                    decoded->line_size != r.info.key.line_size ||
-                    (decoded->n_contexts > 0) != (r.info.key.contexts != 0)))
+    if (rc == 0 && !matches_key(decoded, &r.info.key))
         rc = error_set(err, "%s: record %" PRIu64 " at byte %" PRIu64 ": the result is not "
                             "the one its key says", u->r.name, number, at);
     analysis_result_free(decoded);
