@@ -232,8 +232,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                                  o & 8 ? "--contexts" : "--top", o & 8 ? NULL : "5", NULL};
     run(&cmd_report, report_args);
     if (small_enough()) {
-        run(&cmd_analyze, (const char *[]){rec, "--checkpoint-every", "0", o & 16 ? "--contexts"
-                                                                               : NULL, NULL});
+        /* --resume takes up a checkpoint the store holds, if any. */
+        run(&cmd_analyze, (const char *[]){rec, "--checkpoint-every", "0",
+                                           o & 64 ? "--resume" : "--cell-size",
+                                           o & 64 ? "--checkpoint-every" : "4",
+                                           o & 64 ? "0" : "--line-size", o & 64 ? NULL : "64",
+                                           o & 16 ? "--contexts" : NULL, NULL});
         run(&cmd_report, report_args);
     }
     if (o & 32) {
