@@ -2,6 +2,7 @@
 """A recording from elsewhere is untrusted input (issue 19):
 
   - control characters in its meta reach no terminal raw (`info`);
+  - a damaged store is named as such, not as "Cannot allocate memory";
   - paths inside it are names, not orders: a FIFO, a device or a symbolic
     link where its meta, maps, trace, routine names or store files belong is
     never opened (no command hangs, none reads /dev/zero), and nothing is
@@ -144,6 +145,23 @@ def paths_are_names(tmp, good):
         fail("a store outside the recording was written")
 
 
+def wrong_cause(tmp, good):
+    """A store whose meta pages say it has 2^40 pages made LMDB map that
+    much and fail with "Cannot allocate memory": the message names the
+    damage instead."""
+    rec = os.path.join(tmp, "huge.rec")
+    shutil.copytree(good, rec)
+    with open(os.path.join(rec, "results", "data.mdb"), "r+b") as f:
+        for meta in (0, 1):
+            f.seek(meta * 4096 + 16 + 120)  # the meta's last page number
+            f.write(struct.pack("<Q", 1 << 40))
+    for command in ("report", "info"):
+        r = refused("the result store is damaged (meta page 0 says the file has 1099511627777 "
+                    "pages", command, rec)
+        if b"allocate" in r.stderr:
+            fail("the wrong cause is named: %s" % r.stderr.decode())
+
+
 def varint(v):
     out = b""
     while True:
@@ -282,6 +300,7 @@ def main():
         if b"\\x1b]0;owned\\x07" not in ok("info", shown).stdout:
             fail("info does not show the control characters escaped")
         paths_are_names(tmp, good)
+        wrong_cause(tmp, good)
         archives(tmp, good)
         print("untrusted paths, archives and packs: all refused or carried as they should")
     finally:
