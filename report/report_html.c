@@ -106,8 +106,9 @@ static void cell_growth(FILE *out, const struct growth_fit *fit)
         fputs("\">-</td><td data-v=\"-1\">-</td>", out);
         return;
     }
-    fprintf(out, "<td data-v=\"%d %s\">%s</td>", (int)fit->best, growth_model_name(fit->best),
-            report_fit_short(fit));
+    char verdict[32];
+    fprintf(out, "<td data-v=\"%.6g %s\">%s</td>", fit->exponent,
+            growth_verdict_text(fit, verdict, sizeof verdict), verdict);
     fprintf(out, "<td data-v=\"%.6g\" title=\"95%% interval [%.3f, %.3f]\">%.2f</td>",
             fit->exponent, fit->exponent_low, fit->exponent_high, fit->exponent);
 }
@@ -304,7 +305,7 @@ static void cost_plot(FILE *out, const struct report_row *r, int metric)
             continue;
         for (int s = 0; s < CURVE_SAMPLES; s++) {
             cx[s] = x[0] + (x[n - 1] - x[0]) * s / (CURVE_SAMPLES - 1);
-            cy[k][s] = growth_model_eval(fits[k], fits[k]->best, cx[s]);
+            cy[k][s] = growth_fit_eval(fits[k], cx[s]);
         }
         series[n_series++] = (struct svg_series){.name = curve_names[k], .x = cx, .y = cy[k],
                                                  .n = CURVE_SAMPLES, .curve = 1};
@@ -357,21 +358,9 @@ static void input_plot(FILE *out, const struct report_row *r)
 
 static void fit_note(FILE *out, const char *what, const struct growth_fit *fit)
 {
+    char text[1024];
     fprintf(out, "<p class=\"fit\">%s: ", what);
-    if (!fit->verdict) {
-        fputs("no fit (", out);
-        html_text(out, fit->why);
-        fputs(")</p>", out);
-        return;
-    }
-    fprintf(out, "<b>%s</b>%s", growth_model_name(fit->best), fit->poor ? " (a poor fit)" : "");
-    if (fit->models[fit->best].offset > 0)
-        fprintf(out, " of n &minus; %.1f", fit->models[fit->best].offset);
-    fprintf(out, ", k = %.3f [%.3f, %.3f]; relative error", fit->exponent, fit->exponent_low,
-            fit->exponent_high);
-    for (int m = 0; m < GROWTH_MODELS; m++)
-        fprintf(out, "%s %s %.1f%%", m ? "," : "", growth_model_name((enum growth_model)m),
-                100 * fit->models[m].error);
+    html_text(out, growth_fit_describe(fit, text, sizeof text));
     fputs("</p>", out);
 }
 
@@ -425,18 +414,19 @@ int report_html(FILE *out, const struct report_model *m, const struct report_opt
                  "%" PRIu64 " B, line size %" PRIu64 " B; trms %s.</p>\n",
             m->n_threads, m->activations, accesses, m->cell_size, m->line_size, TRMS_VERSION);
     fprintf(out, "<h2>%s by cost</h2>\n<p class=\"note\">cost: instructions, descendants "
-                 "included. #rms/#trms: distinct input sizes. growth: the model of worst-case "
-                 "cost that fits best among 1, log n, n, n log n, n^2, n^3; k: exponent of the "
-                 "power law c&middot;n<sup>k</sup> (hover for its 95%% interval); '-' with fewer "
-                 "than %d input sizes spanning %.0fx. thr-in/ext-in: share of the TRMS input "
-                 "written by another thread / the kernel.</p>\n",
+                 "included. #rms/#trms: distinct input sizes. growth: how worst-case cost grows "
+                 "at the large end of the input sizes: a model among 1, log n, n, n log n, n^2, "
+                 "n^3, or ~n<sup>k</sup> between them ('?': a poor fit); k: the exponent there "
+                 "(hover for its 95%% interval); '-' with fewer than %d input sizes spanning "
+                 "%.0fx. thr-in/ext-in: share of the TRMS input written by another thread / the "
+                 "kernel.</p>\n",
             m->contexts ? "Calling contexts" : "Routines", GROWTH_MIN_SIZES, GROWTH_MIN_SPAN);
     routine_table(out, m, plotted);
     induced_chart(out, m);
     reuse_section(out, m);
     fprintf(out, "<h2>Cost plots</h2>\n<p class=\"note\">The %zu costliest %s. Points: "
-                 "worst-case (red) and average (blue) cost per input size; dashed: the fitted "
-                 "model.</p>\n",
+                 "worst-case (red) and average (blue) cost per input size; dashed: the verdict's "
+                 "curve, fitted at the large end.</p>\n",
             plotted, m->contexts ? "contexts" : "routines");
     for (size_t i = 0; i < plotted; i++)
         routine_section(out, &m->rows[i], i);

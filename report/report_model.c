@@ -499,11 +499,3 @@ double report_row_share(const struct report_row *row, int external)
     return input ? 100.0 * (double)induced / (double)input : 0.0;
 }
 
-const char *report_fit_short(const struct growth_fit *fit)
-{
-    static const char *const poor[GROWTH_MODELS] = {"1?", "log n?", "n?", "n log n?", "n^2?",
-                                                    "n^3?"};
-    if (!fit->verdict)
-        return "-";
-    return fit->poor ? poor[fit->best] : growth_model_name(fit->best);
-}

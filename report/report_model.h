@@ -105,8 +105,5 @@ const char *report_row_key(const struct report_row *row, char *buf, size_t len);
  * in percent of the input summed over calls. */
 double report_row_share(const struct report_row *row, int external);
 
-/* Growth in a few characters: "n^2", "n^2?" for a poor fit, or "-"
- * without a verdict. */
-const char *report_fit_short(const struct growth_fit *fit);
 
 #endif

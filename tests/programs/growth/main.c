@@ -55,13 +55,13 @@ static long sink;
 
 static void run_strings(void)
 {
-    size_t max = small ? 96 : 2048;
-    char *s = checked(malloc(4 * max + 1));
+    size_t max = small ? 160 : 4096;
+    char *s = checked(malloc(2 * max + 1));
     FOR_SIZES(n, 8, max)
         for (int rep = 0; rep < 2; rep++) {
             random_letters(s, n);
             str_tolower(s);
-            random_letters(s, 4 * n);
+            random_letters(s, 2 * n);
             str_tolower_hoisted(s);
         }
     free(s);
@@ -77,10 +77,17 @@ static void run_strings(void)
     char *src = checked(malloc(kmax * RECORD)), *dst = checked(malloc(kmax * RECORD));
     uint32_t *index = checked(malloc(kmax * sizeof *index));
     memset(src, 7, kmax * RECORD);
+    for (size_t i = 0; i < kmax; i++)
+        index[i] = (uint32_t)i;
     FOR_SIZES(k, 8, kmax) {
         sink += (long)sum_lengths(v + next_random() % (kmax - k + 1), k);
-        for (size_t i = 0; i < k; i++)
-            index[i] = (uint32_t)(next_random() % kmax);
+        /* K distinct records, in random order: each is read once. */
+        for (size_t i = 0; i < k; i++) {
+            size_t j = i + next_random() % (kmax - i);
+            uint32_t t = index[i];
+            index[i] = index[j];
+            index[j] = t;
+        }
         gather_records(dst, src, index, k, RECORD);
     }
     for (size_t i = 0; i < kmax; i++)
@@ -93,7 +100,7 @@ static void run_strings(void)
 
 static void run_sorts(void)
 {
-    size_t max = small ? 160 : 16384, quadratic_max = small ? 96 : 1024;
+    size_t max = small ? 160 : 16384, quadratic_max = small ? 160 : 1024;
     int *a = checked(malloc(max * sizeof *a)), *tmp = checked(malloc(max * sizeof *tmp));
     FOR_SIZES(n, 8, quadratic_max) {
         random_ints(a, n);
