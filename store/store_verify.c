@@ -220,7 +220,7 @@ struct named_db {
 struct walk {
     int fd;
     uint32_t psize;
-    uint64_t last_page;
+    uint64_t last_page, txnid;
     uint8_t *used;              /* one bit per page: reached from a tree */
     uint8_t *freed;             /* one bit per page: in a free-page list */
     struct level {              /* what a page read at each level holds */
@@ -399,6 +399,8 @@ static int walk_page(struct walk *w, uint64_t pgno, unsigned height, unsigned le
         return fail(w->why, w->len, "page %" PRIu64 "'s free space bounds are wrong (%u, %u)",
                     pgno, lower, upper);
     size_t n = (size_t)(lower - PAGE_HEADER) / 2;
+    if (branch && n < 2)  /* LMDB asserts that a branch page points to two pages at least */
+        return fail(w->why, w->len, "branch page %" PRIu64 " points to one page", pgno);
     size_t packed = 0;
     for (size_t i = 0; i < n; i++) {
         uint16_t at = u16_at(page + PAGE_HEADER + 2 * i);
@@ -456,6 +458,11 @@ static int walk_page(struct walk *w, uint64_t pgno, unsigned height, unsigned le
     if (!branch) {
         w->leaf++;
         w->entries += n;
+        /* Free pages are listed under the transaction that freed them. */
+        for (size_t i = 0; i < n && w->kind == FREE_TREE; i++)
+            if (u64_at(keys[i].data) == 0 || u64_at(keys[i].data) > w->txnid)
+                return fail(w->why, w->len, "page %" PRIu64 " lists pages freed by a "
+                                            "transaction to come", pgno);
         for (size_t i = 0; i < n; i++) {
             const uint8_t *node = page + nodes[i].offset;
             uint64_t dsize = u16_at(node) | (uint64_t)u16_at(node + 2) << 16;
@@ -499,6 +506,7 @@ static int walk_snapshot(struct walk *w, const struct meta *m)
 {
     size_t bytes = (size_t)(m->last_page / 8 + 1);
     w->last_page = m->last_page;
+    w->txnid = m->txnid;
     w->used = calloc(bytes, 1);
     w->freed = calloc(bytes, 1);
     size_t most = (w->psize - PAGE_HEADER) / 2;  /* nodes a page can hold */
