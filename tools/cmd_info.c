@@ -12,6 +12,7 @@
 #include "common/oom.h"
 #include "store/checkpoint_store.h"
 #include "store/result_store.h"
+#include "store/symbol_file.h"
 #include "tools/cli.h"
 #include "report/json.h"
 #include "trace/recording.h"
@@ -85,11 +86,13 @@ static void measure(const char *rec_path, struct sizes *s)
 {
     char *events = recording_file(rec_path, RECORDING_EVENTS);
     char *results = recording_file(rec_path, RECORDING_RESULTS);
+    char *names = recording_file(rec_path, SYMBOL_FILE_NAME);
     s->total = disk_usage(rec_path);
     s->events = disk_usage(events);
-    s->results = disk_usage(results);
+    s->results = disk_usage(results) + disk_usage(names);
     free(events);
     free(results);
+    free(names);
 }
 
 /* The stored analyses, gathered from the store. */
