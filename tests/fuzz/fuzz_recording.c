@@ -7,6 +7,11 @@
  *   'e'  REC/events.trms   'd'  REC/results/data.mdb
  *   'x'  changes to data.mdb once written: 4-byte offsets (modulo its
  *        size) and a byte to put there, repeated
+ *   'c'  a checkpoint: the trace analyzed up to the event its first 2
+ *        bytes name and saved as `analyze` saves it; the rest are changes
+ *        to its bytes (2-byte offsets, modulo its length, and a byte),
+ *        made before it is stored, so its checksum holds (a crafted
+ *        checkpoint, for `analyze --resume`)
  *   'o'  options: which formats and analysis options the commands take
  *
  * Then `trms info`, `report`, `analyze` and `report` again run on it as
@@ -25,7 +30,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "analyses/analysis.h"
+#include "analyses/analysis_state.h"
+#include "common/byte_buffer.h"
 #include "pack/recording_pack.h"
+#include "store/checkpoint_store.h"
+#include "tools/analyze_checkpoint.h"
 #include "tests/fuzz/fuzz_target.h"
 #include "tools/cli.h"
 #include "trace/recording.h"
@@ -162,6 +172,95 @@ static int small_enough(void)
     return rc == 0 || (b.units <= (1 << 20) && b.n_tids < 64);
 }
 
+/* ---- a crafted checkpoint ---- */
+
+struct partial {
+    struct analysis *analysis;
+    struct trace_position at;
+    uint64_t events, stop_after;
+};
+
+static int feed_until(void *ctx, const struct event *ev, struct trms_error *err)
+{
+    struct partial *p = ctx;
+    if (analysis_event(p->analysis, ev, err) != 0)
+        return -1;
+    return ++p->events == p->stop_after ? -1 : 0;  /* stop here: the checkpoint's point */
+}
+
+static int collect_bytes(struct checkpoint_load *c, struct byte_buffer *bytes)
+{
+    const uint8_t *data;
+    size_t len;
+    for (;;) {
+        if (checkpoint_load_fill(c, &data, &len) != 0)
+            return -1;
+        if (len == 0)
+            return 0;
+        byte_buffer_put(bytes, data, len);
+    }
+}
+
+/* The checkpoint `analyze --resume` would find, changed as SEC says. */
+static void put_checkpoint(const struct section *sec, int contexts)
+{
+    if (sec->len < 2)
+        return;
+    struct partial p = {.stop_after = 1 + (sec->data[0] | (uint64_t)sec->data[1] << 8)};
+    struct analysis_options opt;
+    analysis_options_default(&opt);
+    opt.contexts = contexts;
+    struct trms_error err;
+    struct recording_identity id;
+    struct result_store *store = NULL;
+    struct routine_table routines;
+    routine_table_init(&routines);
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", rec, RECORDING_EVENTS);
+    FILE *fp = fopen(path, "rb");
+    int rc = fp && recording_identity_of(rec, &id, &err) == 0 &&
+             (p.analysis = analysis_new(&opt, &err)) != NULL ? 0 : -1;
+    if (rc == 0) {
+        struct trace_read_options o = {.at = &p.at};
+        rc = trace_read_stream(fp, path, &routines, feed_until, &p, &o, NULL, &err);
+        rc = p.events == p.stop_after || (rc == 0 && p.events > 0) ? 0 : -1;
+    }
+    if (rc == 0)
+        rc = result_store_open(rec, 1, &store, &err);
+    /* Where `analyze` keeps it: under the sizes alone, whatever the
+     * contexts (the checkpoint's options say). */
+    struct result_key key = {.cell_size = opt.cell_size, .line_size = opt.line_size};
+    if (rc == 0) {
+        analysis_quiesce(p.analysis);
+        rc = analyze_checkpoint_save(store, &key, &id, &p.at, p.events, &routines, p.analysis,
+                                     &err);
+    }
+    struct byte_buffer bytes = {0};
+    struct checkpoint_load *c;
+    uint64_t total;
+    if (rc == 0 && checkpoint_load_open(store, &key, &c, &total, &err) == 0) {
+        rc = collect_bytes(c, &bytes);
+        checkpoint_load_close(c);
+        for (size_t i = 2; rc == 0 && bytes.len && i + 3 <= sec->len; i += 3)
+            bytes.data[(sec->data[i] | (size_t)sec->data[i + 1] << 8) % bytes.len] =
+                sec->data[i + 2];
+        struct checkpoint_save *save;
+        if (rc == 0 && checkpoint_save_begin(store, &key, &save, &err) == 0) {
+            if (checkpoint_save_bytes(save, bytes.data, bytes.len) == 0)
+                checkpoint_save_commit(save, &err);
+            else
+                checkpoint_save_abort(save);
+        }
+    }
+    byte_buffer_free(&bytes);
+    result_store_close(store);
+    if (p.analysis)
+        analysis_free(p.analysis);
+    routine_table_free(&routines);
+    if (fp)
+        fclose(fp);
+}
+
 static int run(const struct command *cmd, const char **args)
 {
     char *argv[16];
@@ -223,6 +322,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         patch_store(sec['x'].data, sec['x'].len);
 
     uint8_t o = sec['o'].present && sec['o'].len ? sec['o'].data[0] : 0;
+    if (sec['c'].present)
+        put_checkpoint(&sec['c'], (o & 16) != 0);
     static const char *const formats[] = {"text", "json", "csv", "html"};
     const char *format = formats[o & 3];
     run(&cmd_info, (const char *[]){rec, "--format", o & 4 ? "json" : "text", NULL});

@@ -192,6 +192,16 @@ with tempfile.TemporaryDirectory() as tmp:
           section("m", read(os.path.join(threads, "meta"))) +
           section("e", read(os.path.join(threads, "events.trms"))) + section("d", store) +
           section("x", patches))
+    # A checkpoint after event 20 resumed (--resume), once as saved and once
+    # with bytes of its analysis state changed.
+    events = read(os.path.join(threads, "events.trms"))
+    write("recording", "checkpoint",
+          section("m", read(os.path.join(threads, "meta"))) + section("e", events) +
+          section("c", struct.pack("<H", 20)) + section("o", bytes([0x40])))
+    write("recording", "checkpoint_changed",
+          section("m", read(os.path.join(threads, "meta"))) + section("e", events) +
+          section("c", struct.pack("<H", 12) + struct.pack("<HB", 200, 0x7f) +
+                  struct.pack("<HB", 321, 0)) + section("o", bytes([0x50])))
     meta = read(os.path.join(slides, "meta")).replace(b"engine import", b"engine rr")
     write("recording", "rr_meta", section("m", meta) + section("o", bytes([0x10])))
 print("seeds written under", corpus)
