@@ -219,7 +219,11 @@ static void remove_unnamed(struct explore *x)
     for (uint32_t i = 0; i < x->n_runs; i++) {
         if (explore_names_run(x, i))
             continue;
-        nftw(x->runs[i].recording, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+        const char *rec = x->runs[i].recording;
+        nftw(rec, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+        char *log = format("%.*s.log", (int)(strlen(rec) - 4), rec);
+        remove(log);
+        free(log);
         x->runs[i].kept = 0;
     }
 }

@@ -72,8 +72,8 @@ static int parse(int argc, char **argv, struct explore_args *a)
     a->top = 25;
     int c;
     uint64_t v;
-    /* '+': options end at the program's name (after --). */
-    while ((c = getopt_long(argc, argv, "+n:o:", options, NULL)) != -1) {
+    /* Options may follow recordings; a program's own options follow --. */
+    while ((c = getopt_long(argc, argv, "n:o:", options, NULL)) != -1) {
         switch (c) {
         case 'n':
             if (parse_number("-n", optarg, 1, 1000000, &v))

@@ -42,6 +42,7 @@ struct record {
     const char *tool_dir;           /* valgrind */
     const char *engine_version;     /* "valgrind-3.19.0", "rr version 5.6.0" */
     struct step_options step;       /* step */
+    int chaos;                      /* rr: chaos mode */
     const char *capture_dir;        /* step: rr's view of the run, for tests */
     int watch_objects;              /* step, PCT: count accesses to these variables */
     const char **watch;
@@ -476,11 +477,12 @@ static int record_rr(const char *staging, const char *program, char **argv, stru
     char *trace_dir = recording_file(staging, RR_ENGINE_TRACE_DIR);
     char *run_argv0 = argv[0];
     argv[0] = (char *)program;
-    int rc = rr_engine_record(trace_dir, argv, outcome, err);
+    int rc = rr_engine_record(trace_dir, argv, r->chaos, outcome, err);
     argv[0] = run_argv0;
     free(trace_dir);
     /* Events, threads and names come when `trms analyze` replays it. */
-    *stats = (struct record_stats){.complete = 1};
+    *stats = (struct record_stats){.complete = 1, .extra_keys = {"chaos"},
+                                   .extra_values = {r->chaos ? "yes" : "no"}, .n_extra = 1};
     if (rc == 0)
         rc = write_meta(staging, "rr", program, argv, r->engine_version, stats, outcome, 0, err);
     return rc;
@@ -580,6 +582,7 @@ static int run(int argc, char **argv)
                                             {"depth", required_argument, NULL, 'd'},
                                             {"pct-events", required_argument, NULL, 'k'},
                                             {"pct-objects", required_argument, NULL, 'w'},
+                                            {"chaos", no_argument, NULL, 'C'},
                                             {NULL, 0, NULL, 0}};
     const char *output = NULL, *engine_name = "auto", *capture_dir = NULL;
     uint64_t seed = 0, quantum = STEP_DEFAULT_QUANTUM, depth = 0, pct_events = 0;
@@ -587,7 +590,7 @@ static int run(int argc, char **argv)
     enum step_policy policy = STEP_ROUND_ROBIN;
     const char **watch = NULL;
     size_t n_watch = 0;
-    int watch_objects = 0;
+    int watch_objects = 0, chaos = 0;
     /* '+': options end at the program's name, so its own options pass through. */
     while ((c = getopt_long(argc, argv, "+o:e:", options, NULL)) != -1) {
         if (c == 'o') {
@@ -623,6 +626,8 @@ static int run(int argc, char **argv)
             if (pct_events == 0)
                 return cli_usage_error(&cmd_record, "--pct-events must be at least 1");
             step_options = 1;
+        } else if (c == 'C') {
+            chaos = 1;
         } else if (c == 'w') {
             /* "*" alone: every variable; else names or patterns, comma-separated */
             watch_objects = step_options = 1;
@@ -653,6 +658,10 @@ static int run(int argc, char **argv)
         return cli_usage_error(&cmd_record, "--seed, --quantum, --schedule, --depth, "
                                             "--pct-events and --capture-rr are options of "
                                             "--engine step");
+    if (chaos && strcmp(engine_name, "rr") != 0)
+        return cli_usage_error(&cmd_record, "--chaos is rr's chaos mode: an option of --engine "
+                                            "rr (the step engine explores with --schedule pct "
+                                            "or --seed)");
     if (policy == STEP_PCT && quantum_given)
         return cli_usage_error(&cmd_record, "--quantum is for the round-robin schedule; PCT "
                                             "runs the thread of highest priority");
@@ -687,7 +696,7 @@ static int run(int argc, char **argv)
     struct record r = {.step = {.seed = seed, .quantum = policy == STEP_PCT ? 0 : (uint32_t)quantum,
                                 .policy = policy, .depth = (uint32_t)depth,
                                 .pct_events = pct_events},
-                       .capture_dir = capture_dir, .watch_objects = watch_objects,
+                       .capture_dir = capture_dir, .watch_objects = watch_objects, .chaos = chaos,
                        .watch = watch, .n_watch = n_watch};
     if (prepare_engine(engine, &r, &version, &tool_dir, &err) != 0) {
         free(version);
@@ -760,6 +769,7 @@ const struct command cmd_record = {
     .summary = "run a program and record what it does",
     .usage =
         "usage: trms record [--engine auto|valgrind|step|rr] [-o REC] [--] PROG [ARGS...]\n"
+        "       trms record --engine rr [--chaos] ...\n"
         "       trms record --engine step [--seed N] [--quantum N] [--capture-rr DIR] ...\n"
         "       trms record --engine step --schedule pct [--depth D] [--pct-events K]\n"
         "                   [--seed N] ...\n\n"
@@ -800,6 +810,9 @@ const struct command cmd_record = {
         "                    of the program (names or shell patterns, comma-separated;\n"
         "                    '*' for all of them) instead of every access outside the\n"
         "                    thread's stack\n"
+        "  --chaos           rr: rr's chaos mode (randomized priorities and time slices,\n"
+        "                    to bring out rare interleavings; the recording replays the\n"
+        "                    one it got)\n"
         "  --capture-rr DIR  step: also write DIR/rerun.raw and DIR/dump.txt, what `rr\n"
         "                    rerun` and `rr dump` would print for an rr recording of\n"
         "                    this run (to test rr tooling without rr)\n",
