@@ -93,7 +93,7 @@ static void header(FILE *out, const struct explore *x)
                 x->k, n, x->depth - 1, x->depth == 2 ? "" : "s");
         if (runs > 0)
             fprintf(out, "shows up in a run with probability at least 1/(n k^(d-1)) = 1/%.0f; "
-                         "in the %zu runs at depth %" PRIu32 ", at least %.1f%%\n",
+                         "in the %zu runs at depth %" PRIu32 ", at least %.2g%%\n",
                     runs, pct_runs, x->depth,
                     100 * (1 - pow(1 - 1 / runs, (double)pct_runs)));
     }
