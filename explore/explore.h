@@ -83,6 +83,7 @@ struct explore {
     char *objects;          /* what is tracked, in words */
     uint64_t unit, cell_size;
     size_t tracked;         /* objects tracked */
+    int interrupted;        /* ^C stopped the runs early */
     /* what they gave */
     struct explore_run *runs;
     size_t n_runs;

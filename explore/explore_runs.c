@@ -22,6 +22,17 @@
 
 extern char **environ;
 
+/* ^C reaches the program being recorded (it shares the terminal) and this
+ * process: the run in progress ends, and the exploration stops after it
+ * with what it has. */
+static volatile sig_atomic_t interrupted;
+
+static void on_interrupt(int sig)
+{
+    (void)sig;
+    interrupted = 1;
+}
+
 static double now_seconds(void)
 {
     struct timespec ts;
@@ -243,6 +254,8 @@ static void describe_objects(const struct explore_plan *p, struct explore *x)
     free(names);
 }
 
+static int explore_all(const struct explore_plan *p, struct explore *x, struct trms_error *err);
+
 static void say_duration(double seconds, char *buf, size_t size)
 {
     if (seconds < 120)
@@ -266,7 +279,19 @@ int explore_runs(const struct explore_plan *p, struct explore *x, struct trms_er
     if (mkdir(p->directory, 0777) != 0)
         return error_set(err, "%s: cannot create: %s", p->directory, strerror(errno));
     x->runs = NULL;
+    interrupted = 0;
+    struct sigaction stop = {.sa_handler = on_interrupt}, old_int, old_term;
+    sigemptyset(&stop.sa_mask);
+    sigaction(SIGINT, &stop, &old_int);
+    sigaction(SIGTERM, &stop, &old_term);
+    int rc = explore_all(p, x, err);
+    sigaction(SIGINT, &old_int, NULL);
+    sigaction(SIGTERM, &old_term, NULL);
+    return rc;
+}
 
+static int explore_all(const struct explore_plan *p, struct explore *x, struct trms_error *err)
+{
     /* The first run: what a run costs, and for PCT how many events count. */
     struct run_request first = {.seed = 0, .depth = 1, .calibration = 1};
     double start = now_seconds();
@@ -297,7 +322,7 @@ int explore_runs(const struct explore_plan *p, struct explore *x, struct trms_er
     fprintf(stderr, "trms: explore: a run takes %s (recording and analysis); %" PRIu32
                     " more runs: about %s\n", one, p->runs, total);
 
-    for (uint32_t i = 0; i < p->runs; i++) {
+    for (uint32_t i = 0; i < p->runs && !interrupted; i++) {
         struct run_request rq = {.seed = p->first_seed + i, .depth = p->depth};
         if (record_run(p, x, &rq, err) != 0 ||
             analyze_run(&p->analysis, x, (uint32_t)(x->n_runs - 1), err) != 0)
@@ -314,6 +339,11 @@ int explore_runs(const struct explore_plan *p, struct explore *x, struct trms_er
             fprintf(stderr, "trms: explore: run %" PRIu32 "/%" PRIu32 ", seed %" PRIu64
                             ": %.2f s, %" PRIu64 " threads\n",
                     i + 1, p->runs, r->seed, r->seconds, r->threads);
+    }
+    if (interrupted) {
+        x->interrupted = 1;
+        fprintf(stderr, "trms: explore: interrupted after %zu runs; reporting those\n",
+                x->n_runs);
     }
     if (p->keep_named_only)
         remove_unnamed(x);

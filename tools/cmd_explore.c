@@ -270,6 +270,8 @@ static int run(int argc, char **argv)
         rc = write_report(&a, &x, a.output, a.format, &err);
     if (rc != 0)
         rc = cli_fail(&err);
+    else if (x.interrupted)
+        rc = 128 + 2;  /* as the shell says of ^C */
     explore_free(&x);
     free(directory);
     free(a.patterns);

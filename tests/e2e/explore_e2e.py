@@ -401,6 +401,30 @@ def case_misuse(tmp):
     check("--engine rr" in p.stderr, p.stderr)
 
 
+def case_interrupt(tmp):
+    """^C (SIGINT to the terminal's process group) stops the exploration
+    after the run in progress: the runs so far are reported, their
+    recordings kept, and the status says it was interrupted."""
+    import signal
+    import time
+    directory = os.path.join(tmp, "i")
+    with subprocess.Popen([TRMS, "explore", "-n", "100000", "--object", "A", "--directory",
+                           directory, "--format", "json", "--",
+                           os.path.join(PROGRAMS, "paper_two_threads")],
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                          start_new_session=True) as p:
+        time.sleep(3)
+        os.killpg(p.pid, signal.SIGINT)
+        out, err = p.communicate(timeout=120)
+    check(p.returncode == 128 + 2, f"exit {p.returncode}: {err[-500:]}")
+    check("interrupted after" in err, err[-500:])
+    report = json.loads(out)
+    check(2 <= len(report["runs"]) < 100001, f"{len(report['runs'])} runs")
+    for r in report["runs"]:
+        check(os.path.isdir(r["recording"]), f"{r['recording']} kept")
+    check(json.load(open(os.path.join(directory, "explore.json"))) == report, "explore.json")
+
+
 CASES = {name[5:]: fn for name, fn in globals().items() if name.startswith("case_")}
 
 if __name__ == "__main__":
