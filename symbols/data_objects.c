@@ -82,15 +82,16 @@ static int add_file(struct data_objects *o, const char *path, uint64_t bias)
     return n < 0 ? -1 : 0;
 }
 
-/* The load bias a mapping of PATH at START, file offset OFFSET, says:
- * START - OFFSET - (p_vaddr - p_offset) of the segment holding OFFSET;
- * 0 for ET_EXEC. -1 when PATH is not an ELF file with such a segment. */
-static int bias_of(const struct map_entry *map, uint64_t *bias)
+/* The load biases a mapping of PATH at START, file offset OFFSET, can
+ * say: START - OFFSET - (p_vaddr - p_offset) of each segment holding
+ * OFFSET (two, when one page holds the end of a segment and the start of
+ * the next); 0 for ET_EXEC. Returns how many (at most 2) in BIAS. */
+static int biases_of(const struct map_entry *map, uint64_t bias[2])
 {
     int fd = open(map->path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         return -1;
-    int rc = -1;
+    int n = 0;
     Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
     GElf_Ehdr ehdr;
     size_t phnum;
@@ -98,45 +99,56 @@ static int bias_of(const struct map_entry *map, uint64_t *bias)
         (ehdr.e_type != ET_EXEC && ehdr.e_type != ET_DYN) || elf_getphdrnum(elf, &phnum) != 0)
         goto done;
     uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
-    for (size_t i = 0; i < phnum && rc != 0; i++) {
+    for (size_t i = 0; i < phnum && n < 2; i++) {
         GElf_Phdr ph;
         if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD)
             continue;
-        if ((ph.p_offset & ~(page - 1)) <= map->offset && map->offset < ph.p_offset + ph.p_filesz) {
-            *bias = ehdr.e_type == ET_EXEC ? 0
-                                           : map->start - map->offset - (ph.p_vaddr - ph.p_offset);
-            rc = 0;
-        }
+        if ((ph.p_offset & ~(page - 1)) <= map->offset && map->offset < ph.p_offset + ph.p_filesz)
+            bias[n++] = ehdr.e_type == ET_EXEC
+                            ? 0
+                            : map->start - map->offset - (ph.p_vaddr - ph.p_offset);
     }
 done:
     elf_end(elf);
     close(fd);
-    return rc;
+    return n;
 }
 
+/* Each file's load bias is the one most of its mappings agree on: a
+ * mapping whose page holds two segments says two. */
 void data_objects_from_maps(struct data_objects *o, const struct memory_maps *maps,
                             const char *only_path)
 {
     elf_version(EV_CURRENT);
-    struct loaded {
+    struct vote {
         const char *path;
         uint64_t bias;
-    } *done = xcalloc(maps->count + 1, sizeof *done);
-    size_t n_done = 0;
+        size_t votes;
+    } *votes = xcalloc(2 * maps->count + 1, sizeof *votes);
+    size_t n_votes = 0;
     for (size_t i = 0; i < maps->count; i++) {
         const struct map_entry *m = &maps->items[i];
-        uint64_t bias;
-        if ((only_path && strcmp(m->path, only_path) != 0) || bias_of(m, &bias) != 0)
-            continue;
-        int seen = 0;
-        for (size_t j = 0; j < n_done && !seen; j++)
-            seen = done[j].bias == bias && strcmp(done[j].path, m->path) == 0;
-        if (seen)
-            continue;
-        done[n_done++] = (struct loaded){m->path, bias};
-        add_file(o, m->path, bias);
+        uint64_t bias[2];
+        int n = only_path && strcmp(m->path, only_path) != 0 ? 0 : biases_of(m, bias);
+        for (int b = 0; b < n; b++) {
+            size_t j = 0;
+            while (j < n_votes && !(votes[j].bias == bias[b] && strcmp(votes[j].path, m->path) == 0))
+                j++;
+            if (j == n_votes)
+                votes[n_votes++] = (struct vote){m->path, bias[b], 0};
+            votes[j].votes++;
+        }
     }
-    free(done);
+    for (size_t i = 0; i < n_votes; i++) {
+        int best = 1;
+        for (size_t j = 0; j < n_votes && best; j++)
+            if (j != i && strcmp(votes[j].path, votes[i].path) == 0 &&
+                (votes[j].votes > votes[i].votes || (votes[j].votes == votes[i].votes && j < i)))
+                best = 0;
+        if (best)
+            add_file(o, votes[i].path, votes[i].bias);
+    }
+    free(votes);
     data_objects_sort(o);
 }
 

@@ -234,6 +234,18 @@ def case_two_threads(tmp):
           f"thread1 induced {p}")
     check_objects_reproduce(report, ["A", "B", "C"])
     check_routines_reproduce(report, ["thread1", "thread2"])
+    # All memory: the program's variables, and the memory between them
+    # (the main thread's stack is <anonymous>): every load and store is in
+    # the stream, once per 64-byte location it touches.
+    every, _ = explore(tmp, "paper_two_threads", 2, ["--objects", "all"], "all")
+    names = {o["name"] for o in every["objects"]}
+    check({"A", "B", "C", "arrived", "workers", "<anonymous>"} <= names, f"objects {names}")
+    for r in every["runs"]:
+        lines = run([TRMS, "export", r["recording"]]).stdout.splitlines()
+        accesses = [line.split() for line in lines if line.startswith(("read ", "write "))]
+        units = sum(1 + (int(a, 0) + int(n) - 1) // 64 - int(a, 0) // 64 for _, a, n in accesses)
+        check(len(accesses) <= r["stream"] <= units, f"stream {r['stream']}, {len(accesses)} "
+              f"accesses, {units} lines")
 
 
 def case_four_threads(tmp):
