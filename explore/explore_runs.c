@@ -256,6 +256,14 @@ static void describe_objects(const struct explore_plan *p, struct explore *x)
 
 static int explore_all(const struct explore_plan *p, struct explore *x, struct trms_error *err);
 
+/* Forgets the last run, which was recorded but not added up. */
+static void drop_last_run(struct explore *x)
+{
+    struct explore_run *r = &x->runs[--x->n_runs];
+    nftw(r->recording, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+    free(r->recording);
+}
+
 static void say_duration(double seconds, char *buf, size_t size)
 {
     if (seconds < 120)
@@ -295,7 +303,11 @@ static int explore_all(const struct explore_plan *p, struct explore *x, struct t
     /* The first run: what a run costs, and for PCT how many events count. */
     struct run_request first = {.seed = 0, .depth = 1, .calibration = 1};
     double start = now_seconds();
-    if (record_run(p, x, &first, err) != 0 || analyze_run(&p->analysis, x, 0, err) != 0)
+    int rc = record_run(p, x, &first, err);
+    if (interrupted)
+        return error_set(err, "interrupted during the first run: nothing to report (what it "
+                              "recorded is in %s)", p->directory);
+    if (rc != 0 || analyze_run(&p->analysis, x, 0, err) != 0)
         return -1;
     double each = now_seconds() - start;
     const struct explore_run *c = &x->runs[0];
@@ -324,8 +336,16 @@ static int explore_all(const struct explore_plan *p, struct explore *x, struct t
 
     for (uint32_t i = 0; i < p->runs && !interrupted; i++) {
         struct run_request rq = {.seed = p->first_seed + i, .depth = p->depth};
-        if (record_run(p, x, &rq, err) != 0 ||
-            analyze_run(&p->analysis, x, (uint32_t)(x->n_runs - 1), err) != 0)
+        size_t before = x->n_runs;
+        rc = record_run(p, x, &rq, err);
+        if (interrupted) {
+            /* ^C stopped the program (or `trms record`) in the middle of
+             * this run: it is not one of those reported. */
+            if (x->n_runs > before)
+                drop_last_run(x);
+            break;
+        }
+        if (rc != 0 || analyze_run(&p->analysis, x, (uint32_t)(x->n_runs - 1), err) != 0)
             return -1;
         const struct explore_run *r = &x->runs[x->n_runs - 1];
         if (p->schedule == EXPLORE_CHAOS)

@@ -434,6 +434,7 @@ def case_interrupt(tmp):
     check(2 <= len(report["runs"]) < 100001, f"{len(report['runs'])} runs")
     for r in report["runs"]:
         check(os.path.isdir(r["recording"]), f"{r['recording']} kept")
+        check(r["exit_status"] == 0, f"run {r['run']}: the program was cut short: {r}")
     check(json.load(open(os.path.join(directory, "explore.json"))) == report, "explore.json")
 
 
