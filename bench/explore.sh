@@ -49,26 +49,43 @@ def distances(seq):
     return out
 
 
+def first_thread_input(il):
+    """Table 2's thread 1 (it reads; thread 2 writes) in interleaving IL:
+    its TRMS (reads that are its first access to a variable or follow a
+    write of thread 2 since its last access) and thread-induced input."""
+    own, written, trms, induced = {}, {}, 0, 0
+    for step, (t, v) in enumerate(il):
+        if t == 1:
+            written[v] = step
+            continue
+        other = v in written and (v not in own or written[v] > own[v])
+        trms += v not in own or other
+        induced += other
+        own[v] = step
+    return trms, induced
+
+
 def everything(threads):
     """Per variable: its range over all interleavings, and how many
-    interleavings give each distance."""
-    total, seen = 0, {}
-    def go(pos, seq):
+    interleavings give each distance; and thread 1's (TRMS, induced)."""
+    total, seen, inputs = 0, {}, set()
+    def go(pos, il):
         nonlocal total
         if all(p == len(t) for p, t in zip(pos, threads)):
             total += 1
-            for v, ds in distances(seq).items():
+            for v, ds in distances([x for _, x in il]).items():
                 for d in ds:
                     seen.setdefault(v, {}).setdefault(d, 0)
                     seen[v][d] += 1
+            inputs.add(first_thread_input(il))
             return
         for i, t in enumerate(threads):
             if pos[i] < len(t):
                 pos[i] += 1
-                go(pos, seq + [t[pos[i] - 1]])
+                go(pos, il + [(i, t[pos[i] - 1])])
                 pos[i] -= 1
     go([0] * len(threads), [])
-    return total, seen
+    return total, seen, inputs
 
 
 def explore(program, names, options, n):
@@ -106,7 +123,7 @@ for title, program, names, threads, n, routines in programs:
     print(f"\n### {title}: {n} runs each (the single run: one)\n")
     head = "| object | " + " | ".join(label for label, _, _ in results)
     if threads:
-        total, seen = everything(threads)
+        total, seen, inputs = everything(threads)
         head += f" | all {total} interleavings"
     print(head + " |")
     print("|---" * (len(results) + 1 + (1 if threads else 0)) + "|")
@@ -134,11 +151,15 @@ for title, program, names, threads, n, routines in programs:
         print(f"| A = 3 first found at | " + " | ".join(found) +
               f" | {a3} of {total} interleavings |")
     for name in routines:
-        for what, low, high in (("TRMS", "trms_min", "trms_max"),
-                                ("thread-induced", "thread_induced_min", "thread_induced_max")):
+        for k, (what, low, high) in enumerate((("TRMS", "trms_min", "trms_max"),
+                                               ("thread-induced", "thread_induced_min",
+                                                "thread_induced_max"))):
+            every = ""
+            if threads and name == "thread1" and len(threads) == 2:
+                every = f"[{min(x[k] for x in inputs)}, {max(x[k] for x in inputs)}]"
             print(f"| {name}: {what} | " +
                   " | ".join(routine_range(r, name, low, high) for _, r, _ in results) +
-                  (" | |" if threads else " |"))
+                  (f" | {every} |" if threads else " |"))
     print("| seconds | " + " | ".join(f"{s:.1f}" for _, _, s in results) +
           (" | |" if threads else " |"))
     pct = results[-1][1]
