@@ -47,7 +47,7 @@ double growth_fit_eval(const struct growth_fit *fit, double n)
     if (!fit->power)
         return growth_model_eval(fit, fit->best, n);
     double x = log(n > 0 ? n : 1) - fit->loglog_x0;
-    return exp(fit->loglog[0] + fit->loglog[1] * x + fit->loglog[2] * x * x);
+    return exp(fit->loglog[0] + fit->loglog[1] * x);
 }
 
 const char *growth_verdict_text(const struct growth_fit *fit, char *buf, size_t len)
@@ -75,12 +75,12 @@ const char *growth_fit_describe(const struct growth_fit *fit, char *buf, size_t 
     }
     char verdict[32];
     size_t used = (size_t)snprintf(
-        buf, len, "%s%s over n = %.6g..%.6g (%zu of %zu size classes); exponent at n = %.6g: "
-                  "%.3f [%.3f, %.3f]%s",
+        buf, len, "%s%s over n = %.6g..%.6g (%zu of %zu size classes); exponent over "
+                  "n = %.6g..%.6g: %.3f [%.3f, %.3f]",
         growth_verdict_text(fit, verdict, sizeof verdict),
         fit->kind == GROWTH_POOR ? " (poor)" : fit->power ? " (between the models)" : "",
-        fit->window_lo, fit->window_hi, fit->window_classes, fit->classes, fit->window_hi,
-        fit->exponent, fit->exponent_low, fit->exponent_high, fit->curved ? ", curved" : "");
+        fit->window_lo, fit->window_hi, fit->window_classes, fit->classes, fit->exponent_from,
+        fit->window_hi, fit->exponent, fit->exponent_low, fit->exponent_high);
     if (fit->set_aside && used < len) {
         used += (size_t)snprintf(buf + used, len - used, "; %zu size class%s set aside (n =",
                                  fit->set_aside, fit->set_aside == 1 ? "" : "es");
@@ -438,34 +438,58 @@ static void set_aside_outliers(struct sized *c, size_t lo, size_t hi, double x0,
 
 /* ---- the exponent at the large end ---- */
 
+/* The first point of the exponent's range: the upper half of the window's
+ * logarithmic range, widened downwards to GROWTH_EXPONENT_CLASSES classes. A
+ * line over the top of the sizes is bent little by lower-order terms
+ * (25 n + n^2/8 has slope 1.9 over [1024, 2048], 1.5 over [180, 2048]). */
+static size_t exponent_start(const struct sized *c, size_t lo, size_t hi)
+{
+    double top = log(c[hi - 1].n), mid = (log(c[lo].n) + top) / 2;
+    size_t start = lo;
+    while (start < hi && log(c[start].n) < mid)
+        start++;
+    while (start > lo && classes_in(c, start, hi) < GROWTH_EXPONENT_CLASSES)
+        start--;
+    while (start > lo && class_of(c[start - 1].n) == class_of(c[start].n))
+        start--;  /* whole classes */
+    return start;
+}
+
 static void fit_exponent(const struct sized *c, size_t lo, size_t hi, double x0,
                          struct growth_fit *out)
 {
-    struct loglog_fit line, parabola;
+    struct loglog_fit line;
     fit_loglog(c, lo, hi, x0, 1, &line);
-    fit_loglog(c, lo, hi, x0, 2, &parabola);
-    /* x0 is the largest size's: the slope there is p1. */
-    const struct loglog_fit *use = &line;
     size_t df = line.classes > 2 ? line.classes - 2 : 0;
-    /* The parabola where its curvature is well beyond noise (twice the
-     * 95% quantile: a curvature test at 95% alone would bend one line in
-     * twenty, and widen its interval). */
-    if (parabola.ok && parabola.classes > 3 && isfinite(parabola.cov[2][2]) &&
-        fabs(parabola.p[2]) >
-            2 * student_t95(parabola.classes - 3) * sqrt(parabola.cov[2][2])) {
-        use = &parabola;
-        df = parabola.classes - 3;
-        out->curved = 1;
-    }
-    double var = use->cov[1][1];
+    double var = line.cov[1][1];
     double half = student_t95(df) * sqrt(var > 0 ? var : 0);
-    out->exponent = use->p[1];
-    out->exponent_low = use->p[1] - half;
-    out->exponent_high = use->p[1] + half;
-    memcpy(out->loglog, use->p, sizeof out->loglog);
+    out->exponent_from = c[lo].n;
+    out->exponent = line.p[1];
+    out->exponent_low = line.p[1] - half;
+    out->exponent_high = line.p[1] + half;
+    memcpy(out->loglog, line.p, sizeof out->loglog);
     out->loglog_x0 = x0;
-    out->r2 = use->ss_tot > 0 ? 1 - use->ss_res / use->ss_tot : 1;
-    out->loglog_error = use->w_sum > 0 ? exp(sqrt(use->ss_res / use->w_sum)) - 1 : 0;
+    out->r2 = line.ss_tot > 0 ? 1 - line.ss_res / line.ss_tot : 1;
+    out->loglog_error = line.w_sum > 0 ? exp(sqrt(line.ss_res / line.w_sum)) - 1 : 0;
+}
+
+/* The slope of model M's fitted curve over the exponent's range, measured
+ * as the data's is: a line through the curve's values at the same sizes,
+ * with the same weights. */
+static double model_slope(const struct sized *c, size_t lo, size_t hi, double x0,
+                          const struct growth_fit *fit, enum growth_model m)
+{
+    struct sized *curve = xcalloc(hi - lo, sizeof *curve);
+    for (size_t i = lo; i < hi; i++) {
+        curve[i - lo] = c[i];
+        curve[i - lo].cost = growth_model_eval(fit, m, c[i].n);
+        if (!(curve[i - lo].cost > 0))
+            curve[i - lo].cost = 1e-300;
+    }
+    struct loglog_fit line;
+    fit_loglog(curve, 0, hi - lo, x0, 1, &line);
+    free(curve);
+    return line.ok ? line.p[1] : 0;
 }
 
 /* ---- the models ---- */
@@ -626,8 +650,8 @@ static void fit_model(const struct sized *cl, size_t lo, size_t hi, enum growth_
     }
 }
 
-/* The exponents model M shows over sizes [LO, HI]: a range for the ones
- * with a logarithm in them. */
+/* The exponents model M shows over sizes [LO, HI] (its own, without
+ * constants or lower-order terms): a range for the ones with a logarithm. */
 static void model_exponents(enum growth_model m, double lo, double hi, double *from,
                             double *to)
 {
@@ -640,35 +664,50 @@ static void model_exponents(enum growth_model m, double lo, double hi, double *f
     }
 }
 
+int growth_model_allowed(const struct growth_fit *fit, enum growth_model m)
+{
+    double from, to, slope = fit->models[m].slope;
+    model_exponents(m, fit->exponent_from, fit->window_hi, &from, &to);
+    /* Lower-order terms hide some of the leading growth, as much as the
+     * fitted curve shows; a fixed part of the input (a table read besides
+     * the data) steepens a linear routine's slope, n / (n - n0). */
+    double low = fmin(from, slope), high = m == GROWTH_LINEAR ? fmax(to, slope) : to;
+    return low - GROWTH_SLACK_BELOW <= fit->exponent_high &&
+           high + GROWTH_SLACK_ABOVE >= fit->exponent_low &&
+           slope >= from - GROWTH_LEADING_SLACK;
+}
+
 /* ---- the verdict ---- */
 
-static void decide(struct growth_fit *out)
+/* The exponent as the verdict: growth between the models, or none of them
+ * fitting. The model named is the nearest, for whoever asks. */
+static void power_verdict(struct growth_fit *out)
 {
-    double k_lo = out->exponent_low, k_hi = out->exponent_high;
-    int candidate[GROWTH_MODELS] = {0}, any = 0;
+    double nearest = INFINITY;
     for (int m = 0; m < GROWTH_MODELS; m++) {
         double from, to;
         model_exponents((enum growth_model)m, out->window_lo, out->window_hi, &from, &to);
-        candidate[m] = from - GROWTH_EXPONENT_SLACK <= k_hi && to + GROWTH_EXPONENT_SLACK >= k_lo;
+        double d = fmin(fabs(from - out->exponent), fabs(to - out->exponent));
+        if (d < nearest) {
+            nearest = d;
+            out->best = (enum growth_model)m;
+        }
+    }
+    out->power = 1;
+    out->poor = !(out->exponent_high - out->exponent_low <= GROWTH_POWER_WIDTH) ||
+                !(out->loglog_error <= GROWTH_POOR_ERROR);
+    out->kind = out->poor ? GROWTH_POOR : GROWTH_POWER;
+}
+
+static void decide(struct growth_fit *out)
+{
+    int candidate[GROWTH_MODELS] = {0}, any = 0;
+    for (int m = 0; m < GROWTH_MODELS; m++) {
+        candidate[m] = growth_model_allowed(out, (enum growth_model)m);
         any |= candidate[m];
     }
-    int wide = !(k_hi - k_lo <= GROWTH_POOR_WIDTH);
     if (!any) {
-        /* Growth between the models: the exponent is the verdict. The
-         * model named is the nearest, for whoever asks. */
-        double nearest = INFINITY;
-        for (int m = 0; m < GROWTH_MODELS; m++) {
-            double from, to;
-            model_exponents((enum growth_model)m, out->window_lo, out->window_hi, &from, &to);
-            double d = fmin(fabs(from - out->exponent), fabs(to - out->exponent));
-            if (d < nearest) {
-                nearest = d;
-                out->best = (enum growth_model)m;
-            }
-        }
-        out->power = 1;
-        out->poor = !(k_hi - k_lo <= GROWTH_POWER_WIDTH) || !(out->loglog_error <= GROWTH_POOR_ERROR);
-        out->kind = out->poor ? GROWTH_POOR : GROWTH_POWER;
+        power_verdict(out);
         return;
     }
     enum growth_model best = GROWTH_MODELS;
@@ -682,7 +721,14 @@ static void decide(struct growth_fit *out)
             break;
         }
     out->best = best;
+    int wide = !(out->exponent_high - out->exponent_low <= GROWTH_POOR_WIDTH);
     out->poor = wide || out->models[best].error > GROWTH_POOR_ERROR;
+    /* No model fits, but the power law does: it is the answer. */
+    if (out->poor && !wide && out->exponent_high - out->exponent_low <= GROWTH_POWER_WIDTH &&
+        out->loglog_error <= GROWTH_POOR_ERROR) {
+        power_verdict(out);
+        return;
+    }
     out->kind = out->poor ? GROWTH_POOR : GROWTH_MODEL;
 }
 
@@ -711,9 +757,12 @@ void growth_fit(const struct growth_point *pts, size_t n, struct growth_fit *out
         out->window_classes = classes_in(c, lo, hi);
         double x0 = log(c[hi - 1].n);
         set_aside_outliers(c, lo, hi, x0, out);
-        fit_exponent(c, lo, hi, x0, out);
-        for (int k = 0; k < GROWTH_MODELS; k++)
+        size_t from = exponent_start(c, lo, hi);
+        fit_exponent(c, from, hi, x0, out);
+        for (int k = 0; k < GROWTH_MODELS; k++) {
             fit_model(c, lo, hi, (enum growth_model)k, &out->models[k]);
+            out->models[k].slope = model_slope(c, from, hi, x0, out, (enum growth_model)k);
+        }
         out->verdict = 1;
         decide(out);
     }

@@ -20,26 +20,35 @@
  *     are measured from, a Theil-Sen line through the classes' medians
  *     reweighted by Tukey's biweight, breaks down); the fit says what it
  *     set aside.
- *  4. The exponent is the slope of log cost against log n at the largest
- *     size: of a line through the window, or of a parabola where its
- *     curvature is well beyond noise (lower-order terms bend the line:
- *     25 n + n^2/8 grows as n^1.9 at n = 2048, as n^1.5 over [180, 2048]),
- *     with a 95% confidence interval (Student's t, the classes counted as
- *     the observations).
+ *  4. The exponent is the slope of log cost against log n over the top
+ *     of the window (its upper half, at least GROWTH_EXPONENT_CLASSES
+ *     classes),
+ *     where lower-order terms bend it least (25 n + n^2/8 grows as n^1.9
+ *     over [1024, 2048], as n^1.5 over [180, 2048]), with a 95% confidence
+ *     interval (Student's t, the classes counted as the observations).
  *  5. Models 1, log n, n, n log n, n^2 and n^3 are each fitted over the
  *     window as a + b f(n - n0), n0 up to a quarter of the window's
  *     smallest size (the superlinear ones also as a + b f(n) + c n), every
  *     coefficient non-negative, by least squares on relative residuals,
  *     each counted up to 100%. A model is a candidate when its own
- *     exponent over the window (0, 1/ln n, 1, 1 + 1/ln n, 2, 3) comes within
- *     GROWTH_EXPONENT_SLACK of the exponent's interval. The best fitting
- *     candidate is chosen; a slower-growing one within GROWTH_TIE_FACTOR
- *     (plus GROWTH_TIE_SLACK) of it is preferred, since an extra term
- *     fitting noise is no evidence of growth.
+ *     exponent over the exponent's range (0, 1/ln n, 1, 1 + 1/ln n, 2, 3),
+ *     or its fitted curve's slope there where lower, is at most
+ *     GROWTH_SLACK_BELOW above the interval (lower-order terms hide some of
+ *     the leading growth: 25 n + n^2/8 grows as n^1.9 over [1024, 2048]),
+ *     and its own exponent at most GROWTH_SLACK_ABOVE below it (for the
+ *     linear model, its fitted curve's slope where higher: a table read
+ *     besides the data is a fixed part n0 of the input and steepens a
+ *     linear routine to n / (n - n0)), and when its fitted curve, measured
+ *     as the data is, grows within GROWTH_LEADING_SLACK of its exponent:
+ *     its leading term shows at the large end. The best
+ *     fitting candidate is chosen; a slower-growing one within
+ *     GROWTH_TIE_FACTOR (plus GROWTH_TIE_SLACK) of it is preferred, since
+ *     an extra term fitting noise is no evidence of growth.
  *  6. The verdict is then one of:
  *     - a model (GROWTH_MODEL): "n^2";
- *     - a power law (GROWTH_POWER), when no model is a candidate and the
- *       exponent is known to within GROWTH_POWER_WIDTH: "~n^1.47", growth
+ *     - a power law (GROWTH_POWER), when no model is a candidate, or none
+ *       fits within GROWTH_POOR_ERROR, and the exponent is known to within
+ *       GROWTH_POWER_WIDTH and the power law fits: "~n^1.47", growth
  *       between the models, not labelled as one of them;
  *     - poor (GROWTH_POOR): the chosen model fits worse than
  *       GROWTH_POOR_ERROR, or the exponent's interval is wider than
@@ -48,7 +57,8 @@
  *     - none (GROWTH_NONE): fewer than GROWTH_MIN_SIZES sizes, or
  *       GROWTH_MIN_CLASSES classes, or a span under GROWTH_MIN_SPAN.
  *     The model and the exponent never contradict each other: the model is
- *     chosen among those the exponent allows.
+ *     chosen among those the exponent allows, and a power law is given
+ *     only when it allows none that fits.
  *
  * Input size 0 has no logarithm and is left out. */
 #ifndef TRMS_GROWTH_FIT_H
@@ -60,15 +70,18 @@
 #define GROWTH_MIN_CLASSES 5
 #define GROWTH_MIN_SPAN 4.0
 #define GROWTH_CLASSES_PER_OCTAVE 4
+#define GROWTH_EXPONENT_CLASSES 8
 #define GROWTH_OUTLIER_SIGMAS 4.0
 #define GROWTH_OUTLIER_RATIO 1.5
 #define GROWTH_OUTLIER_SHARE 0.3
-#define GROWTH_EXPONENT_SLACK 0.10
+#define GROWTH_SLACK_BELOW 0.10
+#define GROWTH_SLACK_ABOVE 0.05
+#define GROWTH_LEADING_SLACK 0.25
 #define GROWTH_TIE_FACTOR 1.10
 #define GROWTH_TIE_SLACK 0.005
 #define GROWTH_POOR_ERROR 0.10
 #define GROWTH_POWER_WIDTH 0.5
-#define GROWTH_POOR_WIDTH 1.5
+#define GROWTH_POOR_WIDTH 1.0
 /* Sizes set aside that a fit remembers (it counts them all). */
 #define GROWTH_SET_ASIDE_MAX 8
 
@@ -99,6 +112,7 @@ struct model_fit {
     double a, b, c; /* cost ~ a + b f(n - offset) + c n */
     double offset;
     double error;   /* RMS of (cost - fit) / cost over the window, each at most 1 */
+    double slope;   /* of its curve over the exponent's range, as the data's is measured */
 };
 
 struct growth_fit {
@@ -109,13 +123,13 @@ struct growth_fit {
     char why[96];            /* GROWTH_NONE: why not */
     double window_lo, window_hi; /* the large end the verdict judged (class sizes) */
     size_t window_classes;   /* classes there, those set aside included */
-    double exponent;         /* d log cost / d log n at window_hi */
+    double exponent_from;    /* the exponent's range: exponent_from..window_hi */
+    double exponent;         /* slope of log cost against log n there */
     double exponent_low;     /* its 95% confidence interval */
     double exponent_high;
-    int curved;              /* the exponent is a parabola's slope */
-    double loglog[3];        /* log cost = p0 + p1 x + p2 x^2, x = log n - loglog_x0 */
+    double loglog[2];        /* log cost = p0 + p1 (log n - loglog_x0) there */
     double loglog_x0;
-    double r2;               /* of that line or parabola */
+    double r2;               /* of that line */
     double loglog_error;     /* RMS relative deviation of the classes from it */
     struct model_fit models[GROWTH_MODELS];
     enum growth_model best;  /* GROWTH_MODEL, GROWTH_POOR: the model named */
@@ -137,6 +151,9 @@ double growth_model_f(enum growth_model m, double n);
 
 /* The fitted cost of model M at N (its offset applied). */
 double growth_model_eval(const struct growth_fit *fit, enum growth_model m, double n);
+
+/* Whether the exponent allows model M (a candidate, see 5 above). */
+int growth_model_allowed(const struct growth_fit *fit, enum growth_model m);
 
 /* The verdict's curve at N: the model's, or the power law's. */
 double growth_fit_eval(const struct growth_fit *fit, double n);

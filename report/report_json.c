@@ -60,7 +60,9 @@ static void json_fit(FILE *out, const struct growth_fit *fit)
     json_number(out, fit->exponent_low);
     fputs(", ", out);
     json_number(out, fit->exponent_high);
-    fprintf(out, "], \"curved\": %s, \"window\": [", fit->curved ? "true" : "false");
+    fputs("], \"exponent_from\": ", out);
+    json_number(out, fit->exponent_from);
+    fputs(", \"window\": [", out);
     json_number(out, fit->window_lo);
     fputs(", ", out);
     json_number(out, fit->window_hi);
@@ -87,6 +89,8 @@ static void json_fit(FILE *out, const struct growth_fit *fit)
         json_number(out, fit->models[m].offset);
         fputs(", \"error\": ", out);
         json_number(out, fit->models[m].error);
+        fputs(", \"slope\": ", out);
+        json_number(out, fit->models[m].slope);
         fputc('}', out);
     }
     fputs("}}", out);

@@ -247,8 +247,8 @@ static void weak_data(void)
 }
 
 /* The model a verdict names is always one the exponent allows, and a power
- * law is one no model's exponent comes near: over random mixtures of
- * terms, sizes and noise. */
+ * law is given only where no model that fits is allowed: over random
+ * mixtures of terms, sizes and noise. */
 static void never_contradicts(void)
 {
     unsigned state = 99;
@@ -269,18 +269,43 @@ static void never_contradicts(void)
         growth_fit(pts, count, &fit);
         if (!fit.verdict)
             continue;
+        /* Allowed (as growth_fit.h states it, computed here on its own):
+         * the model's own exponent, or its curve's slope, near the
+         * interval, and its curve's slope near its own exponent; loosely
+         * for the model named, strictly for those a power law says none of
+         * (rounding at the edges is no contradiction). The slope must lie
+         * within the curve's own local slopes over the range. */
         static const double power[GROWTH_MODELS] = {0, 0, 1, 1, 2, 3};
-        double small = log(fmax(fit.window_lo, M_E)), large = log(fmax(fit.window_hi, M_E));
+        double small = log(fmax(fit.exponent_from, M_E)), large = log(fmax(fit.window_hi, M_E));
         int allowed[GROWTH_MODELS], any = 0;
         for (int m = 0; m < GROWTH_MODELS; m++) {
-            double from = power[m], to = power[m];
-            if (m == GROWTH_LOG || m == GROWTH_NLOGN) {
-                from += 1 / large;
-                to += 1 / small;
+            double slope = fit.models[m].slope, lowest = INFINITY, highest = -INFINITY;
+            for (int g = 0; g <= 32; g++) {
+                double at = fit.exponent_from * pow(fit.window_hi / fit.exponent_from, g / 32.0);
+                double local = log(growth_model_eval(&fit, (enum growth_model)m, at * 1.0001) /
+                                   growth_model_eval(&fit, (enum growth_model)m, at)) /
+                               log(1.0001);
+                lowest = fmin(lowest, local);
+                highest = fmax(highest, local);
             }
-            allowed[m] = from - GROWTH_EXPONENT_SLACK <= fit.exponent_high &&
-                         to + GROWTH_EXPONENT_SLACK >= fit.exponent_low;
-            any |= allowed[m];
+            if (fit.models[m].b > 0 && (slope < lowest - 0.02 || slope > highest + 0.02)) {
+                report_miss("random mixture: slope", noise, (unsigned)trial, &fit, "in range");
+                break;
+            }
+            int logged = m == GROWTH_LOG || m == GROWTH_NLOGN;
+            double from = power[m] + (logged ? 1 / large : 0);
+            double to = power[m] + (logged ? 1 / small : 0);
+            double low = fmin(from, slope), high = m == GROWTH_LINEAR ? fmax(to, slope) : to;
+            for (int strict = 0; strict < 2; strict++) {
+                double e = strict ? -1e-6 : 1e-6;
+                int ok = low - GROWTH_SLACK_BELOW <= fit.exponent_high + e &&
+                         high + GROWTH_SLACK_ABOVE >= fit.exponent_low - e &&
+                         slope >= from - GROWTH_LEADING_SLACK - e;
+                if (strict)
+                    any |= ok && fit.models[m].error <= GROWTH_POOR_ERROR;
+                else
+                    allowed[m] = ok;
+            }
         }
         if (!fit.power) {
             models++;

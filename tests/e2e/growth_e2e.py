@@ -45,12 +45,22 @@ EXPECTED = {
     "build_map": ("n log n", 0.9, 1.35),
 }
 
-# The static corpus at the step engine's small sizes: its glibc is the same
-# code, but the case table's entries are a large and growing share of
-# str_tolower_hoisted's input while strings are short (not checked there).
+# The static corpus at the step engine's small sizes (its strings are
+# DNA-like, four letters, so that tolower's case table is a fixed part of
+# their input). str_tolower_hoisted is left out: strlen's whole 32-byte
+# blocks make its short inputs move in steps its cost does not follow.
 STEP_ROUTINES = ["str_tolower", "sum_lengths", "gather_records", "insertion_sort", "sort_ints",
                  "merge_sort", "hash_build", "popcount_table"]
-STEP_EXPECTED = dict(EXPECTED, matrix_multiply=("~n^1.4", 1.35, 1.6))
+# Small sizes have wider intervals, and lower-order terms still weigh
+# there: str_tolower's own loop is a quarter of its cost at 1000 bytes, and
+# strlen reads whole 32-byte blocks, so that its inputs come in steps of 8
+# cells: a dozen sizes. Its growth is then n^2, or a power between n^1.5 and
+# n^2, possibly poor ('?'); the Valgrind case asserts n^2 on long strings.
+SUPERLINEAR = tuple(f"{g}{q}" for g in ["n^2"] + [f"~n^{k / 10:.1f}" for k in range(15, 21)]
+                    for q in ("", "?"))
+STEP_EXPECTED = dict(EXPECTED, str_tolower=(SUPERLINEAR, 1.4, 2.3),
+                     sort_ints=("n log n", 1.0, 1.4), merge_sort=("n log n", 1.0, 1.4),
+                     matrix_multiply=("~n^1.4", 1.3, 1.6))
 
 
 def record(tmp, engine, program, args):
@@ -68,14 +78,16 @@ def rows_of(report, name):
 
 
 def check_verdict(name, fit, want, where):
-    growth, low, high = want
+    growths, low, high = want
+    growths = (growths,) if isinstance(growths, str) else growths
     check(fit["verdict"], f"{name} {where}: no verdict: {fit.get('why')}")
     got = fit["growth"]
-    check(got == growth, f"{name} {where}: {got} (k = {fit['exponent']:.2f} "
-                         f"{fit['exponent_ci']}), expected {growth}")
+    check(got in growths, f"{name} {where}: {got} (k = {fit['exponent']:.2f} "
+                          f"{fit['exponent_ci']}), expected {' or '.join(growths)}")
     check(low <= fit["exponent"] <= high,
           f"{name} {where}: exponent {fit['exponent']:.3f}, expected {low}..{high}")
-    check(fit["kind"] == ("power" if growth.startswith("~") else "model"), f"{name}: {fit}")
+    kind = "poor" if got.endswith("?") else "power" if got.startswith("~") else "model"
+    check(fit["kind"] == kind, f"{name}: {fit}")
     check(fit["exponent_ci"][0] <= fit["exponent"] <= fit["exponent_ci"][1], f"{name}: {fit}")
 
 
@@ -93,11 +105,14 @@ def case_valgrind(tmp):
     check_routines(report, list(EXPECTED), EXPECTED)
     # The consumer reads the same few ring cells whatever the batch: its
     # RMS stays flat (no verdict), its TRMS (values the producer wrote)
-    # grows with the batch, linearly.
+    # grows with the batch, linearly (the two hand the ring over in turns,
+    # so that the consumer waits once per ring whatever the interleaving).
     (consumer,) = rows_of(report, "consume_batch")
     rms = [p["n"] for p in consumer["rms_points"]]
-    check(max(rms) < 1.5 * min(rms) and not consumer["fit"]["rms"]["worst"]["verdict"],
-          f"consume_batch RMS sizes: {rms}")
+    trms = [p["n"] for p in consumer["trms_points"]]
+    check(max(rms) <= 80 and max(trms) > 20 * max(rms) and
+          not consumer["fit"]["rms"]["worst"]["verdict"],
+          f"consume_batch RMS sizes: {rms}, TRMS up to {max(trms)}")
     check(len(consumer["trms_points"]) >= 15, "consume_batch: a TRMS size per batch")
     for kind in ("worst", "average"):
         check_verdict("consume_batch", consumer["fit"]["trms"][kind], ("n", 0.9, 1.2),

@@ -100,7 +100,7 @@ def case_growth(tmp):
     check(re.search(r"\s120\s+120\s+n\^2\s+\d\.\d\d±", line), f"text row: {line!r}")
     text = run([TRMS, "report", rec, "--routine", "sort_numbers"]).stdout
     check(re.search(r"worst-case cost by RMS: n log n over n = [\d.]+\.\.[\d.]+ \(\d+ of \d+ "
-                    r"size classes\); exponent at n = [\d.]+: 1\.\d+ \[1\.\d+, 1\.\d+\]", text),
+                    r"size classes\); exponent over n = [\d.]+\.\.[\d.]+: 1\.\d+ \[1\.\d+, 1\.\d+\]", text),
           text[-800:])
     # Threads: one selected, or all added up.
     one = report_json(rec, "--thread", str(sort["thread"]))

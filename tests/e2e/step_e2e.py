@@ -280,12 +280,16 @@ def case_tail_call(tmp):
     READLINK_PATH says, so only the program's own routines are compared)."""
     step, rr_rec, env = standin_rr(tmp, "tailcall_static", ["20"], [])
     grind, _ = record(tmp, "valgrind", "tailcall_static", ["20"])
-    own = ["dispatch", "target_a", "target_b", "main"]
+    # main is left out of the comparisons: printf's stack buffers sit at
+    # other alignments under the two engines (their stacks start apart), a
+    # cell more or less of main's input.
+    own = ["dispatch", "target_a", "target_b"]
     for cell in (1, 4):
         rows = activations(step, cell)
         check_tail_calls(rows, 20, cell)
         a = by_routine(rows, own)
-        check(a == by_routine(activations(grind, cell), own), f"cell {cell}: step != valgrind")
+        b = by_routine(activations(grind, cell), own)
+        check(a == b, f"cell {cell}: step {a} != valgrind {b}")
         out = os.path.join(tmp, f"rr{cell}.csv")
         p = subprocess.run([TRMS, "analyze", rr_rec, "--cell-size", str(cell),
                             "--activations", out], capture_output=True, text=True, env=env)
@@ -293,9 +297,8 @@ def case_tail_call(tmp):
         with open(out) as f:
             rr_rows = list(csv.DictReader(f))
         check_tail_calls(rr_rows, 20, cell)
-        # main calls printf, whose fstat passes a path: compared without it.
-        b = by_routine(rr_rows, own[:3])
-        check(b == by_routine(rows, own[:3]), f"cell {cell}: rr decoder {b} != step engine {a}")
+        b = by_routine(rr_rows, own)
+        check(b == a, f"cell {cell}: rr decoder {b} != step engine {a}")
     check(int(meta(step)["tail-calls"]) >= 20, "tail calls counted")
 
 
