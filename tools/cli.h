@@ -20,7 +20,7 @@ struct command {
 };
 
 extern const struct command cmd_record, cmd_import, cmd_analyze, cmd_report, cmd_diff,
-    cmd_export, cmd_info;
+    cmd_export, cmd_info, cmd_explore;
 
 /* Prints "trms: MESSAGE" and returns EXIT_FAILED. */
 int cli_fail(const struct trms_error *err);

@@ -5,7 +5,7 @@
 #include "tools/cli.h"
 
 static const struct command *const commands[] = {&cmd_record, &cmd_import, &cmd_analyze, &cmd_report,
-                                                 &cmd_diff, &cmd_export, &cmd_info};
+                                                 &cmd_diff, &cmd_export, &cmd_info, &cmd_explore};
 #define N_COMMANDS (sizeof commands / sizeof *commands)
 
 static void print_help(FILE *out)
