@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "common/oom.h"
+#include "common/stop_signals.h"
 #include "recorder/raw_stream.h"
 
 #define TOOL_BINARY "trms-amd64-linux"
@@ -218,7 +219,10 @@ int valgrind_stream(const struct valgrind_run *run, const struct raw_segment_sin
     }
     struct sigaction ignore = {.sa_handler = SIG_IGN}, old_int, old_quit, old_pipe;
     sigemptyset(&ignore.sa_mask);
-    sigaction(SIGINT, &ignore, &old_int);
+    /* ^C is the program's; a caller that handles it (stop_signals) knows. */
+    sigaction(SIGINT, NULL, &old_int);
+    if (old_int.sa_handler == SIG_DFL)
+        sigaction(SIGINT, &ignore, NULL);
     sigaction(SIGQUIT, &ignore, &old_quit);
     sigaction(SIGPIPE, &ignore, &old_pipe);
 
@@ -232,6 +236,7 @@ int valgrind_stream(const struct valgrind_run *run, const struct raw_segment_sin
         sigaction(SIGPIPE, &old_pipe, NULL);
         exec_valgrind(run, &ring);
     } else {
+        stop_signals_set_target(pid);  /* a request to stop goes to it */
         /* Only the tool's copies may keep its ends open. */
         close_fd(&ring.notify[1]);
         close_fd(&ring.free[0]);
@@ -241,6 +246,7 @@ int valgrind_stream(const struct valgrind_run *run, const struct raw_segment_sin
         struct trms_error wait_err;
         if (wait_for(pid, outcome, rc == 0 ? err : &wait_err) != 0)
             rc = -1;
+        stop_signals_set_target(0);
     }
     ring_close(&ring);
     sigaction(SIGINT, &old_int, NULL);

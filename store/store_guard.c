@@ -1,0 +1,128 @@
+#include "store/store_guard.h"
+
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* LMDB follows lengths it reads from the file (a value's size, an
+ * overflow run's page count): a damaged one faults past the map too. */
+#define PAST_THE_MAP (UINT64_C(4) << 30)
+#define SLOTS 4
+
+struct watched {
+    MDB_env *volatile env;
+    uintptr_t start, end;   /* the map, and what a damaged length reaches past it */
+    int fd;                 /* data.mdb, for its size */
+    char path[480];
+};
+
+static struct watched slots[SLOTS];
+static struct sigaction previous_segv, previous_bus;
+static int installed;
+
+/* ---- what the signal handler may call (async-signal-safe) ---- */
+
+static void put(const char *s)
+{
+    size_t n = strlen(s);
+    while (n > 0) {
+        ssize_t w = write(STDERR_FILENO, s, n);
+        if (w <= 0)
+            return;
+        s += w;
+        n -= (size_t)w;
+    }
+}
+
+static void put_number(uint64_t v)
+{
+    char buf[24];
+    size_t i = sizeof buf - 1;
+    buf[i] = '\0';
+    do
+        buf[--i] = (char)('0' + v % 10);
+    while ((v /= 10) != 0 && i > 0);
+    put(buf + i);
+}
+
+static void on_fault(int sig, siginfo_t *info, void *context)
+{
+    (void)context;
+    uintptr_t addr = (uintptr_t)info->si_addr;
+    for (int i = 0; i < SLOTS; i++) {
+        struct watched *w = &slots[i];
+        if (!w->env || addr < w->start || addr >= w->end)
+            continue;
+        uint64_t offset = addr - w->start;
+        struct stat st;
+        put("trms: ");
+        put(w->path);
+        put(": the result store is damaged: ");
+        if (fstat(w->fd, &st) == 0 && offset >= (uint64_t)st.st_size) {
+            put("its pages go on past the end of data.mdb (");
+            put_number((uint64_t)st.st_size);
+            put(" bytes): the file was cut short\n");
+        } else {
+            put("reading data.mdb faulted at byte ");
+            put_number(offset);
+            put("\n");
+        }
+        _exit(1);
+    }
+    /* Not the store's: the handler from before takes the fault again. */
+    sigaction(sig, sig == SIGBUS ? &previous_bus : &previous_segv, NULL);
+}
+
+/* ---- watching ---- */
+
+static void on_assert(MDB_env *env, const char *msg)
+{
+    const char *path = "the result store";
+    for (int i = 0; i < SLOTS; i++)
+        if (slots[i].env == env)
+            path = slots[i].path;
+    fprintf(stderr, "trms: %s: the result store is damaged (LMDB: %s)\n", path, msg);
+    _exit(1);
+}
+
+static void install(void)
+{
+    if (installed)
+        return;
+    struct sigaction sa = {.sa_sigaction = on_fault, .sa_flags = SA_SIGINFO | SA_NODEFER};
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGSEGV, &sa, &previous_segv);
+    sigaction(SIGBUS, &sa, &previous_bus);
+    installed = 1;
+}
+
+void store_guard_watch(MDB_env *env, const char *path)
+{
+    MDB_envinfo info;
+    int fd;
+    if (mdb_env_info(env, &info) != 0 || mdb_env_get_fd(env, &fd) != 0)
+        return;
+    mdb_env_set_assert(env, on_assert);
+    for (int i = 0; i < SLOTS; i++) {
+        struct watched *w = &slots[i];
+        if (w->env)
+            continue;
+        w->start = (uintptr_t)info.me_mapaddr;
+        w->end = w->start + info.me_mapsize + PAST_THE_MAP;
+        w->fd = fd;
+        snprintf(w->path, sizeof w->path, "%s", path);
+        install();
+        w->env = env;  /* last: the handler reads a slot whole or not at all */
+        return;
+    }
+}
+
+void store_guard_unwatch(MDB_env *env)
+{
+    for (int i = 0; i < SLOTS; i++)
+        if (slots[i].env == env)
+            slots[i].env = NULL;
+}
