@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -231,6 +232,10 @@ int valgrind_stream(const struct valgrind_run *run, const struct raw_segment_sin
     if (pid < 0) {
         rc = error_set(err, "cannot start valgrind: %s", strerror(errno));
     } else if (pid == 0) {
+        /* A trms killed outright (SIGKILL) takes the program with it, as
+         * ptrace's EXITKILL does for the step engine: nobody would record
+         * it any more. */
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
         sigaction(SIGINT, &old_int, NULL);
         sigaction(SIGQUIT, &old_quit, NULL);
         sigaction(SIGPIPE, &old_pipe, NULL);

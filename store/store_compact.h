@@ -38,7 +38,7 @@ int store_measure(const char *rec_path, struct store_usage *u, struct trms_error
 int store_check_pages(const char *rec_path, struct store_usage *u, struct trms_error *err);
 
 /* Compacting is worth it from this much free room, and half the file. */
-#define STORE_COMPACT_MIN_FREE (8u << 20)
+#define STORE_COMPACT_MIN_FREE (4u << 20)
 
 /* Compacts the store of the recording at REC_PATH when its free share is
  * large (FORCE: when anything is free). 1 when it did (BEFORE and AFTER

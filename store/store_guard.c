@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 /* LMDB follows lengths it reads from the file (a value's size, an
@@ -99,19 +100,44 @@ static void install(void)
     installed = 1;
 }
 
+/* The mapping of the file open as FD: LMDB does not say where its map is
+ * (mdb_env_info's address is only that of a fixed map). */
+static int find_map(int fd, uintptr_t *start, uintptr_t *end)
+{
+    struct stat st;
+    FILE *maps = fstat(fd, &st) == 0 ? fopen("/proc/self/maps", "r") : NULL;
+    if (!maps)
+        return -1;
+    char line[512];
+    int found = -1;
+    while (found != 0 && fgets(line, sizeof line, maps)) {
+        unsigned long long lo, hi, inode;
+        unsigned major, minor;
+        if (sscanf(line, "%llx-%llx %*s %*s %x:%x %llu", &lo, &hi, &major, &minor, &inode) == 5 &&
+            inode == (unsigned long long)st.st_ino &&
+            makedev(major, minor) == st.st_dev) {
+            *start = (uintptr_t)lo;
+            *end = (uintptr_t)hi;
+            found = 0;
+        }
+    }
+    fclose(maps);
+    return found;
+}
+
 void store_guard_watch(MDB_env *env, const char *path)
 {
-    MDB_envinfo info;
     int fd;
-    if (mdb_env_info(env, &info) != 0 || mdb_env_get_fd(env, &fd) != 0)
+    uintptr_t start, end;
+    if (mdb_env_get_fd(env, &fd) != 0 || find_map(fd, &start, &end) != 0)
         return;
     mdb_env_set_assert(env, on_assert);
     for (int i = 0; i < SLOTS; i++) {
         struct watched *w = &slots[i];
         if (w->env)
             continue;
-        w->start = (uintptr_t)info.me_mapaddr;
-        w->end = w->start + info.me_mapsize + PAST_THE_MAP;
+        w->start = start;
+        w->end = end + PAST_THE_MAP;
         w->fd = fd;
         snprintf(w->path, sizeof w->path, "%s", path);
         install();

@@ -414,6 +414,18 @@ static int analyze(const char *rec_path, const struct analysis_options *opt,
         if (rc != 0)
             unlink(csv_tmp);
     }
+    /* Pages freed by checkpoints and replaced results go back to the disk
+     * when they are half the store (unless another trms has it open, or
+     * there is no room for the copy: then `trms gc` later). */
+    struct store_usage before = {0}, after = {0};
+    if (rc == 0) {
+        result_store_close(store);
+        store = NULL;
+        struct trms_error ignored;
+        int busy;
+        if (store_compact(rec_path, 0, &before, &after, &busy, &ignored) != 1)
+            before.file_bytes = 0;
+    }
     if (rc == 0) {
         uint64_t accesses = 0;
         for (int t = EVENT_READ; t <= EVENT_KWRITE; t++)
@@ -427,6 +439,11 @@ static int analyze(const char *rec_path, const struct analysis_options *opt,
             printf("; resumed after event %" PRIu64, st.resumed_after);
         else if (req->resume)
             printf("; no checkpoint to resume from: analyzed from the start");
+        if (before.file_bytes) {
+            char was[32], now[32];
+            printf("; store compacted from %s to %s", cli_human_bytes(before.file_bytes, was),
+                   cli_human_bytes(after.file_bytes, now));
+        }
         printf("\n");
     }
     analysis_result_free(result);
@@ -436,15 +453,6 @@ static int analyze(const char *rec_path, const struct analysis_options *opt,
     routine_table_free(&st.routines);
     symbol_names_free(&st.symbols);
     result_store_close(store);
-    /* Pages freed by checkpoints and replaced results go back to the disk
-     * when they are half the store (unless another trms has it open, or
-     * there is no room for the copy: then `trms gc` later). */
-    if (rc == 0) {
-        struct store_usage before, after;
-        struct trms_error ignored;
-        int busy;
-        store_compact(rec_path, 0, &before, &after, &busy, &ignored);
-    }
     if (lock_fd >= 0)
         close(lock_fd);
     recording_close(&rec);

@@ -617,6 +617,10 @@ static int run(int argc, char **argv)
                                             {"quantum", required_argument, NULL, 'q'},
                                             {"capture-rr", required_argument, NULL, 'c'},
                                             {NULL, 0, NULL, 0}};
+    /* SIGTERM, SIGHUP, SIGINT to trms: the program is stopped and what was
+     * recorded kept; a second one aborts. From the start: one that comes
+     * before the program runs records nothing. */
+    stop_signals_install(1);
     const char *output = NULL, *engine_name = "auto", *capture_dir = NULL;
     uint64_t seed = 0, quantum = STEP_DEFAULT_QUANTUM;
     int c, step_options = 0;
@@ -691,9 +695,6 @@ static int run(int argc, char **argv)
     char *folder = staging_parent_dir(output);
     cli_note_leftovers(folder);  /* of a trms that died recording there */
     free(folder);
-    /* SIGTERM, SIGHUP, SIGINT to trms: the program is stopped and what was
-     * recorded kept; a second one aborts. */
-    stop_signals_install(1);
     int rc = recording_stage(output, &staging, &err);
     if (rc == 0)
         rc = staging_reserve(staging, STAGING_RESERVE_BYTES, output, &err);
@@ -714,6 +715,13 @@ static int run(int argc, char **argv)
     if (rc == 0 && stop_signals_aborted())
         rc = error_set(&err, "record aborted by a second %s: nothing kept of %s",
                        stop_signals_name(stop_signals_aborted()), output);
+    else if (rc != 0 && stop_signals_stopped_target() && !stop_signals_aborted()) {
+        /* Stopped before the engine had anything to keep. */
+        char inner[sizeof err.message];
+        memcpy(inner, err.message, sizeof inner);
+        error_set(&err, "record stopped by %s before %s recorded anything: nothing kept (%s)",
+                  stop_signals_name(stop_signals_requested()), prog_argv[0], inner);
+    }
     if (rc == 0)
         rc = recording_commit(staging, output, &err);
     if (rc != 0 && staging)
