@@ -64,7 +64,7 @@ static void on_stop(int sig, siginfo_t *info, void *context)
         put("trms: ");
         put(message);
         put("\n");
-        _exit(128 + sig);
+        _exit(1);
     }
     pid_t t = target;
     if (t > 0)

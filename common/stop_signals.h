@@ -7,7 +7,8 @@
  * end before it is killed (SIGKILL). A second signal, a second or more
  * after the first, aborts: the target is killed at once, or, once
  * stop_signals_abort_exits() has been called, the process writes its
- * message and exits 128 + N on the spot. The same signal arriving again
+ * message and exits with status 1 on the spot (never a death by the
+ * signal). The same signal arriving again
  * within the second is the same request (`timeout` and a shell's kill of
  * a process group send it to the process and to its group).
  *
@@ -42,7 +43,7 @@ int stop_signals_aborted(void);
 void stop_signals_set_target(pid_t pid);
 
 /* From now on, a second signal writes "trms: MESSAGE" (a string that must
- * live on) and exits 128 + N. */
+ * live on) and exits with status 1. */
 void stop_signals_abort_exits(const char *message);
 
 #endif

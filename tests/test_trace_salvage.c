@@ -141,7 +141,7 @@ static void check_end(void)
     for (uint64_t at = 0; at < size; at += size / 23 + 1) {
         char cut[320];
         snprintf(cut, sizeof cut, "%s.cut", path);
-        char cmd[700];
+        char cmd[1200];
         snprintf(cmd, sizeof cmd, "head -c %llu %s > %s", (unsigned long long)at, path, cut);
         CHECK(system(cmd) == 0);
         trace_check_end(cut, &c);
@@ -151,7 +151,7 @@ static void check_end(void)
         previous_cut = c.cut_at;
     }
     /* Bytes past the end block. */
-    char cmd[700];
+    char cmd[1200];
     snprintf(cmd, sizeof cmd, "cp %s %s.long && printf 'junk' >> %s.long", path, path, path);
     CHECK(system(cmd) == 0);
     char longer[320];

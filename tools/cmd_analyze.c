@@ -531,13 +531,11 @@ static int run(int argc, char **argv)
                                "run: it takes no checkpoints and cannot --resume");
     struct trms_error err;
     /* SIGTERM, SIGHUP, SIGINT: the pass stops, its checkpoint is saved and
-     * nothing else stored (exit status 128 + N). */
+     * nothing else stored: a failure like any other (exit status 1), never
+     * a death by the signal. */
     stop_signals_install(0);
-    if (analyze(argv[optind], &opt, &window, &req, &err) != 0) {
-        cli_fail(&err);
-        int stop = stop_signals_requested();
-        return stop ? 128 + stop : EXIT_FAILED;
-    }
+    if (analyze(argv[optind], &opt, &window, &req, &err) != 0)
+        return cli_fail(&err);
     return 0;
 }
 
@@ -561,7 +559,8 @@ const struct command cmd_analyze = {
         "dropped when the result is stored.\n\n"
         "SIGTERM, SIGHUP or SIGINT stops the analysis cleanly: it saves a checkpoint\n"
         "where it stands (when it takes checkpoints), stores nothing else, and exits\n"
-        "128 + N; a second signal abandons the save (the previous checkpoint stays).\n"
+        "with status 1; a second signal abandons the save (the previous checkpoint\n"
+        "stays).\n"
         "A second analysis with the same options while one runs is refused. A full\n"
         "disk is said as such, before anything is written; a damaged result store is\n"
         "refused, and left as it is.\n\n"

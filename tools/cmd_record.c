@@ -727,12 +727,12 @@ static int run(int argc, char **argv)
     if (rc != 0 && staging)
         recording_discard(staging);
 
-    int stop = stop_signals_aborted() ? stop_signals_aborted() : stop_signals_requested();
-    int status = stop              ? 128 + stop
-                 : rc != 0         ? EXIT_FAILED
-                 : r.out_of_space  ? EXIT_FAILED
-                 : outcome.signal  ? 128 + outcome.signal
-                                   : outcome.exit_code;
+    /* Stopped by a signal, trms still exits; the status is the program's,
+     * which the signal (forwarded) usually ended. */
+    int status = rc != 0          ? EXIT_FAILED
+                 : r.out_of_space ? EXIT_FAILED
+                 : outcome.signal ? 128 + outcome.signal
+                                  : outcome.exit_code;
     if (rc != 0)
         cli_fail(&err);
     else
@@ -763,10 +763,11 @@ const struct command cmd_record = {
         "Then `trms analyze REC` and `trms report REC`.\n\n"
         "The exit status is the program's (128 + N when signal N killed it); a\n"
         "program that crashes still leaves a recording up to the crash. SIGTERM,\n"
-        "SIGHUP or SIGINT sent to trms stops the program and keeps the recording up\n"
-        "to there, marked incomplete (exit status 128 + N); a second one, a second\n"
-        "later, aborts and keeps nothing. A disk that fills keeps what was recorded\n"
-        "before, marked incomplete (exit status 1). A program\n"
+        "SIGHUP or SIGINT sent to trms is passed to the program (killed 3 s later if\n"
+        "it has not ended) and the recording kept up to there, marked incomplete;\n"
+        "a second one, a second later, aborts and keeps nothing (exit status 1). A\n"
+        "disk that fills keeps what was recorded before, marked incomplete (exit\n"
+        "status 1). A program\n"
         "that cannot be found exits 127 and one that cannot be run 126, recording\n"
         "nothing.\n\n"
         "engines:\n"
