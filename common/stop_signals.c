@@ -34,9 +34,15 @@ static void forward(int sig)
     }
 }
 
-static void put(const char *s)
+/* "trms: MESSAGE\n" in one write: one line, whole. */
+static void say(const char *message)
 {
-    if (write(STDERR_FILENO, s, strlen(s)) < 0)
+    char line[512] = "trms: ";
+    size_t n = strlen(line);
+    for (const char *c = message; *c && n + 2 < sizeof line; c++)
+        line[n++] = *c;
+    line[n++] = '\n';
+    if (write(STDERR_FILENO, line, n) < 0)
         return;
 }
 
@@ -61,9 +67,7 @@ static void on_stop(int sig, siginfo_t *info, void *context)
     aborted = sig;
     const char *message = abort_message;
     if (message) {
-        put("trms: ");
-        put(message);
-        put("\n");
+        say(message);
         _exit(1);
     }
     pid_t t = target;

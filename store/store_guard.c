@@ -26,19 +26,19 @@ static int installed;
 
 /* ---- what the signal handler may call (async-signal-safe) ---- */
 
-static void put(const char *s)
+/* The line is put together first and written at once: one line, whole. */
+struct line {
+    char text[768];
+    size_t len;
+};
+
+static void put(struct line *l, const char *s)
 {
-    size_t n = strlen(s);
-    while (n > 0) {
-        ssize_t w = write(STDERR_FILENO, s, n);
-        if (w <= 0)
-            return;
-        s += w;
-        n -= (size_t)w;
-    }
+    while (*s && l->len + 1 < sizeof l->text)
+        l->text[l->len++] = *s++;
 }
 
-static void put_number(uint64_t v)
+static void put_number(struct line *l, uint64_t v)
 {
     char buf[24];
     size_t i = sizeof buf - 1;
@@ -46,7 +46,7 @@ static void put_number(uint64_t v)
     do
         buf[--i] = (char)('0' + v % 10);
     while ((v /= 10) != 0 && i > 0);
-    put(buf + i);
+    put(l, buf + i);
 }
 
 static void on_fault(int sig, siginfo_t *info, void *context)
@@ -59,18 +59,21 @@ static void on_fault(int sig, siginfo_t *info, void *context)
             continue;
         uint64_t offset = addr - w->start;
         struct stat st;
-        put("trms: ");
-        put(w->path);
-        put(": the result store is damaged: ");
+        struct line l = {.len = 0};
+        put(&l, "trms: ");
+        put(&l, w->path);
+        put(&l, ": the result store is damaged: ");
         if (fstat(w->fd, &st) == 0 && offset >= (uint64_t)st.st_size) {
-            put("its pages go on past the end of data.mdb (");
-            put_number((uint64_t)st.st_size);
-            put(" bytes): the file was cut short\n");
+            put(&l, "its pages go on past the end of data.mdb (");
+            put_number(&l, (uint64_t)st.st_size);
+            put(&l, " bytes): the file was cut short");
         } else {
-            put("reading data.mdb faulted at byte ");
-            put_number(offset);
-            put("\n");
+            put(&l, "reading data.mdb faulted at byte ");
+            put_number(&l, offset);
         }
+        l.text[l.len++] = '\n';
+        if (write(STDERR_FILENO, l.text, l.len) < 0)
+            _exit(1);
         _exit(1);
     }
     /* Not the store's: the handler from before takes the fault again. */
