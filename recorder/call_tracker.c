@@ -8,6 +8,8 @@
 enum frame_kind {
     FRAME_CALL,     /* an activation that has begun */
     FRAME_PENDING,  /* a call into a PLT stub: no activation until it leaves */
+    FRAME_RESOLVER, /* the dynamic linker's lazy-binding resolver, entered from
+                       the stubs: its jump to the bound routine replaces it */
     FRAME_SIGNAL,   /* a signal handler's activation */
 };
 
@@ -15,6 +17,8 @@ struct frame {
     uint64_t sp;        /* where the return address is (signal: sp at delivery) */
     uint64_t target;    /* entry address of the activation's routine */
     enum frame_kind kind;
+    int tail;           /* entered by a tail call: shares the return address of
+                           the frame below, and returns with it */
 };
 
 void call_tracker_init(struct call_tracker *t, struct routine_table *routines,
@@ -74,16 +78,18 @@ static int pop(struct call_tracker *t, struct thread_stack *s, struct trms_error
     return f->kind == FRAME_PENDING ? 0 : emit_return(t, err);
 }
 
-/* Pops the frames the stack pointer has moved above; returns how many
- * through *POPPED. */
+/* Pops the frames the stack pointer has moved above; returns through
+ * *POPPED how many return addresses that passed (a tail-called frame shares
+ * the return address of the frame below it). */
 static int pop_passed(struct call_tracker *t, struct thread_stack *s, uint64_t sp,
                       size_t *popped, struct trms_error *err)
 {
     *popped = 0;
     while (s->depth > 0 && s->frames[s->depth - 1].sp < sp) {
+        int tail = s->frames[s->depth - 1].tail;
         if (pop(t, s, err) != 0)
             return -1;
-        ++*popped;
+        *popped += !tail;
     }
     return 0;
 }
@@ -98,13 +104,15 @@ static int unwind(struct call_tracker *t, struct thread_stack *s, uint64_t sp,
     return 0;
 }
 
-static void push(struct thread_stack *s, uint64_t sp, uint64_t target, enum frame_kind kind)
+static void push(struct thread_stack *s, uint64_t sp, uint64_t target, enum frame_kind kind,
+                 int tail)
 {
     if (s->depth == s->capacity) {
         s->capacity = s->capacity ? 2 * s->capacity : 64;
         s->frames = xrealloc(s->frames, s->capacity * sizeof *s->frames);
     }
-    s->frames[s->depth++] = (struct frame){.sp = sp, .target = target, .kind = kind};
+    s->frames[s->depth++] =
+        (struct frame){.sp = sp, .target = target, .kind = kind, .tail = tail};
 }
 
 int call_tracker_call(struct call_tracker *t, uint32_t tid, uint64_t target, uint64_t sp,
@@ -114,10 +122,10 @@ int call_tracker_call(struct call_tracker *t, uint32_t tid, uint64_t target, uin
     if (unwind(t, s, sp, err) != 0)
         return -1;
     if (classify(t, target).is_plt) {
-        push(s, sp, target, FRAME_PENDING);
+        push(s, sp, target, FRAME_PENDING, 0);
         return 0;
     }
-    push(s, sp, target, FRAME_CALL);
+    push(s, sp, target, FRAME_CALL, 0);
     return emit_call(t, target, err);
 }
 
@@ -133,6 +141,18 @@ int call_tracker_return(struct call_tracker *t, uint32_t tid, uint64_t sp,
     return 0;
 }
 
+/* Control leaves the PLT stubs for TARGET. The stubs push nothing when
+ * the symbol is bound; lazy binding pushes the relocation's index and the
+ * link map and enters the dynamic linker's resolver with the stack below
+ * the return address. */
+static int leave_stubs(struct call_tracker *t, struct frame *top, uint64_t target, uint64_t sp,
+                       struct trms_error *err)
+{
+    top->kind = sp < top->sp ? FRAME_RESOLVER : FRAME_CALL;
+    top->target = target;
+    return emit_call(t, target, err);
+}
+
 int call_tracker_jump(struct call_tracker *t, uint32_t tid, uint64_t target, uint64_t sp,
                       struct trms_error *err)
 {
@@ -143,24 +163,27 @@ int call_tracker_jump(struct call_tracker *t, uint32_t tid, uint64_t target, uin
         return 0;
     struct frame *top = &s->frames[s->depth - 1];
     struct code_class c = classify(t, target);
-    if (top->kind == FRAME_PENDING) {
-        if (c.is_plt)
-            return 0;  /* still in the stubs (PLT0, lazy binding) */
-        top->kind = FRAME_CALL;
+    if (top->kind == FRAME_PENDING)
+        return c.is_plt ? 0 /* still in the stubs (PLT0, lazy binding) */
+                        : leave_stubs(t, top, target, sp, err);
+    if (top->sp != sp || !(c.is_function_entry || c.is_plt))
+        return 0; /* a jump inside the function */
+    if (top->kind == FRAME_RESOLVER) {
+        /* The resolver bound the symbol and jumps to it: the routine the
+         * program called begins in the resolver's place. */
+        if (emit_return(t, err) != 0)
+            return -1;
+        top->kind = c.is_plt ? FRAME_PENDING : FRAME_CALL;
         top->target = target;
-        return emit_call(t, target, err);
+        return c.is_plt ? 0 : emit_call(t, target, err);
     }
-    if (top->kind != FRAME_CALL || top->sp != sp || !(c.is_function_entry || c.is_plt))
-        return 0;  /* a jump inside the function */
-    t->tail_calls++;
-    if (emit_return(t, err) != 0)
-        return -1;
-    top->target = target;
-    if (c.is_plt) {
-        top->kind = FRAME_PENDING;
+    if (top->kind != FRAME_CALL)
         return 0;
-    }
-    return emit_call(t, target, err);
+    /* A tail call: the target runs as a child of the jumping activation,
+     * as the source reads it, and both end at the one return. */
+    t->tail_calls++;
+    push(s, sp, target, c.is_plt ? FRAME_PENDING : FRAME_CALL, 1);
+    return c.is_plt ? 0 : emit_call(t, target, err);
 }
 
 int call_tracker_signal(struct call_tracker *t, uint32_t tid, uint64_t handler, uint64_t sp,
@@ -169,7 +192,7 @@ int call_tracker_signal(struct call_tracker *t, uint32_t tid, uint64_t handler, 
     struct thread_stack *s = stack_of(t, tid);
     if (unwind(t, s, sp, err) != 0)
         return -1;
-    push(s, sp, handler, FRAME_SIGNAL);
+    push(s, sp, handler, FRAME_SIGNAL, 0);
     return emit_call(t, handler, err);
 }
 

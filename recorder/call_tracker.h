@@ -9,11 +9,16 @@
  *    `longjmp`, C++ exception unwinding and threads' stacks being cut back;
  *    a `ret` that pops nothing (`push; ret` as a jump) changes nothing;
  *  - a call into a PLT stub stays pending until control leaves the stub,
- *    and the activation is named after where it went (lazy binding goes
- *    through the dynamic linker's resolver first, which then tail-calls);
+ *    and the activation is named after where it went; lazy binding (the
+ *    stubs leave for the dynamic linker's resolver with their two words
+ *    pushed) makes the resolver an activation of its own, which the bound
+ *    routine replaces when the resolver jumps to it (trms record binds
+ *    every symbol at start, so this is for programs recorded otherwise);
  *  - a jump to another function's entry with the stack pointer exactly at
- *    the current frame's return address is a tail call: the frame's
- *    activation returns and the target's begins in its place;
+ *    the current frame's return address is a tail call: the target's
+ *    activation begins as a child of the jumping one, and both return at
+ *    the one `ret`, so a wrapper that ends in `jmp qsort` has qsort's input
+ *    and cost, as the source reads it;
  *  - a signal handler is an activation from delivery to its sigreturn (or
  *    until a longjmp out of it moves the stack pointer past the delivery
  *    point);

@@ -1,46 +1,76 @@
-/* growth_fit: an empirical cost function, fitted to cost against input
- * size.
+/* growth_fit: a routine's empirical cost function as one verdict: how its
+ * cost grows with its input size.
  *
- * Two answers, from the same points:
- * - a power law, cost ~ c * (n - n0)^k, fitted by least squares on log
- *   cost against log (n - n0); the exponent k comes with a 95% confidence
- *   interval (Student's t), so "k = 1.98 [1.95, 2.01]" reads as quadratic;
- * - a model choice among 1, log n, n, n log n, n^2 and n^3: for each,
- *   cost ~ a + b * f(n - n0) with b >= 0, fitted by least squares on
- *   relative residuals (so small and large n weigh alike), and its
- *   goodness of fit, the root mean square of the relative residuals (each
- *   counted up to 100%, so that one wild point cannot hide a good fit of
- *   all the others). The model with the smallest error is chosen; a
- *   slower-growing model within GROWTH_TIE_FACTOR of it (plus
- *   GROWTH_TIE_SLACK) is preferred, because an extra term fitting noise is
- *   no evidence of growth.
+ * Real profiles are not clean curves: many tiny calls at small sizes and a
+ * few large ones, sizes that move in steps (vectorized code reads whole
+ * blocks), a call now and then far slower than the rest (an allocator
+ * consolidating its heap), lower-order terms that hide the leading one
+ * until n is large. So:
  *
- * The offset n0, between 0 and the smallest n, is there because a routine
- * often reads a fixed amount of memory besides its input (a lookup table, a
- * vectorized strlen reading whole 32-byte blocks, its caller's frame): its
- * input sizes are then shifted by a constant, which would bend every
- * model. It is searched for (n0 = n_min * (1 - 2^-j), j = 0..12) and kept
- * only when it makes the fit clearly better.
+ *  1. Sizes are grouped into classes a quarter of an octave wide, and each
+ *     class weighs 1 in every fit, shared by its sizes: the fit follows the
+ *     whole range of sizes, not the sizes seen most often.
+ *  2. The verdict judges the large end, where asymptotics show: the upper
+ *     half of the sizes' logarithmic range, widened downwards to at least
+ *     GROWTH_MIN_CLASSES classes spanning GROWTH_MIN_SPAN.
+ *  3. A size far off the trend there (beyond GROWTH_OUTLIER_SIGMAS robust
+ *     deviations and off by GROWTH_OUTLIER_RATIO) that stands for no more
+ *     calls than the median size is set aside, furthest first, up to
+ *     GROWTH_OUTLIER_SHARE of the window (about where the robust trend they
+ *     are measured from, a Theil-Sen line through the classes' medians
+ *     reweighted by Tukey's biweight, breaks down); the fit says what it
+ *     set aside.
+ *  4. The exponent is the slope of log cost against log n at the largest
+ *     size: of a line through the window, or of a parabola where its
+ *     curvature is well beyond noise (lower-order terms bend the line:
+ *     25 n + n^2/8 grows as n^1.9 at n = 2048, as n^1.5 over [180, 2048]),
+ *     with a 95% confidence interval (Student's t, the classes counted as
+ *     the observations).
+ *  5. Models 1, log n, n, n log n, n^2 and n^3 are each fitted over the
+ *     window as a + b f(n - n0), n0 up to a quarter of the window's
+ *     smallest size (the superlinear ones also as a + b f(n) + c n), every
+ *     coefficient non-negative, by least squares on relative residuals,
+ *     each counted up to 100%. A model is a candidate when its own
+ *     exponent over the window (0, 1/ln n, 1, 1 + 1/ln n, 2, 3) comes within
+ *     GROWTH_EXPONENT_SLACK of the exponent's interval. The best fitting
+ *     candidate is chosen; a slower-growing one within GROWTH_TIE_FACTOR
+ *     (plus GROWTH_TIE_SLACK) of it is preferred, since an extra term
+ *     fitting noise is no evidence of growth.
+ *  6. The verdict is then one of:
+ *     - a model (GROWTH_MODEL): "n^2";
+ *     - a power law (GROWTH_POWER), when no model is a candidate and the
+ *       exponent is known to within GROWTH_POWER_WIDTH: "~n^1.47", growth
+ *       between the models, not labelled as one of them;
+ *     - poor (GROWTH_POOR): the chosen model fits worse than
+ *       GROWTH_POOR_ERROR, or the exponent's interval is wider than
+ *       GROWTH_POOR_WIDTH (it cannot tell the models apart), or no model is
+ *       a candidate and the power law is uncertain: "n^2?", "~n^1.2?";
+ *     - none (GROWTH_NONE): fewer than GROWTH_MIN_SIZES sizes, or
+ *       GROWTH_MIN_CLASSES classes, or a span under GROWTH_MIN_SPAN.
+ *     The model and the exponent never contradict each other: the model is
+ *     chosen among those the exponent allows.
  *
- * Each point weighs as many times as the calls it stands for (WEIGHT), so
- * that a size seen once (a first call that also bound a lazy symbol) does
- * not count as much as a size seen thousands of times.
- *
- * No verdict without GROWTH_MIN_SIZES distinct input sizes n > 0 spanning
- * at least a factor GROWTH_MIN_SPAN: fewer points cannot tell the models
- * apart. Input size 0 has no logarithm and is left out. */
+ * Input size 0 has no logarithm and is left out. */
 #ifndef TRMS_GROWTH_FIT_H
 #define TRMS_GROWTH_FIT_H
 
 #include <stddef.h>
 
 #define GROWTH_MIN_SIZES 5
+#define GROWTH_MIN_CLASSES 5
 #define GROWTH_MIN_SPAN 4.0
+#define GROWTH_CLASSES_PER_OCTAVE 4
+#define GROWTH_OUTLIER_SIGMAS 4.0
+#define GROWTH_OUTLIER_RATIO 1.5
+#define GROWTH_OUTLIER_SHARE 0.3
+#define GROWTH_EXPONENT_SLACK 0.10
 #define GROWTH_TIE_FACTOR 1.10
 #define GROWTH_TIE_SLACK 0.005
-/* A chosen model off by more than this (relative RMS) is a poor fit: the
- * cost depends on more than the input size, or the sizes are noisy. */
 #define GROWTH_POOR_ERROR 0.10
+#define GROWTH_POWER_WIDTH 0.5
+#define GROWTH_POOR_WIDTH 1.5
+/* Sizes set aside that a fit remembers (it counts them all). */
+#define GROWTH_SET_ASIDE_MAX 8
 
 enum growth_model {
     GROWTH_CONSTANT,
@@ -52,6 +82,13 @@ enum growth_model {
     GROWTH_MODELS
 };
 
+enum growth_kind {
+    GROWTH_NONE,  /* no verdict: too little data */
+    GROWTH_MODEL, /* one of the models */
+    GROWTH_POWER, /* a power law between the models */
+    GROWTH_POOR,  /* a guess: the data do not support more */
+};
+
 struct growth_point {
     double n;      /* input size */
     double cost;
@@ -59,24 +96,34 @@ struct growth_point {
 };
 
 struct model_fit {
-    double a, b;   /* cost ~ a + b * f(n - offset) */
+    double a, b, c; /* cost ~ a + b f(n - offset) + c n */
     double offset;
-    double error;  /* weighted RMS of (cost - fit) / cost, each at most 1 */
+    double error;   /* RMS of (cost - fit) / cost over the window, each at most 1 */
 };
 
 struct growth_fit {
-    size_t sizes;          /* distinct n > 0 among the points */
-    int verdict;           /* enough sizes: the fields below are set */
-    char why[96];          /* without a verdict: why not */
-    double exponent;       /* k of cost ~ c * (n - offset)^k */
-    double exponent_low;   /* 95% confidence interval of k */
+    size_t sizes;            /* distinct n > 0 among the points */
+    size_t classes;          /* size classes among them */
+    int verdict;             /* kind != GROWTH_NONE: the fields below are set */
+    enum growth_kind kind;
+    char why[96];            /* GROWTH_NONE: why not */
+    double window_lo, window_hi; /* the large end the verdict judged (class sizes) */
+    size_t window_classes;   /* classes there, those set aside included */
+    double exponent;         /* d log cost / d log n at window_hi */
+    double exponent_low;     /* its 95% confidence interval */
     double exponent_high;
-    double coefficient;    /* c */
-    double offset;         /* n0 of the power law */
-    double r2;             /* of the log-log line */
+    int curved;              /* the exponent is a parabola's slope */
+    double loglog[3];        /* log cost = p0 + p1 x + p2 x^2, x = log n - loglog_x0 */
+    double loglog_x0;
+    double r2;               /* of that line or parabola */
+    double loglog_error;     /* RMS relative deviation of the classes from it */
     struct model_fit models[GROWTH_MODELS];
-    enum growth_model best;
-    int poor;              /* the best model's error passes GROWTH_POOR_ERROR */
+    enum growth_model best;  /* GROWTH_MODEL, GROWTH_POOR: the model named */
+    int poor;                /* kind == GROWTH_POOR */
+    int power;               /* the verdict is the exponent (GROWTH_POWER, or a poor one) */
+    size_t set_aside;        /* classes set aside as outliers */
+    double set_aside_n[GROWTH_SET_ASIDE_MAX]; /* their sizes, the first GROWTH_SET_ASIDE_MAX */
+    double set_aside_calls;  /* the calls they stand for */
 };
 
 /* Fits the N points (one per distinct n; n = 0 ignored). */
@@ -90,6 +137,20 @@ double growth_model_f(enum growth_model m, double n);
 
 /* The fitted cost of model M at N (its offset applied). */
 double growth_model_eval(const struct growth_fit *fit, enum growth_model m, double n);
+
+/* The verdict's curve at N: the model's, or the power law's. */
+double growth_fit_eval(const struct growth_fit *fit, double n);
+
+/* The verdict in a few characters: "n^2", "~n^1.47", a '?' after a poor
+ * one, "-" without one. BUF holds at least 16 bytes. */
+const char *growth_verdict_text(const struct growth_fit *fit, char *buf, size_t len);
+
+/* The verdict in words, one line: what it says, the sizes it judged, the
+ * exponent and its interval, what was set aside, each model's error. */
+const char *growth_fit_describe(const struct growth_fit *fit, char *buf, size_t len);
+
+/* "model", "power", "poor", "none". */
+const char *growth_kind_name(enum growth_kind kind);
 
 /* The two-sided 95% quantile of Student's t with DF degrees of freedom. */
 double student_t95(size_t df);

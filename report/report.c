@@ -9,6 +9,7 @@
 #include "common/oom.h"
 #include "common/parse_number.h"
 #include "store/symbol_store.h"
+#include "symbols/demangle.h"
 
 const char *format_u128(unsigned __int128 v, char buf[static 40])
 {
@@ -27,6 +28,24 @@ const struct symbol_name *report_routine_symbol(const struct routine_table *rout
     if (id == ROUTINE_ROOT || id >= routines->count || routines->items[id].name)
         return NULL;
     return symbol_names_find(symbols, routines->items[id].addr);
+}
+
+void report_demangle_names(struct routine_table *routines, struct symbol_names *symbols)
+{
+    for (size_t i = 0; routines && i < routines->count; i++) {
+        char *plain = demangle_symbol(routines->items[i].name);
+        if (plain) {
+            free(routines->items[i].name);
+            routines->items[i].name = plain;
+        }
+    }
+    for (size_t i = 0; symbols && i < symbols->count; i++) {
+        char *plain = demangle_symbol(symbols->items[i].name);
+        if (plain) {
+            free((char *)symbols->items[i].name);
+            symbols->items[i].name = plain;
+        }
+    }
 }
 
 const char *report_routine_name(const struct routine_table *routines,

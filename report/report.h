@@ -18,8 +18,14 @@ struct report_options {
     int metric;             /* text: the growth column's metric (enum report_metric) */
 };
 
-/* Room for a routine label; longer ones are cut. */
-#define REPORT_LABEL_MAX 512
+/* Room for a routine label (demangled C++ names run to hundreds of
+ * characters); longer ones are cut. */
+#define REPORT_LABEL_MAX 4096
+
+/* Demangles, in place, the C++ names among the routines' own names and the
+ * stored SYMBOLS (either may be NULL), so that every format and export
+ * shows source-level names. */
+void report_demangle_names(struct routine_table *routines, struct symbol_names *symbols);
 
 /* The name reports use for routine ID of ROUTINES (ROUTINE_ROOT included):
  * its own name; for an address-only routine the symbol name stored for

@@ -16,9 +16,13 @@ static int same_row(const struct report_row *x, const char *x_key, const struct 
     return x->all_threads == y->all_threads && x->tid == y->tid && strcmp(x_key, y_key) == 0;
 }
 
+/* Both verdicts confident, different, and their exponents' intervals
+ * apart. */
 static int growth_changed(const struct growth_fit *a, const struct growth_fit *b)
 {
-    return a->verdict && b->verdict && !a->poor && !b->poor && a->best != b->best &&
+    char va[32], vb[32];
+    return a->verdict && b->verdict && !a->poor && !b->poor &&
+           strcmp(growth_verdict_text(a, va, sizeof va), growth_verdict_text(b, vb, sizeof vb)) &&
            (a->exponent_high < b->exponent_low || b->exponent_high < a->exponent_low);
 }
 
@@ -121,7 +125,11 @@ static void growth_cell(char *buf, size_t len, const struct report_row *r, const
     if (!f->verdict)
         snprintf(buf, len, "- (%zu sizes)", f->sizes);
     else
-        snprintf(buf, len, "%s k=%.2f", growth_model_name(f->best), f->exponent);
+    {
+        char verdict[32];
+        snprintf(buf, len, "%s k=%.2f", growth_verdict_text(f, verdict, sizeof verdict),
+                 f->exponent);
+    }
 }
 
 static void thread_cell(char *buf, size_t len, const struct diff_row *d)
@@ -170,8 +178,7 @@ int report_diff_text(FILE *out, const struct report_model *a, const struct repor
         growth_cell(gb, sizeof gb, r->b, o);
         if (r->a && r->b && r->a->cost)
             snprintf(change, sizeof change, "%+.0f%%", 100 * r->cost_change);
-        report_row_label(r->a ? r->a : r->b, buf, sizeof buf);
-        const char *label = report_label_shorten(buf, width);
+        const char *label = report_row_label_fit(r->a ? r->a : r->b, width, buf, sizeof buf);
         char ca[24] = "-", cb[24] = "-", na[24] = "-", nb[24] = "-";
         if (r->a) {
             snprintf(ca, sizeof ca, "%" PRIu64, r->a->cost);
@@ -205,8 +212,14 @@ static void json_growth(FILE *out, const struct report_row *r, const struct diff
         fprintf(out, "{\"verdict\": false, \"sizes\": %zu}", f->sizes);
         return;
     }
-    fputs("{\"verdict\": true, \"model\": ", out);
-    json_string(out, growth_model_name(f->best));
+    char verdict[32];
+    fputs("{\"verdict\": true, \"growth\": ", out);
+    json_string(out, growth_verdict_text(f, verdict, sizeof verdict));
+    fprintf(out, ", \"kind\": \"%s\", \"model\": ", growth_kind_name(f->kind));
+    if (f->power)
+        fputs("null", out);
+    else
+        json_string(out, growth_model_name(f->best));
     fputs(", \"exponent\": ", out);
     json_number(out, f->exponent);
     fputs(", \"exponent_ci\": [", out);

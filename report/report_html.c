@@ -19,6 +19,10 @@
 #include "report/report_model.h"
 #include "report/svg_plot.h"
 
+/* Routine names on the page: shortened readably past this many
+ * characters; the full name is in the hover text and the filter. */
+#define HTML_LABEL_WIDTH 80
+
 static const char style[] =
     "body{font:14px/1.4 system-ui,sans-serif;margin:16px 24px;color:#222}"
     "h1{font-size:20px}h2{font-size:17px;margin-top:28px}h3{font-size:15px;margin:20px 0 4px}"
@@ -102,8 +106,9 @@ static void cell_growth(FILE *out, const struct growth_fit *fit)
         fputs("\">-</td><td data-v=\"-1\">-</td>", out);
         return;
     }
-    fprintf(out, "<td data-v=\"%d %s\">%s</td>", (int)fit->best, growth_model_name(fit->best),
-            report_fit_short(fit));
+    char verdict[32];
+    fprintf(out, "<td data-v=\"%.6g %s\">%s</td>", fit->exponent,
+            growth_verdict_text(fit, verdict, sizeof verdict), verdict);
     fprintf(out, "<td data-v=\"%.6g\" title=\"95%% interval [%.3f, %.3f]\">%.2f</td>",
             fit->exponent, fit->exponent_low, fit->exponent_high, fit->exponent);
 }
@@ -122,16 +127,19 @@ static void routine_table(FILE *out, const struct report_model *m, size_t plotte
     fputs("</tr></thead><tbody>\n", out);
     for (size_t i = 0; i < m->n_rows; i++) {
         const struct report_row *r = &m->rows[i];
-        char label[REPORT_LABEL_MAX];
+        char label[REPORT_LABEL_MAX], shown[REPORT_LABEL_MAX];
         report_row_label(r, label, sizeof label);
+        report_row_label_fit(r, HTML_LABEL_WIDTH, shown, sizeof shown);
         fputs("<tr data-name=\"", out);
         html_text(out, label);
         fputs("\"><td class=\"name\" data-v=\"", out);
         html_text(out, label);
+        fputs("\" title=\"", out);
+        html_text(out, label);
         fputs("\">", out);
         if (i < plotted)
             fprintf(out, "<a href=\"#r-%zu\">", i);
-        html_text(out, label);
+        html_text(out, shown);
         fputs(i < plotted ? "</a></td>" : "</td>", out);
         if (r->all_threads)
             fputs("<td data-v=\"-1\">all</td>", out);
@@ -193,7 +201,7 @@ static void induced_chart(FILE *out, const struct report_model *m)
     char **labels = xcalloc(n, sizeof *labels);
     for (size_t i = 0; i < n; i++) {
         char label[REPORT_LABEL_MAX];
-        report_row_label(shares[i].row, label, sizeof label);
+        report_row_label_fit(shares[i].row, HTML_LABEL_WIDTH, label, sizeof label);
         if (!shares[i].row->all_threads)
             snprintf(label + strlen(label), sizeof label - strlen(label), " [thread %" PRIu32 "]",
                      shares[i].row->tid);
@@ -297,7 +305,7 @@ static void cost_plot(FILE *out, const struct report_row *r, int metric)
             continue;
         for (int s = 0; s < CURVE_SAMPLES; s++) {
             cx[s] = x[0] + (x[n - 1] - x[0]) * s / (CURVE_SAMPLES - 1);
-            cy[k][s] = growth_model_eval(fits[k], fits[k]->best, cx[s]);
+            cy[k][s] = growth_fit_eval(fits[k], cx[s]);
         }
         series[n_series++] = (struct svg_series){.name = curve_names[k], .x = cx, .y = cy[k],
                                                  .n = CURVE_SAMPLES, .curve = 1};
@@ -350,32 +358,23 @@ static void input_plot(FILE *out, const struct report_row *r)
 
 static void fit_note(FILE *out, const char *what, const struct growth_fit *fit)
 {
+    char text[1024];
     fprintf(out, "<p class=\"fit\">%s: ", what);
-    if (!fit->verdict) {
-        fputs("no fit (", out);
-        html_text(out, fit->why);
-        fputs(")</p>", out);
-        return;
-    }
-    fprintf(out, "<b>%s</b>%s", growth_model_name(fit->best), fit->poor ? " (a poor fit)" : "");
-    if (fit->models[fit->best].offset > 0)
-        fprintf(out, " of n &minus; %.1f", fit->models[fit->best].offset);
-    fprintf(out, ", k = %.3f [%.3f, %.3f]; relative error", fit->exponent, fit->exponent_low,
-            fit->exponent_high);
-    for (int m = 0; m < GROWTH_MODELS; m++)
-        fprintf(out, "%s %s %.1f%%", m ? "," : "", growth_model_name((enum growth_model)m),
-                100 * fit->models[m].error);
+    html_text(out, growth_fit_describe(fit, text, sizeof text));
     fputs("</p>", out);
 }
 
 static void routine_section(FILE *out, const struct report_row *r, size_t index)
 {
-    char label[REPORT_LABEL_MAX];
+    char label[REPORT_LABEL_MAX], shown[REPORT_LABEL_MAX];
     report_row_label(r, label, sizeof label);
+    report_row_label_fit(r, HTML_LABEL_WIDTH, shown, sizeof shown);
     fprintf(out, "<section class=\"routine\" id=\"r-%zu\" data-rms-points=\"%zu\" "
-                 "data-trms-points=\"%zu\"><h3>",
+                 "data-trms-points=\"%zu\"><h3 title=\"",
             index, r->n_points[METRIC_RMS], r->n_points[METRIC_TRMS]);
     html_text(out, label);
+    fputs("\">", out);
+    html_text(out, shown);
     if (r->all_threads)
         fputs(" &mdash; all threads", out);
     else
@@ -415,18 +414,19 @@ int report_html(FILE *out, const struct report_model *m, const struct report_opt
                  "%" PRIu64 " B, line size %" PRIu64 " B; trms %s.</p>\n",
             m->n_threads, m->activations, accesses, m->cell_size, m->line_size, TRMS_VERSION);
     fprintf(out, "<h2>%s by cost</h2>\n<p class=\"note\">cost: instructions, descendants "
-                 "included. #rms/#trms: distinct input sizes. growth: the model of worst-case "
-                 "cost that fits best among 1, log n, n, n log n, n^2, n^3; k: exponent of the "
-                 "power law c&middot;n<sup>k</sup> (hover for its 95%% interval); '-' with fewer "
-                 "than %d input sizes spanning %.0fx. thr-in/ext-in: share of the TRMS input "
-                 "written by another thread / the kernel.</p>\n",
+                 "included. #rms/#trms: distinct input sizes. growth: how worst-case cost grows "
+                 "at the large end of the input sizes: a model among 1, log n, n, n log n, n^2, "
+                 "n^3, or ~n<sup>k</sup> between them ('?': a poor fit); k: the exponent there "
+                 "(hover for its 95%% interval); '-' with fewer than %d input sizes spanning "
+                 "%.0fx. thr-in/ext-in: share of the TRMS input written by another thread / the "
+                 "kernel.</p>\n",
             m->contexts ? "Calling contexts" : "Routines", GROWTH_MIN_SIZES, GROWTH_MIN_SPAN);
     routine_table(out, m, plotted);
     induced_chart(out, m);
     reuse_section(out, m);
     fprintf(out, "<h2>Cost plots</h2>\n<p class=\"note\">The %zu costliest %s. Points: "
-                 "worst-case (red) and average (blue) cost per input size; dashed: the fitted "
-                 "model.</p>\n",
+                 "worst-case (red) and average (blue) cost per input size; dashed: the verdict's "
+                 "curve, fitted at the large end.</p>\n",
             plotted, m->contexts ? "contexts" : "routines");
     for (size_t i = 0; i < plotted; i++)
         routine_section(out, &m->rows[i], i);

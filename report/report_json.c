@@ -35,27 +35,42 @@ static void json_histogram(FILE *out, const struct reuse_histogram *h)
 
 static void json_fit(FILE *out, const struct growth_fit *fit)
 {
-    fprintf(out, "{\"sizes\": %zu, \"verdict\": %s", fit->sizes, fit->verdict ? "true" : "false");
+    char verdict[32];
+    fprintf(out, "{\"sizes\": %zu, \"classes\": %zu, \"verdict\": %s, \"kind\": \"%s\"",
+            fit->sizes, fit->classes, fit->verdict ? "true" : "false",
+            growth_kind_name(fit->kind));
     if (!fit->verdict) {
         fputs(", \"why\": ", out);
         json_string(out, fit->why);
         fputc('}', out);
         return;
     }
+    fputs(", \"growth\": ", out);
+    json_string(out, growth_verdict_text(fit, verdict, sizeof verdict));
     fputs(", \"model\": ", out);
-    json_string(out, growth_model_name(fit->best));
+    if (fit->power)
+        fputs("null", out);
+    else
+        json_string(out, growth_model_name(fit->best));
     fprintf(out, ", \"poor\": %s, \"offset\": ", fit->poor ? "true" : "false");
-    json_number(out, fit->models[fit->best].offset);
+    json_number(out, fit->power ? 0 : fit->models[fit->best].offset);
     fputs(", \"exponent\": ", out);
     json_number(out, fit->exponent);
     fputs(", \"exponent_ci\": [", out);
     json_number(out, fit->exponent_low);
     fputs(", ", out);
     json_number(out, fit->exponent_high);
-    fputs("], \"coefficient\": ", out);
-    json_number(out, fit->coefficient);
-    fputs(", \"exponent_offset\": ", out);
-    json_number(out, fit->offset);
+    fprintf(out, "], \"curved\": %s, \"window\": [", fit->curved ? "true" : "false");
+    json_number(out, fit->window_lo);
+    fputs(", ", out);
+    json_number(out, fit->window_hi);
+    fprintf(out, "], \"window_classes\": %zu, \"set_aside\": [", fit->window_classes);
+    for (size_t i = 0; i < fit->set_aside && i < GROWTH_SET_ASIDE_MAX; i++) {
+        fputs(i ? ", " : "", out);
+        json_number(out, fit->set_aside_n[i]);
+    }
+    fprintf(out, "], \"set_aside_classes\": %zu, \"set_aside_calls\": ", fit->set_aside);
+    json_number(out, fit->set_aside_calls);
     fputs(", \"r2\": ", out);
     json_number(out, fit->r2);
     fputs(", \"models\": {", out);
@@ -66,6 +81,8 @@ static void json_fit(FILE *out, const struct growth_fit *fit)
         json_number(out, fit->models[m].a);
         fputs(", \"b\": ", out);
         json_number(out, fit->models[m].b);
+        fputs(", \"c\": ", out);
+        json_number(out, fit->models[m].c);
         fputs(", \"offset\": ", out);
         json_number(out, fit->models[m].offset);
         fputs(", \"error\": ", out);

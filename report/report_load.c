@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "common/oom.h"
+#include "report/report.h"
 #include "trace/recording.h"
 
 static char *copy_or_null(const char *s)
@@ -37,6 +38,8 @@ static int load_one(const char *path, const struct result_key *want,
      * close: one open of the environment at a time.) */
     if (rc == 0)
         rc = symbol_store_load(path, &out->symbols, err);
+    if (rc == 0)
+        report_demangle_names(&out->result->routines, &out->symbols);
     if (rc == 0) {
         char *maps = recording_file(path, MAPS_FILE);
         struct trms_error ignored;

@@ -8,6 +8,7 @@
 
 #include "analyses/activation.h"
 #include "common/oom.h"
+#include "report/name_shorten.h"
 #include "store/symbol_store.h"
 #include "report/report.h"
 
@@ -121,7 +122,9 @@ const char *report_row_label(const struct report_row *row, char *buf, size_t len
     return buf;
 }
 
-const char *report_label_shorten(char *label, size_t width)
+/* A calling context's label cut to WIDTH between two calls, keeping its
+ * end: the routine, not the root, matters ("... > a > qsort"). */
+static const char *context_shorten(char *label, size_t width)
 {
     size_t len = strlen(label);
     if (len <= width)
@@ -134,6 +137,40 @@ const char *report_label_shorten(char *label, size_t width)
         return cut;
     }
     return label + len - width;
+}
+
+/* Room a short name may take in a context, per call. */
+#define CONTEXT_NAME_WIDTH 40
+
+const char *report_row_label_fit(const struct report_row *row, size_t width, char *buf,
+                                 size_t len)
+{
+    char name[REPORT_LABEL_MAX];
+    if (row->context && row->context_depth > 0) {
+        size_t used = 0;
+        buf[0] = '\0';
+        for (size_t i = 0; i < row->context_depth && used < len; i++) {
+            name_shorten(row->context[i], CONTEXT_NAME_WIDTH, name, sizeof name);
+            used += (size_t)snprintf(buf + used, len - used, "%s%s", i ? " > " : "", name);
+        }
+        return context_shorten(buf, width);
+    }
+    char where[REPORT_LABEL_MAX] = "";
+    if (row->file && row->line > 0)
+        snprintf(where, sizeof where, " (%s:%d)", row->file, row->line);
+    else if (row->file)
+        snprintf(where, sizeof where, " (%s)", row->file);
+    /* The location helps find the code, but not at the cost of the name:
+     * it goes when the name would have to be cut to leave it room. */
+    size_t room = strlen(row->name) + strlen(where) <= width ? strlen(row->name)
+                  : strlen(where) + 16 <= width                ? width - strlen(where)
+                                                               : 0;
+    if (room == 0 || name_shorten(row->name, room, name, sizeof name)) {
+        where[0] = '\0';
+        name_shorten(row->name, width, name, sizeof name);
+    }
+    snprintf(buf, len, "%s%s", name, where);
+    return buf;
 }
 
 const char *report_row_key(const struct report_row *row, char *buf, size_t len)
@@ -462,11 +499,3 @@ double report_row_share(const struct report_row *row, int external)
     return input ? 100.0 * (double)induced / (double)input : 0.0;
 }
 
-const char *report_fit_short(const struct growth_fit *fit)
-{
-    static const char *const poor[GROWTH_MODELS] = {"1?", "log n?", "n?", "n log n?", "n^2?",
-                                                    "n^3?"};
-    if (!fit->verdict)
-        return "-";
-    return fit->poor ? poor[fit->best] : growth_model_name(fit->best);
-}

@@ -91,10 +91,12 @@ void report_model_free(struct report_model *m);
 /* "name (file:line)", or with contexts "main > a > qsort"; cut to LEN. */
 const char *report_row_label(const struct report_row *row, char *buf, size_t len);
 
-/* LABEL (modified) cut to WIDTH characters, keeping its end: the routine,
- * not the root, matters; a calling context is cut between two calls
- * ("... > a > qsort"). */
-const char *report_label_shorten(char *label, size_t width);
+/* The row's label in at most WIDTH characters, for columns: the name
+ * shortened readably (name_shorten.h) before its source location; a
+ * calling context's names shortened, and the context cut between two calls
+ * ("... > a > qsort"). BUF holds LEN > WIDTH bytes. */
+const char *report_row_label_fit(const struct report_row *row, size_t width, char *buf,
+                                 size_t len);
 
 /* The key rows are merged and compared by (diff): the label. */
 const char *report_row_key(const struct report_row *row, char *buf, size_t len);
@@ -103,8 +105,5 @@ const char *report_row_key(const struct report_row *row, char *buf, size_t len);
  * in percent of the input summed over calls. */
 double report_row_share(const struct report_row *row, int external);
 
-/* Growth in a few characters: "n^2", "n^2?" for a poor fit, or "-"
- * without a verdict. */
-const char *report_fit_short(const struct growth_fit *fit);
 
 #endif

@@ -47,26 +47,27 @@ static void routines_table(FILE *out, const struct report_model *m, const struct
     for (size_t i = 0; i < shown; i++) {
         const struct report_row *r = &m->rows[i];
         const struct growth_fit *fit = &r->fit[o->metric][COST_WORST];
-        char thread[16], exponent[32];
+        char thread[16], exponent[32], verdict[32];
         thread_cell(r, thread, sizeof thread);
         exponent_cell(fit, exponent, sizeof exponent);
-        report_row_label(r, buf, sizeof buf);
-        const char *label = report_label_shorten(buf, width);
+        const char *label = report_row_label_fit(r, width, buf, sizeof buf);
         fprintf(out, "  %-*s %7s %8" PRIu64 " %12" PRIu64 " %12" PRIu64 " %5zu %5zu %-7s %-13s "
                      "%5.1f%% %5.1f%%\n",
                 (int)width, label, thread, r->calls, r->cost, r->self_cost,
-                r->n_points[METRIC_RMS], r->n_points[METRIC_TRMS], report_fit_short(fit),
+                r->n_points[METRIC_RMS], r->n_points[METRIC_TRMS],
+                growth_verdict_text(fit, verdict, sizeof verdict),
                 exponent, report_row_share(r, 0), report_row_share(r, 1));
     }
     if (shown < m->n_rows)
         fprintf(out, "  ... %zu more (--top 0 shows all)\n", m->n_rows - shown);
     fprintf(out,
-            "  #rms/#trms: distinct input sizes seen. growth: the model of worst-case cost\n"
-            "  against %s that fits best, among 1, log n, n, n log n, n^2, n^3 ('?': off by\n"
-            "  over 10%%); exponent: k of cost ~ c*n^k with its 95%% interval; '-' with fewer\n"
-            "  than %d input sizes spanning %.0fx. thr-in/ext-in: share of the TRMS input that\n"
-            "  another thread / the kernel wrote since the reading thread last touched the cell\n",
-            metric, GROWTH_MIN_SIZES, GROWTH_MIN_SPAN);
+            "  #rms/#trms: distinct input sizes seen. growth: how worst-case cost grows with\n"
+            "  %s at the large end of the sizes: a model among 1, log n, n, n log n, n^2, n^3,\n"
+            "  or ~n^k between them ('?': a poor fit, a guess); exponent: k there, with its\n"
+            "  95%% interval; '-' with fewer than %d sizes in %d classes spanning %.0fx.\n"
+            "  thr-in/ext-in: share of the TRMS input that another thread / the kernel wrote\n"
+            "  since the reading thread last touched the cell\n",
+            metric, GROWTH_MIN_SIZES, GROWTH_MIN_CLASSES, GROWTH_MIN_SPAN);
 }
 
 /* Share of accesses a fully associative LRU cache of LINES lines would hit. */
@@ -124,23 +125,9 @@ static void points_table(FILE *out, const char *metric, const struct profile_poi
 static void fit_lines(FILE *out, const char *metric, const char *kind,
                       const struct growth_fit *fit)
 {
-    fprintf(out, "    %s cost by %s: ", kind, metric);
-    if (!fit->verdict) {
-        fprintf(out, "no fit: %s\n", fit->why);
-        return;
-    }
-    fprintf(out, "%s%s", growth_model_name(fit->best), fit->poor ? " (a poor fit)" : "");
-    if (fit->models[fit->best].offset > 0)
-        fprintf(out, " of n - %.1f", fit->models[fit->best].offset);
-    fprintf(out, "; power law k = %.3f [%.3f, %.3f]", fit->exponent, fit->exponent_low,
-            fit->exponent_high);
-    if (fit->offset > 0)
-        fprintf(out, " of n - %.1f", fit->offset);
-    fprintf(out, " (r^2 %.4f); relative error of", fit->r2);
-    for (int m = 0; m < GROWTH_MODELS; m++)
-        fprintf(out, "%s %s %.1f%%", m ? "," : "", growth_model_name((enum growth_model)m),
-                100 * fit->models[m].error);
-    fputc('\n', out);
+    char text[1024];
+    fprintf(out, "    %s cost by %s: %s\n", kind, metric,
+            growth_fit_describe(fit, text, sizeof text));
 }
 
 /* A row's performance tuples and fits: the raw material of a cost plot. */

@@ -305,7 +305,7 @@ static void plt(void)
     EXPECT("C(0xa00) R");
     JUMP(1, 0x400, S - 0x20);
     EXPECT("R C(0x400)");
-    CHECK_EQ(f.t.tail_calls, 1);
+    CHECK_EQ(f.t.tail_calls, 0);
     RET(1, S - 0x18);
     EXPECT("R");
     CHECK_EQ(depth(&f, 1), 1);
@@ -333,7 +333,7 @@ static void plt(void)
     /* No stub address was ever named as a routine. */
     for (size_t i = 0; i < f.routines.count; i++)
         CHECK(f.routines.items[i].addr < PLT_LO || f.routines.items[i].addr >= PLT_HI);
-    CHECK_EQ(f.t.tail_calls, 1);
+    CHECK_EQ(f.t.tail_calls, 0);
     teardown(&f);
 }
 
@@ -344,15 +344,17 @@ static void tail_calls(void)
     CALL(1, 0x100, S);
     CALL(1, 0x200, S - 0x20);
     EXPECT("C(0x100) C(0x200)");
-    /* 0x200 tears down its frame and jumps to 0x300's entry. */
+    /* 0x200 tears down its frame and jumps to 0x300's entry: 0x300 runs as
+     * its child, as the source reads it. */
     JUMP(1, 0x300, S - 0x20);
-    EXPECT("R C(0x300)");
+    EXPECT("C(0x300)");
     CHECK_EQ(f.t.tail_calls, 1);
-    CHECK_EQ(depth(&f, 1), 2);
-    /* 0x300 in turn tail-calls 0x400 from the same frame. */
+    CHECK_EQ(depth(&f, 1), 3);
+    /* 0x300 in turn tail-calls 0x400 from the same frame: a grandchild. */
     JUMP(1, 0x400, S - 0x20);
-    EXPECT("R C(0x400)");
+    EXPECT("C(0x400)");
     CHECK_EQ(f.t.tail_calls, 2);
+    CHECK_EQ(depth(&f, 1), 4);
     /* Not tail calls: an entry with sp below the frame (a jump inside a
      * function that has a frame), a non-entry at the frame's sp (a loop in
      * a frameless function) or below it... */
@@ -361,37 +363,66 @@ static void tail_calls(void)
     JUMP(1, 0x420, S - 0x28);
     EXPECT("");
     CHECK_EQ(f.t.tail_calls, 2);
-    CHECK_EQ(depth(&f, 1), 2);
-    /* ... and the replaced frame returns as one activation. */
+    CHECK_EQ(depth(&f, 1), 4);
+    /* ... and the one `ret` ends the three activations, innermost first;
+     * nothing was unwound. */
     RET(1, S - 0x18);
-    EXPECT("R");
+    EXPECT("R R R");
     CHECK_EQ(depth(&f, 1), 1);
+    CHECK_EQ(f.t.unwound, 0);
 
-    /* A tail call into a PLT stub: the activation returns, the frame waits
-     * in the stubs, and the jump out names the new one. */
+    /* A tail call into a PLT stub: the frame waits in the stubs, and the
+     * jump out names the child. */
     CALL(1, 0x200, S - 0x20);
     EXPECT("C(0x200)");
     JUMP(1, PLT_LO + 0x50, S - 0x20);
-    EXPECT("R");
+    EXPECT("");
     CHECK_EQ(f.t.tail_calls, 3);
-    CHECK_EQ(depth(&f, 1), 2);
-    JUMP(1, PLT0, S - 0x28);
+    CHECK_EQ(depth(&f, 1), 3);
+    JUMP(1, PLT_LO + 0x60, S - 0x20);  /* still in the stubs */
     EXPECT("");
     JUMP(1, 0x500, S - 0x20);
     EXPECT("C(0x500)");
     CHECK_EQ(f.t.tail_calls, 3);
     RET(1, S - 0x18);
-    EXPECT("R");
+    EXPECT("R R");
+    CHECK_EQ(depth(&f, 1), 1);
+
+    /* ... through lazy binding: the resolver is the child until it jumps to
+     * the routine it bound, which takes its place. */
+    CALL(1, 0x200, S - 0x20);
+    JUMP(1, PLT_LO + 0x50, S - 0x20);
+    JUMP(1, PLT0, S - 0x28);
+    JUMP(1, 0x980, S - 0x30);
+    EXPECT("C(0x200) C(0x980)");
+    JUMP(1, 0x600, S - 0x20);
+    EXPECT("R C(0x600)");
+    CHECK_EQ(f.t.tail_calls, 4);
+    CHECK_EQ(depth(&f, 1), 3);
+    RET(1, S - 0x18);
+    EXPECT("R R");
+
+    /* A longjmp past a tail-called chain ends it all, and counts its
+     * return addresses, not its activations. */
+    CALL(1, 0x200, S - 0x20);
+    JUMP(1, 0x300, S - 0x20);
+    CALL(1, 0x700, S - 0x40);
+    JUMP(1, 0x800, S - 0x40);
+    EXPECT("C(0x200) C(0x300) C(0x700) C(0x800)");
+    CHECK_EQ(depth(&f, 1), 5);
+    JUMP(1, 0x110, S - 0x10);
+    EXPECT("R R R R");
+    CHECK_EQ(f.t.unwound, 2);
     RET(1, S + 8);
     EXPECT("R");
 
-    /* With no frame there is nothing to replace. */
+    /* With no frame there is nothing to nest under. */
     JUMP(1, 0x300, S);
     JUMP(1, 0x300, S + 8);
     EXPECT("");
     CHECK_EQ(depth(&f, 1), 0);
-    CHECK_EQ(f.t.tail_calls, 3);
-    CHECK_EQ(f.t.unwound, 0);
+    CHECK_EQ(f.t.tail_calls, 6);
+    CHECK_EQ(f.t.unwound, 2);
     teardown(&f);
 }
 
@@ -648,16 +679,37 @@ static void failing_sink(void)
     FAILS(call_tracker_thread_exit(&f.t, 1, &f.err));
     CHECK_EQ(f.n, 0);
 
-    /* A tail call fails on its call (its return went through), and on its
-     * return. */
+    /* The resolver's jump to the bound routine fails on the resolver's
+     * return, or on the routine's call once that went through. */
+    f.budget = -1;
+    CALL(3, 0x100, S);
+    CALL(3, PLT_LO + 0x10, S - 0x20);
+    JUMP(3, PLT0, S - 0x28);
+    JUMP(3, 0x980, S - 0x30);
+    EXPECT("C(0x100) C(0x980)");
+    f.budget = 0;
+    FAILS(call_tracker_jump(&f.t, 3, 0x300, S - 0x20, &f.err));
+    f.budget = -1;
+    RET(3, S - 0x18);
+    RET(3, S + 8);
+    EXPECT("R R");
+    CALL(3, 0x100, S);
+    CALL(3, PLT_LO + 0x10, S - 0x20);
+    JUMP(3, PLT0, S - 0x28);
+    JUMP(3, 0x980, S - 0x30);
+    EXPECT("C(0x100) C(0x980)");
+    f.budget = 1;
+    FAILS(call_tracker_jump(&f.t, 3, 0x300, S - 0x20, &f.err));
+    EXPECT("R");
+
+    /* A tail call fails on its call, and on its returns. */
     f.budget = -1;
     CALL(2, 0x100, S);
     CALL(2, 0x200, S - 0x20);
     EXPECT("C(0x100) C(0x200)");
-    f.budget = 1;
+    f.budget = 0;
     FAILS(call_tracker_jump(&f.t, 2, 0x300, S - 0x20, &f.err));
-    EXPECT("R");
-    CHECK_EQ(f.budget, 0);
+    EXPECT("");
     FAILS(call_tracker_jump(&f.t, 2, 0x400, S - 0x20, &f.err));
     FAILS(call_tracker_call(&f.t, 2, 0x400, S - 0x10, &f.err));  /* unwinds */
     FAILS(call_tracker_jump(&f.t, 2, 0x110, S + 0x100, &f.err)); /* longjmp */

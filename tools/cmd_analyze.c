@@ -351,6 +351,8 @@ static int analyze(const char *rec_path, const struct analysis_options *opt,
     /* The CSV names routines as the reports do; the names are read before
      * the result store is opened (one open of the environment at a time). */
     int rc = csv_path ? symbol_store_load(rec_path, &st.symbols, err) : 0;
+    if (rc == 0 && csv_path)
+        report_demangle_names(NULL, &st.symbols);
     /* Open the store before the long part, so a broken store fails fast.
      * A replay names routines in the same environment afterwards: there
      * the store is opened again at the end. */

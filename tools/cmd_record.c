@@ -44,6 +44,7 @@ struct record {
     const char *engine_version;     /* "valgrind-3.19.0", "rr version 5.6.0" */
     struct step_options step;       /* step */
     const char *capture_dir;        /* step: rr's view of the run, for tests */
+    const char *binding;            /* "now" (LD_BIND_NOW) or "lazy" */
     int out_of_space;               /* errno of the trace write that failed */
     uint64_t trace_bytes;           /* what the trace kept then */
 };
@@ -215,7 +216,7 @@ static char *describe_unmodeled(const struct u64map *unmodeled, uint64_t *total)
 }
 
 static int write_meta(const char *staging, const char *engine, const char *program,
-                      char *const *argv, const char *version, const struct record_stats *s,
+                      char *const *argv, const struct record *r, const struct record_stats *s,
                       const struct program_outcome *o, size_t routines, struct trms_error *err)
 {
     char created[32], events[32], threads[32], how[96], tails[32], unwound[32],
@@ -238,13 +239,14 @@ static int write_meta(const char *staging, const char *engine, const char *progr
     const char *keys[32] = {"engine", "engine-version", "program", "command", "cwd", "created",
                             "trms-version", "outcome", "complete", "events", "threads",
                             "routines", "tail-calls", "unwound-frames", "unmodeled-syscalls",
-                            "unmodeled-syscall-list", "exec"};
-    const char *values[32] = {engine, version, program, command, cwd,
+                            "unmodeled-syscall-list", "exec", "binding"};
+    const char *values[32] = {engine, r->engine_version, program, command, cwd,
                               created, TRMS_VERSION, how, s->complete ? "yes" : "no", events,
                               threads, routine_count, tails, unwound, unmodeled_total,
                               unmodeled_list[0] ? unmodeled_list : "-",
-                              s->exec_path ? s->exec_path : "-"};
-    size_t n = 17;
+                              s->exec_path ? s->exec_path : "-",
+                              r->binding};
+    size_t n = 18;
     /* A recording cut short says why, and is not complete. */
     char stopped[128];
     if (!s->stopped && stop_signals_stopped_target())
@@ -280,7 +282,7 @@ static int finish_recording(const char *staging, const char *engine, const char 
     int rc = memory_maps_write(&r->maps, maps_path, err);
     free(maps_path);
     if (rc == 0)
-        rc = write_meta(staging, engine, program, argv, r->engine_version, stats, outcome,
+        rc = write_meta(staging, engine, program, argv, r, stats, outcome,
                         r->routines.count, err);
     if (rc == 0 && live &&
         symbols_resolve_routines_with(live, staging, &r->maps, &r->routines, err) != 0) {
@@ -507,7 +509,7 @@ static int record_rr(const char *staging, const char *program, char **argv, stru
     /* Events, threads and names come when `trms analyze` replays it. */
     *stats = (struct record_stats){.complete = 1};
     if (rc == 0)
-        rc = write_meta(staging, "rr", program, argv, r->engine_version, stats, outcome, 0, err);
+        rc = write_meta(staging, "rr", program, argv, r, stats, outcome, 0, err);
     return rc;
 }
 
@@ -616,6 +618,7 @@ static int run(int argc, char **argv)
                                             {"seed", required_argument, NULL, 's'},
                                             {"quantum", required_argument, NULL, 'q'},
                                             {"capture-rr", required_argument, NULL, 'c'},
+                                            {"lazy-binding", no_argument, NULL, 'l'},
                                             {NULL, 0, NULL, 0}};
     /* SIGTERM, SIGHUP, SIGINT to trms: the program is stopped and what was
      * recorded kept; a second one aborts. From the start: one that comes
@@ -623,7 +626,7 @@ static int run(int argc, char **argv)
     stop_signals_install(1);
     const char *output = NULL, *engine_name = "auto", *capture_dir = NULL;
     uint64_t seed = 0, quantum = STEP_DEFAULT_QUANTUM;
-    int c, step_options = 0;
+    int c, step_options = 0, lazy_binding = 0;
     /* '+': options end at the program's name, so its own options pass through. */
     while ((c = getopt_long(argc, argv, "+o:e:", options, NULL)) != -1) {
         if (c == 'o') {
@@ -643,6 +646,8 @@ static int run(int argc, char **argv)
         } else if (c == 'c') {
             capture_dir = optarg;
             step_options = 1;
+        } else if (c == 'l') {
+            lazy_binding = 1;
         } else {
             return cli_usage_error(&cmd_record, "unknown option");
         }
@@ -684,12 +689,21 @@ static int run(int argc, char **argv)
     if (!output)
         output = default_path;
 
+    /* Lazy binding would make each PLT routine's first call run the dynamic
+     * linker's resolver inside the caller: one activation with a large
+     * input and cost, unlike the others, and a lone outlier to every fit.
+     * Binding everything at start-up charges it to the loader instead. */
+    const char *binding = lazy_binding ? "lazy" : "now";
+    if (!lazy_binding && setenv("LD_BIND_NOW", "1", 0) != 0)
+        binding = "lazy";
+
     char *staging = NULL;
     routine_table_init(&r.routines);
     memory_maps_init(&r.maps);
     r.symbols = symbolizer_new();
     if (engine == ENGINE_VALGRIND)
         r.resolver = routine_resolver_start();
+    r.binding = binding;
     struct record_stats stats = {0};
     struct program_outcome outcome = {0};
     char *folder = staging_parent_dir(output);
@@ -755,7 +769,8 @@ const struct command cmd_record = {
     .summary = "run a program and record what it does",
     .usage =
         "usage: trms record [--engine auto|valgrind|step|rr] [-o REC] [--] PROG [ARGS...]\n"
-        "       trms record --engine step [--seed N] [--quantum N] [--capture-rr DIR] ...\n\n"
+        "       trms record --engine step [--seed N] [--quantum N] [--capture-rr DIR] ...\n"
+        "       trms record --lazy-binding ...\n\n"
         "Runs PROG with its arguments, keeping its stdin, stdout and stderr, and\n"
         "records every routine call and return, load, store, kernel read and write\n"
         "of user memory, and instruction count, thread by thread, into the\n"
@@ -781,6 +796,10 @@ const struct command cmd_record = {
         "options:\n"
         "  -e, --engine E    the engine (default auto)\n"
         "  -o, --output REC  the recording directory to create; must not exist\n"
+        "  --lazy-binding    keep the program's lazy binding of shared library calls\n"
+        "                    (by default LD_BIND_NOW=1 binds them at start-up, so that\n"
+        "                    a routine's first call does not include the dynamic\n"
+        "                    linker's resolver)\n"
         "  --seed N          step: the schedule's seed; 0 (default) gives every thread\n"
         "                    turns of exactly --quantum instructions, another seed turns\n"
         "                    of random length (mean --quantum); a seed repeats its run\n"

@@ -174,13 +174,52 @@ def case_indirect(tmp):
     check(len(of(rows, "lib_scale")) == 7, "lib_scale (shared library) is called 7 times")
     main = only_depth(rows, "main")
     check(only_depth(rows, "twice") == main + 1, "twice is main's child")
-    check(only_depth(rows, "lib_scale") == main + 1, "lib_scale is main's child")
+    check(only_depth(rows, "through_plt") == main + 1, "through_plt is main's child")
+    check(only_depth(rows, "lib_scale") == main + 2, "lib_scale is through_plt's child")
     children = {r["routine"] for r in rows if int(r["depth"]) == main + 1}
     unnamed = sorted(c for c in children if c.startswith("0x"))
     check(not unnamed, f"main's children without a name (PLT stubs?): {unnamed}")
     report = json.loads(run([TRMS, "report", rec, "--format", "json"]).stdout)
     names = {r["name"] for r in report["routines"]}
-    check({"twice", "lib_scale", "main"} <= names, "the report names the routines")
+    check({"twice", "lib_scale", "through_plt", "main"} <= names, "the report names the routines")
+
+
+def case_lazy_binding(tmp):
+    """indirect is linked for lazy binding: through_plt's first call of
+    lib_scale would run the dynamic linker's resolver inside it. trms record
+    binds at start-up (LD_BIND_NOW), so the first call looks like the
+    others; with --lazy-binding the first one carries the resolver, named
+    as its own activation, and lib_scale still nests under through_plt."""
+    rec, _ = record(tmp, "indirect", [])
+    check(meta(rec)["binding"] == "now", f"meta binding: {meta(rec).get('binding')}")
+    for cell in (1, 4):
+        rows = activations(rec, cell)
+        check(not any(r["routine"].startswith("_dl_runtime_resolve") for r in rows),
+              "no lazy binding at all")
+        calls = of(rows, "through_plt")
+        shapes = {(r["rms"], r["trms"], r["cost"]) for r in calls}
+        check(len(calls) == 7 and len(shapes) == 1,
+              f"cell {cell}: every call of through_plt alike: {shapes}")
+    lazy = os.path.join(tmp, "lazy.rec")
+    run([TRMS, "record", "--lazy-binding", "-o", lazy, "--",
+         os.path.join(PROGRAMS, "indirect")])
+    check(meta(lazy)["binding"] == "lazy", "meta binding lazy")
+    rows = activations(lazy)
+    calls = of(rows, "through_plt")
+    first, rest = calls[0], calls[1:]
+    check(len({(r["rms"], r["cost"]) for r in rest}) == 1, f"later calls alike: {rest}")
+    check(int(first["rms"]) > 10 * int(rest[0]["rms"]) and
+          int(first["cost"]) > 10 * int(rest[0]["cost"]),
+          f"lazy binding's first call: {first} vs {rest[0]}")
+    depth = only_depth(rows, "through_plt")
+    check(only_depth(rows, "lib_scale") == depth + 1, "lib_scale still through_plt's child")
+    # Completion order: the resolver, then lib_scale, then the first call.
+    i = rows.index(first)
+    resolver, scale = rows[i - 2], rows[i - 1]
+    check(resolver["routine"].startswith("_dl_runtime_resolve") and
+          int(resolver["depth"]) == depth + 1 and scale["routine"] == "lib_scale",
+          f"the resolver, then lib_scale, under through_plt's first call: {rows[i - 2:i + 1]}")
+
 
 
 def case_signal(tmp):
@@ -196,16 +235,47 @@ def case_signal(tmp):
     check(only_depth(rows, "raiser") == only_depth(rows, "main") + 1, "raiser is main's child")
 
 
-def case_tail_call(tmp):
-    rec, _ = record(tmp, "tailcall", ["10"])
-    rows = activations(rec)
-    check(len(of(rows, "dispatch")) == 10, "dispatch is called 10 times")
-    check(len(of(rows, "target_a")) == 5 and len(of(rows, "target_b")) == 5,
-          "each tail-called target 5 times")
+def check_tail_calls(rows, calls, cell):
+    """tailcall's dispatch ends in `jmp target_a` or `jmp target_b` (-O2):
+    the target runs as dispatch's child, so dispatch's input is its
+    target's (it reads no memory itself) and its cost includes it.
+    One cell of difference, by definition: a `call` pushes the return
+    address inside the callee's activation (the call event comes first), so
+    an ordinary `ret` reads a cell its own activation wrote; the target's
+    `ret` reads the return address that main's call pushed before the
+    target began, 8 bytes of input to the target, but not to dispatch,
+    within whose activation they were written."""
+    dispatches = of(rows, "dispatch")
+    check(len(dispatches) == calls, f"dispatch is called {calls} times")
+    check(len(of(rows, "target_a")) == calls // 2 and len(of(rows, "target_b")) == calls // 2,
+          "each tail-called target half the time")
     depth = only_depth(rows, "dispatch")
-    check(only_depth(rows, "target_a") == depth and only_depth(rows, "target_b") == depth,
-          "a tail call replaces its caller's activation")
+    check(only_depth(rows, "target_a") == depth + 1 and only_depth(rows, "target_b") == depth + 1,
+          "a tail-called routine is its caller's child")
     check(depth == only_depth(rows, "main") + 1, "dispatch is main's child")
+    # Activations complete child first: each target just before its dispatch.
+    order = [r["routine"] for r in rows if r["routine"] in ("dispatch", "target_a", "target_b")]
+    check(order == [t for _ in range(calls // 2)
+                    for t in ("target_b", "dispatch", "target_a", "dispatch")],
+          f"completion order {order}")
+    targets = [r for r in rows if r["routine"] in ("target_a", "target_b")]
+    for target, dispatch in zip(targets, dispatches):
+        ret = 8 // cell
+        check(int(target["rms"]) >= ret and int(dispatch["rms"]) == int(target["rms"]) - ret
+              and int(dispatch["trms"]) == int(target["trms"]) - ret,
+              f"dispatch's input {dispatch['rms']} is its target's {target['rms']}, "
+              f"less the return address")
+        check(0 < int(dispatch["cost"]) - int(target["cost"]) < 10,
+              f"dispatch's cost {dispatch['cost']} is its target's {target['cost']} and a few")
+    sizes = {int(r["rms"]) for r in dispatches}
+    check(len(sizes) >= calls // 2, f"dispatch's input sizes follow its targets': {sizes}")
+
+
+def case_tail_call(tmp):
+    rec, _ = record(tmp, "tailcall", ["20"])
+    for cell in (1, 4):
+        check_tail_calls(activations(rec, cell), 20, cell)
+    check(int(meta(rec)["tail-calls"]) >= 20, f"tail calls in the meta: {meta(rec)}")
 
 
 def case_thread_exit(tmp):

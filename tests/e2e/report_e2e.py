@@ -99,7 +99,8 @@ def case_growth(tmp):
     line = next((l for l in text.splitlines() if "str_tolower (wordcase.c:" in l), "")
     check(re.search(r"\s120\s+120\s+n\^2\s+\d\.\d\d±", line), f"text row: {line!r}")
     text = run([TRMS, "report", rec, "--routine", "sort_numbers"]).stdout
-    check(re.search(r"worst-case cost by RMS: n log n( of n - [\d.]+)?; power law k = ", text),
+    check(re.search(r"worst-case cost by RMS: n log n over n = [\d.]+\.\.[\d.]+ \(\d+ of \d+ "
+                    r"size classes\); exponent at n = [\d.]+: 1\.\d+ \[1\.\d+, 1\.\d+\]", text),
           text[-800:])
     # Threads: one selected, or all added up.
     one = report_json(rec, "--thread", str(sort["thread"]))
@@ -240,10 +241,12 @@ def case_html(tmp):
                 for x in r["routines"] if x["thread"] is not None}
     seen = set()
     for index, body in sections:
-        label = re.search(r"<h3>(.*?) — thread (\d+)</h3>", body)
+        label = re.search(r'<h3 title="([^"]*)">(.*?) — thread (\d+)</h3>', body)
         check(label, f"section {index} heading")
+        # The full name in the hover text; short ones shown as they are.
         name = label.group(1).replace("&lt;", "<").replace("&gt;", ">")
-        x = [y for y in r["routines"] if y["thread"] == int(label.group(2)) and
+        check(len(name) > 80 or label.group(2) == label.group(1), f"section {index}: {label}")
+        x = [y for y in r["routines"] if y["thread"] == int(label.group(3)) and
              (y["name"] + (f" ({y['file']}:{y['line']})" if "file" in y else "")) == name]
         check(len(x) == 1, f"section {name}")
         x = x[0]

@@ -7,6 +7,7 @@ and against what the programs do.
     step_e2e.py CASE      (environment: TRMS, PROGRAMS)
 
 Exit 0 passes, 77 skips (with the reason on stderr), anything else fails."""
+import csv
 import os
 import signal
 import subprocess
@@ -15,8 +16,8 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from record_e2e import (PROGRAMS, SKIP, TRMS, Failure, activations, check, ints, meta, of,  # noqa: E402
-                        run)
+from record_e2e import (PROGRAMS, SKIP, TRMS, Failure, activations, check,  # noqa: E402
+                        check_tail_calls, ints, meta, of, run)
 
 RECORDINGS = iter(range(1, 1000))
 
@@ -268,6 +269,34 @@ def case_rr_standin(tmp):
     rows = compare_standin(tmp, step, rr_rec, env, 4)
     check(sum(",after_exec," in r for r in rows) == 1 and sum(",receive," in r for r in rows) == 1,
           "each program's routines named from its own symbols")
+
+
+def case_tail_call(tmp):
+    """A tail-called routine is its caller's child, with its input and
+    cost in the caller, in every engine: the step engine, the Valgrind
+    engine on the same static binary (the same activations), and the rr
+    decoder (the stand-in rr serving the step engine's capture; there the
+    start-up's path arguments, which rr's dump does not show, differ, as
+    READLINK_PATH says, so only the program's own routines are compared)."""
+    step, rr_rec, env = standin_rr(tmp, "tailcall_static", ["20"], [])
+    grind, _ = record(tmp, "valgrind", "tailcall_static", ["20"])
+    own = ["dispatch", "target_a", "target_b", "main"]
+    for cell in (1, 4):
+        rows = activations(step, cell)
+        check_tail_calls(rows, 20, cell)
+        a = by_routine(rows, own)
+        check(a == by_routine(activations(grind, cell), own), f"cell {cell}: step != valgrind")
+        out = os.path.join(tmp, f"rr{cell}.csv")
+        p = subprocess.run([TRMS, "analyze", rr_rec, "--cell-size", str(cell),
+                            "--activations", out], capture_output=True, text=True, env=env)
+        check(p.returncode == 0, f"analyze through the stand-in: {p.stderr}")
+        with open(out) as f:
+            rr_rows = list(csv.DictReader(f))
+        check_tail_calls(rr_rows, 20, cell)
+        # main calls printf, whose fstat passes a path: compared without it.
+        b = by_routine(rr_rows, own[:3])
+        check(b == by_routine(rows, own[:3]), f"cell {cell}: rr decoder {b} != step engine {a}")
+    check(int(meta(step)["tail-calls"]) >= 20, "tail calls counted")
 
 
 def case_real_rr(tmp):
