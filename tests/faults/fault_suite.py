@@ -220,6 +220,16 @@ def case_record_signals(tmp):
     check(not os.path.exists(os.path.join(tmp, "aborted.rec")), "an aborted recording was kept")
     check(not staging_dirs(tmp), f"staging left: {staging_dirs(tmp)}")
 
+    # The step engine too: the tracee gets the signal through ptrace.
+    p = subprocess.Popen([TRMS, "record", "--engine", "step", "-o", "step.rec", "--",
+                          os.path.join(PROGRAMS, "step_calls"), "pause"], cwd=tmp,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(RNG.uniform(0.5, 2.5))
+    p.send_signal(signal.SIGTERM)
+    r = finish(p)
+    expect(r, 143, "stopped by SIGTERM", "record --engine step, SIGTERM")
+    check_kept(tmp, "step.rec", "SIGTERM", "killed by signal 15 (Terminated)")
+
     # ^C on the terminal is the program's (it dies of it here); trms records
     # that as any other end.
     pid, fd = pty.fork()
