@@ -353,9 +353,6 @@ static int analyze(const char *rec_path, const struct analysis_options *opt,
     int rc = csv_path ? symbol_store_load(rec_path, &st.symbols, err) : 0;
     if (rc == 0 && csv_path)
         report_demangle_names(NULL, &st.symbols);
-    /* Open the store before the long part, so a broken store fails fast.
-     * A replay names routines in the same environment afterwards: there
-     * the store is opened again at the end. */
     /* A damaged store is refused before anything is written into it. */
     struct store_usage usage;
     if (rc == 0 && store_check_pages(rec_path, &usage, err) < 0) {
@@ -365,6 +362,9 @@ static int analyze(const char *rec_path, const struct analysis_options *opt,
                        "%s/results.damaged) to analyze again", inner, rec_path, rec_path);
         rc = -1;
     }
+    /* Open the store before the long part, so a broken store fails fast.
+     * A replay names routines in the same environment afterwards: there
+     * the store is opened again at the end. */
     if (rc == 0)
         rc = result_store_open(rec_path, 1, &store, err);
     /* One analysis per options at a time: they would share a checkpoint. */

@@ -13,8 +13,8 @@
 #include <unistd.h>
 
 #include "common/oom.h"
-#include "common/stop_signals.h"
 #include "common/parse_number.h"
+#include "common/stop_signals.h"
 #include "recorder/rr_engine.h"
 #include "recorder/step_recording.h"
 #include "recorder/step_schedule.h"
