@@ -310,7 +310,7 @@ def case_record_sigkill(tmp):
 
 def case_analyze_signals(tmp):
     rec = os.path.join(tmp, "a.rec")
-    make_recording(rec, int(os.environ.get("FAULT_EVENTS", "2000000")))
+    make_recording(rec, int(os.environ.get("FAULT_EVENTS", "1500000")))
     ref = os.path.join(tmp, "ref.rec")
     shutil.copytree(rec, ref)
     expect(run([TRMS, "analyze", ref, "--checkpoint-every", "0"]), 0)
@@ -325,11 +325,11 @@ def case_analyze_signals(tmp):
 
     stops = completions = 0
     before_stop = [(a["cell_size"], a["analyzed"]) for a in info_json(rec)["analyses"]]
-    for attempt in range(8):
+    for attempt in range(7):
         sig = RNG.choice([signal.SIGTERM, signal.SIGINT, signal.SIGHUP, signal.SIGKILL])
         p = subprocess.Popen([TRMS, "analyze", rec, "--resume", "--checkpoint-every", "0.1"],
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        time.sleep(RNG.uniform(0.1, 0.9))
+        time.sleep(RNG.uniform(0.1, 0.7))
         p.send_signal(sig)
         r = finish(p)
         if sig == signal.SIGKILL and r.returncode == -9:
@@ -379,7 +379,7 @@ def case_analyze_signals(tmp):
 
 def case_concurrent_analyze(tmp):
     rec = os.path.join(tmp, "c.rec")
-    make_recording(rec, int(os.environ.get("FAULT_EVENTS", "2000000")))
+    make_recording(rec, int(os.environ.get("FAULT_EVENTS", "1500000")))
     ref = os.path.join(tmp, "ref.rec")
     shutil.copytree(rec, ref)
     for options in ([], ["--cell-size", "16"]):
@@ -388,16 +388,23 @@ def case_concurrent_analyze(tmp):
     want16 = report_json(ref, "--cell-size", "16", "--line-size", "64")
     expect(run([TRMS, "analyze", rec, "--cell-size", "8", "--checkpoint-every", "0"]), 0)
     earlier = report_json(rec, "--cell-size", "8", "--line-size", "64")
-    # The same options twice: the second is refused while the first runs.
-    first = subprocess.Popen([TRMS, "analyze", rec, "--checkpoint-every", "0.1"],
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    time.sleep(0.4)
-    second = run([TRMS, "analyze", rec, "--checkpoint-every", "0.1"])
-    r = finish(first)
-    expect(r, 0, what="the first analyze")
-    check(r.stderr == "", f"the first analyze said: {r.stderr}")
-    expect(second, 1, "another `trms analyze` of it with these options is running",
-           "the second analyze")
+    # The same options twice: the second is refused while the first runs
+    # (a second that came back while the first still ran was refused).
+    for attempt in range(3):
+        first = subprocess.Popen([TRMS, "analyze", rec, "--checkpoint-every", "0.1"],
+                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        time.sleep(0.3)
+        second = run([TRMS, "analyze", rec, "--checkpoint-every", "0.1"])
+        overlapped = first.poll() is None
+        r = finish(first)
+        expect(r, 0, what="the first analyze")
+        check(r.stderr == "", f"the first analyze said: {r.stderr}")
+        if overlapped:
+            expect(second, 1, "another `trms analyze` of it with these options is running",
+                   "the second analyze")
+            break
+        check(second.returncode in (0, 1), f"the second analyze: {second.stderr}")
+    check(overlapped, "the two runs never overlapped")
     check(report_json(rec, "--cell-size", "4", "--line-size", "64") == want4,
           "the result of two runs at once differs")
     # Other options side by side: both stored, both exact.
@@ -421,7 +428,7 @@ def case_store_hygiene(tmp):
     # stores the result gives them back (compacts) when they are half the
     # store; `trms gc REC` does it whenever asked; reports do not change.
     rec = os.path.join(tmp, "h.rec")
-    make_recording(rec, int(os.environ.get("FAULT_EVENTS", "3000000")))
+    make_recording(rec, int(os.environ.get("FAULT_EVENTS", "2000000")))
     expect(run([TRMS, "analyze", rec, "--cell-size", "8", "--checkpoint-every", "0"]), 0)
     earlier = report_json(rec, "--cell-size", "8", "--line-size", "64")
     grew = 0
@@ -459,7 +466,7 @@ def case_store_hygiene(tmp):
 
 def case_damaged_store(tmp):
     rec = os.path.join(tmp, "d.rec")
-    make_recording(rec, 300000)
+    make_recording(rec, 200000)
     expect(run([TRMS, "analyze", rec, "--cell-size", "8", "--checkpoint-every", "0"]), 0)
     expect(run([TRMS, "analyze", rec, "--checkpoint-every", "0"]), 0)
     info = info_json(rec)
