@@ -148,9 +148,9 @@ static int open_env(const char *rec_path, int writable, int lock, MDB_env **env,
         created = 1;
     } else if (!writable) {
         char *data = recording_file(*path, LMDB_DATA_FILE);
-        int absent = stat(data, &st) != 0 && errno == ENOENT;
+        int absent = stat(data, &st) != 0 ? errno == ENOENT : st.st_size == 0;
         free(data);
-        if (absent)  /* a creation that failed, or an empty directory */
+        if (absent)  /* a creation that failed (a full disk), or an empty directory */
             return STORE_ENV_ABSENT;
     }
     struct env_extra *extra = xcalloc(1, sizeof *extra);
