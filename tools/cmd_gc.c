@@ -86,12 +86,24 @@ static int compact_recording(const char *rec, int dry_run)
     struct store_usage before, after;
     struct trms_error err;
     char a[32], b[32], c[32];
+    char *results = recording_file(rec, RECORDING_RESULTS);
+    struct stat st;
+    int has_store = stat(results, &st) == 0;
+    free(results);
+    if (!has_store) {
+        printf("%s: no result store (never analyzed), nothing to give back\n", rec);
+        return 0;
+    }
     if (dry_run) {
         int rc = store_measure(rec, &before, &err);
         if (rc < 0)
             return cli_fail(&err);
-        printf("%s: result store %s, %s of it free (compacting would give it back)\n", rec,
-               cli_human_bytes(before.file_bytes, a), cli_human_bytes(before.free_bytes, b));
+        if (before.free_bytes)
+            printf("%s: result store %s, %s of it free (compacting would give it back)\n", rec,
+                   cli_human_bytes(before.file_bytes, a), cli_human_bytes(before.free_bytes, b));
+        else
+            printf("%s: result store %s, nothing to give back\n", rec,
+                   cli_human_bytes(before.file_bytes, a));
         return 0;
     }
     int busy;
