@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "common/oom.h"
+#include "common/stop_signals.h"
 #include "recorder/perf_counters.h"
 
 extern char **environ;
@@ -70,11 +71,17 @@ int rr_engine_record(const char *trace_dir, char *const argv[], int chaos,
         return error_set(err, "cannot run rr: %s", strerror(rc));
     /* ^C goes to the program (rr passes it on), not to us: the recording
      * is kept however the program ends. */
-    void (*old_int)(int) = signal(SIGINT, SIG_IGN);
+    struct sigaction ignore = {.sa_handler = SIG_IGN}, old_int;
+    sigemptyset(&ignore.sa_mask);
+    sigaction(SIGINT, NULL, &old_int);
+    if (old_int.sa_handler == SIG_DFL)  /* a caller that handles it (stop_signals) knows */
+        sigaction(SIGINT, &ignore, NULL);
+    stop_signals_set_target(pid);  /* rr ends its recording on SIGTERM or SIGINT */
     int status;
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
         ;
-    signal(SIGINT, old_int);
+    stop_signals_set_target(0);
+    sigaction(SIGINT, &old_int, NULL);
     /* rr writes TRACE/incomplete as it starts and renames it TRACE/version
      * once the trace is whole; a trace left incomplete cannot be replayed. */
     char path[4096];

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "common/oom.h"
+#include "common/stop_signals.h"
 #include "common/u64map.h"
 #include "recorder/step_insn_kind.h"
 #include "recorder/step_schedule.h"
@@ -898,9 +899,14 @@ int step_record(const struct step_options *o, const struct step_observer *observ
     /* ^C goes to the program (it shares our terminal), not to us: the
      * recording is kept however the program ends. */
     struct sigaction ignore = {.sa_handler = SIG_IGN}, old_int, old_quit;
-    sigaction(SIGINT, &ignore, &old_int);
+    sigemptyset(&ignore.sa_mask);
+    sigaction(SIGINT, NULL, &old_int);
+    if (old_int.sa_handler == SIG_DFL)  /* a caller that handles it (stop_signals) knows */
+        sigaction(SIGINT, &ignore, NULL);
     sigaction(SIGQUIT, &ignore, &old_quit);
     pid_t pid = tracee_spawn(o->path, o->argv, err);
+    if (pid > 0)
+        stop_signals_set_target(pid);  /* a request to stop goes to it */
     int rc = pid < 0 ? -1 : start(&e, pid);
     if (rc == 0)
         rc = run(&e);
@@ -908,6 +914,7 @@ int step_record(const struct step_options *o, const struct step_observer *observ
     sigaction(SIGQUIT, &old_quit, NULL);
     if (rc != 0 && pid > 0)
         kill_all(&e);
+    stop_signals_set_target(0);
     while (e.n > 0)
         remove_thread(&e, e.threads[e.n - 1]);
     free(e.threads);

@@ -14,6 +14,7 @@
 
 #include "common/oom.h"
 #include "common/parse_number.h"
+#include "common/stop_signals.h"
 #include "recorder/rr_engine.h"
 #include "recorder/step_recording.h"
 #include "recorder/step_schedule.h"
@@ -27,6 +28,7 @@
 #include "tools/cli.h"
 #include "tools/record_progress.h"
 #include "trace/recording.h"
+#include "trace/staging.h"
 #include "trace/trace_writer.h"
 
 #define EXIT_NOT_FOUND 127
@@ -48,6 +50,8 @@ struct record {
     const char **watch;
     size_t n_watch;
     const char *binding;            /* "now" (LD_BIND_NOW) or "lazy" */
+    int out_of_space;               /* errno of the trace write that failed */
+    uint64_t trace_bytes;           /* what the trace kept then */
 };
 
 /* What the meta says of any engine's recording. */
@@ -56,6 +60,7 @@ struct record_stats {
     const struct u64map *unmodeled;     /* syscall number -> calls, or NULL */
     int complete;
     const char *exec_path;              /* the program exec'd this; NULL */
+    const char *stopped;                /* why the recording ends early; NULL */
     const char *extra_keys[20];         /* the engine's own */
     const char *extra_values[20];
     size_t n_extra;
@@ -247,6 +252,18 @@ static int write_meta(const char *staging, const char *engine, const char *progr
                               s->exec_path ? s->exec_path : "-",
                               r->binding};
     size_t n = 18;
+    /* A recording cut short says why, and is not complete. */
+    char stopped[128];
+    if (!s->stopped && stop_signals_stopped_target())
+        snprintf(stopped, sizeof stopped, "%s to trms: the program was stopped",
+                 stop_signals_name(stop_signals_requested()));
+    else
+        snprintf(stopped, sizeof stopped, "%s", s->stopped ? s->stopped : "");
+    if (stopped[0]) {
+        values[8] = "no";
+        keys[n] = "stopped";
+        values[n++] = stopped;
+    }
     for (size_t i = 0; i < s->n_extra; i++, n++) {
         keys[n] = s->extra_keys[i];
         values[n] = s->extra_values[i];
@@ -307,6 +324,29 @@ static void first_log_line(const char *log_path, char *buf, size_t size)
     fclose(f);
 }
 
+/* The disk filled (or failed) while the trace was written: the engine has
+ * stopped the program; the trace's whole blocks are kept, closed with an
+ * end block, as an incomplete recording. 0 when kept; *EVENTS then the
+ * events it holds. */
+static int keep_whole_blocks(struct record *r, const char *staging, uint64_t *events,
+                             struct trms_error *err)
+{
+    r->out_of_space = trace_writer_failed(r->writer);
+    int rc = trace_writer_salvage(r->writer, events, err);
+    r->writer = NULL;
+    char *events_path = recording_file(staging, RECORDING_EVENTS);
+    r->trace_bytes = staging_disk_usage(events_path);
+    free(events_path);
+    return rc;
+}
+
+static const char *out_of_space_reason(int errnum)
+{
+    return errnum == ENOSPC ? "no space left on device while writing the event trace"
+           : errnum == EDQUOT ? "disk quota exceeded while writing the event trace"
+                              : "the event trace could not be written";
+}
+
 static int record_valgrind(const char *staging, const char *program, char **argv,
                            struct record *r, struct record_stats *stats,
                            struct program_outcome *outcome, struct trms_error *err)
@@ -326,6 +366,8 @@ static int record_valgrind(const char *staging, const char *program, char **argv
                                            .ctx = r};
         rc = valgrind_record(&run, r->writer, &r->routines, &cb, &summary, outcome, err);
         argv[0] = run_argv0;
+        /* The program has ended: the reserve makes room for the end. */
+        staging_release_reserve(staging);
         if (rc != 0 && summary.words == 0) {
             char line[400];
             first_log_line(log_path, line, sizeof line);
@@ -334,16 +376,22 @@ static int record_valgrind(const char *staging, const char *program, char **argv
         }
     }
     free(log_path);
-    if (rc == 0) {
+    uint64_t kept = 0;
+    if (rc != 0 && r->writer && trace_writer_failed(r->writer))
+        rc = keep_whole_blocks(r, staging, &kept, err);
+    else if (rc == 0) {
         rc = trace_writer_close(r->writer, &r->routines, err);
         r->writer = NULL;
     }
-    *stats = (struct record_stats){.events = total_events(summary.events),
+    *stats = (struct record_stats){.events = r->out_of_space ? kept : total_events(summary.events),
                                    .threads = summary.threads,
                                    .tail_calls = summary.tail_calls,
                                    .unwound = summary.unwound_frames,
                                    .unmodeled = &summary.unmodeled_syscalls,
-                                   .complete = summary.ended, .exec_path = summary.exec_path};
+                                   .complete = summary.ended, .exec_path = summary.exec_path,
+                                   .stopped = r->out_of_space
+                                                  ? out_of_space_reason(r->out_of_space)
+                                                  : NULL};
     /* Named by the resolver's symbolizer when there is one: it followed
      * every mapping and looked most routines up already. */
     struct symbolizer *warm = r->resolver ? routine_resolver_finish(r->resolver) : NULL;
@@ -366,7 +414,7 @@ static int record_valgrind(const char *staging, const char *program, char **argv
     }
     stats->unmodeled = NULL;
     stats->exec_path = NULL;
-    stats->complete = summary.ended || summary.exec_path;
+    stats->complete = (summary.ended || summary.exec_path) && !r->out_of_space;
     raw_summary_free(&summary);
     return rc;
 }
@@ -405,7 +453,11 @@ static int record_step(const char *staging, const char *program, char **argv, st
     struct step_recording_result res;
     int rc = step_recording_run(&c, &res, err);
     *outcome = res.outcome;
-    if (rc == 0) {
+    staging_release_reserve(staging);  /* room for the end */
+    uint64_t kept = 0;
+    if (rc != 0 && r->writer && trace_writer_failed(r->writer))
+        rc = keep_whole_blocks(r, staging, &kept, err);
+    else if (rc == 0) {
         rc = trace_writer_close(r->writer, &r->routines, err);
         r->writer = NULL;
     }
@@ -444,8 +496,10 @@ static int record_step(const char *staging, const char *program, char **argv, st
     snprintf(changes, sizeof changes, "%" PRIu64, res.step.change_points);
     snprintf(yields, sizeof yields, "%" PRIu64, res.step.yields);
     *stats = (struct record_stats){
-        .events = total_events(d->events), .threads = d->threads, .tail_calls = d->tail_calls,
-        .unwound = d->unwound_frames, .unmodeled = &d->unmodeled_syscalls, .complete = 1,
+        .events = r->out_of_space ? kept : total_events(d->events), .threads = d->threads,
+        .tail_calls = d->tail_calls, .unwound = d->unwound_frames,
+        .unmodeled = &d->unmodeled_syscalls, .complete = !r->out_of_space,
+        .stopped = r->out_of_space ? out_of_space_reason(r->out_of_space) : NULL,
         .extra_keys = {"seed", "quantum", "records", "undecodable", "undecodable-at",
                        "approximated", "signals", "blocked-syscalls", "late-wakes",
                        "other-process-threads", "schedule", "pct-depth", "pct-events",
@@ -565,6 +619,37 @@ static int check_watch(const char *program, const char **watch, size_t n, struct
     return rc;
 }
 
+/* The one line that ends a recording: how the program ended, what was
+ * recorded where, and why it ends early when it does. */
+static void say_recorded(enum engine engine, const char *name, const char *output,
+                         const struct program_outcome *outcome, const struct record_stats *stats,
+                         const struct record *r)
+{
+    char how[96], what[256];
+    describe_outcome(outcome, how, sizeof how);
+    snprintf(what, sizeof what, "%" PRIu64 " events, %" PRIu64 " threads, %zu routines",
+             stats->events, stats->threads, r->routines.count);
+    int stop = stop_signals_requested();
+    if (r->out_of_space)
+        fprintf(stderr, "trms: %s of %s (after %.1f MiB): %s was stopped; the %" PRIu64
+                        " events recorded before are kept in %s, marked incomplete\n",
+                out_of_space_reason(r->out_of_space), output,
+                (double)r->trace_bytes / (1 << 20), name, stats->events, output);
+    else if (stop && stop_signals_stopped_target())
+        fprintf(stderr, "trms: stopped by %s: %s %s; recorded %s into %s (incomplete: it ends "
+                        "where the program was stopped)\n",
+                stop_signals_name(stop), name, how, what, output);
+    else if (stop)
+        fprintf(stderr, "trms: %s arrived after %s %s; recorded %s into %s\n",
+                stop_signals_name(stop), name, how, what, output);
+    else if (engine == ENGINE_RR)
+        fprintf(stderr, "trms: %s %s; recorded with rr into %s (`trms analyze %s` replays it)\n",
+                name, how, output, output);
+    else
+        fprintf(stderr, "trms: %s %s%s; recorded %s into %s\n", name, how,
+                stats->complete ? "" : " (recording stops where it died)", what, output);
+}
+
 static int parse_count(const char *option, const char *text, uint64_t max, uint64_t *out)
 {
     if (parse_u64_cstr(text, out) != PARSE_NUMBER_OK || *out > max)
@@ -587,6 +672,10 @@ static int run(int argc, char **argv)
                                             {"chaos", no_argument, NULL, 'C'},
                                             {"lazy-binding", no_argument, NULL, 'l'},
                                             {NULL, 0, NULL, 0}};
+    /* SIGTERM, SIGHUP, SIGINT to trms: the program is stopped and what was
+     * recorded kept; a second one aborts. From the start: one that comes
+     * before the program runs records nothing. */
+    stop_signals_install(1);
     const char *output = NULL, *engine_name = "auto", *capture_dir = NULL;
     uint64_t seed = 0, quantum = STEP_DEFAULT_QUANTUM, depth = 0, pct_events = 0;
     int c, step_options = 0, quantum_given = 0, lazy_binding = 0;
@@ -730,7 +819,15 @@ static int run(int argc, char **argv)
     r.binding = binding;
     struct record_stats stats = {0};
     struct program_outcome outcome = {0};
+    char *folder = staging_parent_dir(output);
+    cli_note_leftovers(folder);  /* of a trms that died recording there */
+    free(folder);
     int rc = recording_stage(output, &staging, &err);
+    if (rc == 0)
+        rc = staging_reserve(staging, STAGING_RESERVE_BYTES, output, &err);
+    if (rc == 0 && stop_signals_requested())
+        rc = error_set(&err, "record stopped by %s before %s started: nothing recorded",
+                       stop_signals_name(stop_signals_requested()), prog_argv[0]);
     if (rc == 0) {
         int (*record_with[])(const char *, const char *, char **, struct record *,
                              struct record_stats *, struct program_outcome *,
@@ -742,28 +839,31 @@ static int run(int argc, char **argv)
         if (rc != 0 && r.writer)
             trace_writer_abandon(r.writer);
     }
+    if (rc == 0 && stop_signals_aborted())
+        rc = error_set(&err, "record aborted by a second %s: nothing kept of %s",
+                       stop_signals_name(stop_signals_aborted()), output);
+    else if (rc != 0 && stop_signals_stopped_target() && !stop_signals_aborted()) {
+        /* Stopped before the engine had anything to keep. */
+        char inner[sizeof err.message];
+        memcpy(inner, err.message, sizeof inner);
+        error_set(&err, "record stopped by %s before %s recorded anything: nothing kept (%s)",
+                  stop_signals_name(stop_signals_requested()), prog_argv[0], inner);
+    }
     if (rc == 0)
         rc = recording_commit(staging, output, &err);
     if (rc != 0 && staging)
         recording_discard(staging);
 
-    int status = rc != 0 ? EXIT_FAILED
+    /* Stopped by a signal, trms still exits; the status is the program's,
+     * which the signal (forwarded) usually ended. */
+    int status = rc != 0          ? EXIT_FAILED
+                 : r.out_of_space ? EXIT_FAILED
                  : outcome.signal ? 128 + outcome.signal
                                   : outcome.exit_code;
-    if (rc != 0) {
+    if (rc != 0)
         cli_fail(&err);
-    } else {
-        char how[96];
-        describe_outcome(&outcome, how, sizeof how);
-        if (engine == ENGINE_RR)
-            fprintf(stderr, "trms: %s %s; recorded with rr into %s (`trms analyze %s` "
-                            "replays it)\n", prog_argv[0], how, output, output);
-        else
-            fprintf(stderr, "trms: %s %s%s; recorded %" PRIu64 " events, %" PRIu64
-                            " threads, %zu routines into %s\n",
-                    prog_argv[0], how, stats.complete ? "" : " (recording stops where it died)",
-                    stats.events, stats.threads, r.routines.count, output);
-    }
+    else
+        say_recorded(engine, prog_argv[0], output, &outcome, &stats, &r);
     if (r.resolver)  /* the recording failed before naming */
         symbolizer_free(routine_resolver_finish(r.resolver));
     symbolizer_free(r.symbols);
@@ -794,7 +894,12 @@ const struct command cmd_record = {
         "recording directory REC (default: PROG.rec, or PROG.N.rec when taken).\n"
         "Then `trms analyze REC` and `trms report REC`.\n\n"
         "The exit status is the program's (128 + N when signal N killed it); a\n"
-        "program that crashes still leaves a recording up to the crash. A program\n"
+        "program that crashes still leaves a recording up to the crash. SIGTERM,\n"
+        "SIGHUP or SIGINT sent to trms is passed to the program (killed 3 s later if\n"
+        "it has not ended) and the recording kept up to there, marked incomplete;\n"
+        "a second one, a second later, aborts and keeps nothing (exit status 1). A\n"
+        "disk that fills keeps what was recorded before, marked incomplete (exit\n"
+        "status 1). A program\n"
         "that cannot be found exits 127 and one that cannot be run 126, recording\n"
         "nothing.\n\n"
         "engines:\n"
