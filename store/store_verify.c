@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "common/regular_file.h"
+#include "store/store_env.h"
 
 /* LMDB's file format (data version 1, liblmdb 0.9), as it lays it out on a
  * 64-bit machine, in the machine's byte order. Offsets in bytes. */
@@ -30,6 +31,7 @@
 #define F_BIGDATA 0x01
 #define F_SUBDATA 0x02
 #define NO_PAGE UINT64_MAX  /* the root of an empty tree */
+#define PLAUSIBLE_PAGES ((UINT64_C(16) << 30) / 4096)  /* the map trms reserves */
 
 struct db_record {
     uint32_t pad;
@@ -142,6 +144,11 @@ static int read_meta(int fd, int index, uint64_t file_size, uint32_t *psize, str
         return fail(why, len, "meta page %d asks for a fixed map address", index);
     if (m->free.flags != MDB_INTEGERKEY || m->main.flags != 0)
         return fail(why, len, "meta page %d has unknown flags", index);
+    /* A file shorter than the pages its meta names was cut short, unless
+     * the meta names more than a store can hold: then it is the meta. */
+    if (m->last_page >= file_size / *psize && m->last_page < PLAUSIBLE_PAGES)
+        return fail(why, len, "data.mdb was cut short: meta page %d says %" PRIu64 " pages, the "
+                              "file holds %" PRIu64, index, m->last_page + 1, file_size / *psize);
     if (m->last_page < NUM_METAS - 1 || m->last_page >= file_size / *psize)
         return fail(why, len, "meta page %d says the file has %" PRIu64 " pages; it has %" PRIu64,
                     index, m->last_page + 1, file_size / *psize);
@@ -174,7 +181,8 @@ static int check_file(const char *dir, const char *name, int writable, char *why
 int store_verify_files(const char *dir, int writable, char *why, size_t len)
 {
     if (check_file(dir, "data.mdb", writable, why, len) != 0 ||
-        check_file(dir, "lock.mdb", writable, why, len) != 0)
+        check_file(dir, "lock.mdb", writable, why, len) != 0 ||
+        check_file(dir, STORE_ENV_LOCK_FILE, 0, why, len) != 0)
         return -1;
     char data_path[4096];
     snprintf(data_path, sizeof data_path, "%s/data.mdb", dir);

@@ -26,11 +26,12 @@
 #include <lmdb.h>
 #include <stddef.h>
 
-/* Checks the files of the store in the directory DIR before LMDB opens
- * them: data.mdb and lock.mdb regular files or absent (never a link, a
- * FIFO or a device; for a WRITABLE open, with no other name a write would
- * change too), and data.mdb's meta pages (absent or empty: a new store,
- * fine). 0, or -1 with WHY (LEN bytes) saying what is wrong. */
+/* Checks the files of the store in the directory DIR before anything
+ * opens them: data.mdb, lock.mdb and trms's lock file regular files or
+ * absent (never a link, a FIFO or a device; LMDB's, for a WRITABLE open,
+ * with no other name a write would change too), and data.mdb's meta pages
+ * (absent or empty: a new store, fine). 0, or -1 with WHY (LEN bytes)
+ * saying what is wrong. */
 int store_verify_files(const char *dir, int writable, char *why, size_t len);
 
 /* Checks every page of the latest snapshot of ENV (open): 0, or -1 with

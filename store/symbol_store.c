@@ -146,7 +146,7 @@ static int load_legacy(const char *rec_path, struct symbol_names *out, struct tr
         status = error_set(err, "%s: cannot read the symbol names: %s", path, mdb_strerror(rc));
     if (status != 0)
         symbol_names_free(out);
-    mdb_env_close(env);
+    store_env_close(env);
     free(path);
     return status;
 }

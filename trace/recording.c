@@ -11,6 +11,7 @@
 
 #include "common/oom.h"
 #include "common/regular_file.h"
+#include "trace/staging.h"
 
 char *recording_file(const char *path, const char *name)
 {
@@ -40,6 +41,12 @@ int recording_stage(const char *final_path, char **staging, struct trms_error *e
         int e = errno;
         free(tmpl);
         return error_set(err, "%s: cannot create the recording: %s", final_path, strerror(e));
+    }
+    /* Held while this process builds it: one nobody holds is a leftover. */
+    if (staging_lock(tmpl, err) != 0) {
+        rmdir(tmpl);
+        free(tmpl);
+        return -1;
     }
     *staging = tmpl;
     return 0;
@@ -80,38 +87,19 @@ int recording_commit(const char *staging, const char *final_path, struct trms_er
     if (stat(final_path, &st) == 0)
         return error_set(err, "%s already exists; choose another -o or remove it first",
                          final_path);
+    staging_release_reserve(staging);
     if (rename(staging, final_path) != 0)
         return error_set(err, "%s: cannot create the recording: %s", final_path,
                          strerror(errno));
+    staging_unlock(staging);
     return 0;
-}
-
-/* Removes NAME under the directory PARENT with what it holds, LEVELS
- * directories deep, never following a link out of it. */
-static void remove_tree_at(int parent, const char *name, int levels)
-{
-    int fd = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    DIR *dir = fd >= 0 ? fdopendir(fd) : NULL;
-    if (dir) {
-        struct dirent *d;
-        while ((d = readdir(dir)) != NULL) {
-            if (strcmp(d->d_name, ".") == 0 || strcmp(d->d_name, "..") == 0)
-                continue;
-            if (unlinkat(fd, d->d_name, 0) != 0 && levels > 0)
-                remove_tree_at(fd, d->d_name, levels - 1);
-        }
-        closedir(dir);
-    } else if (fd >= 0) {
-        close(fd);
-    }
-    unlinkat(parent, name, AT_REMOVEDIR);
 }
 
 void recording_discard(const char *staging)
 {
-    /* A staging directory holds files, the result store's directory and
-     * an rr trace's. */
-    remove_tree_at(AT_FDCWD, staging, 1);
+    /* Whatever it holds: an rr trace, the routine names, a result store. */
+    staging_remove_tree(staging);
+    staging_unlock(staging);
 }
 
 static int read_meta(struct recording *rec, FILE *fp, const char *path, struct trms_error *err)
