@@ -108,6 +108,11 @@ static void json_row(FILE *out, const struct report_row *r)
     }
     if (r->line > 0)
         fprintf(out, ", \"line\": %d", r->line);
+    if (r->module) {
+        fputs(", \"module\": ", out);
+        json_string(out, r->module);
+        fprintf(out, ", \"module_address\": \"0x%" PRIx64 "\"", r->module_address);
+    }
     if (r->context) {
         fputs(", \"context\": [", out);
         for (size_t i = 0; i < r->context_depth; i++) {

@@ -95,10 +95,30 @@ static void describe(struct report_row *row, const struct report_source *src,
         row->file = xstrdup(sym->file);
         row->line = sym->line;
     }
+    if (sym && sym->module) {
+        row->module = xstrdup(sym->module);
+        row->module_address = sym->module_addr;
+        row->symbol = sym->name != NULL;
+    }
     if (p->routine != ROUTINE_ROOT && p->routine < r->routines.count)
         row->address = r->routines.items[p->routine].addr;
     if (contexts)
         context_path(src, p->context, row);
+}
+
+/* " (file:line)", " (file)", " [module]" for a symbol of unknown source,
+ * or "". */
+static const char *row_location(const struct report_row *row, char *buf, size_t len)
+{
+    if (row->file && row->line > 0)
+        snprintf(buf, len, " (%s:%d)", row->file, row->line);
+    else if (row->file)
+        snprintf(buf, len, " (%s)", row->file);
+    else if (row->module && row->symbol)
+        snprintf(buf, len, " [%s]", report_module_name(row->module));
+    else
+        buf[0] = '\0';
+    return buf;
 }
 
 const char *report_row_label(const struct report_row *row, char *buf, size_t len)
@@ -113,12 +133,8 @@ const char *report_row_label(const struct report_row *row, char *buf, size_t len
                                      row->context[i]);
         return buf;
     }
-    if (row->file && row->line > 0)
-        snprintf(buf, len, "%s (%s:%d)", row->name, row->file, row->line);
-    else if (row->file)
-        snprintf(buf, len, "%s (%s)", row->name, row->file);
-    else
-        snprintf(buf, len, "%s", row->name);
+    char where[REPORT_LABEL_MAX];
+    snprintf(buf, len, "%s%s", row->name, row_location(row, where, sizeof where));
     return buf;
 }
 
@@ -155,11 +171,8 @@ const char *report_row_label_fit(const struct report_row *row, size_t width, cha
         }
         return context_shorten(buf, width);
     }
-    char where[REPORT_LABEL_MAX] = "";
-    if (row->file && row->line > 0)
-        snprintf(where, sizeof where, " (%s:%d)", row->file, row->line);
-    else if (row->file)
-        snprintf(where, sizeof where, " (%s)", row->file);
+    char where[REPORT_LABEL_MAX];
+    row_location(row, where, sizeof where);
     /* The location helps find the code, but not at the cost of the name:
      * it goes when the name would have to be cut to leave it room. */
     size_t room = strlen(row->name) + strlen(where) <= width ? strlen(row->name)
@@ -380,6 +393,7 @@ static struct entry *collect_entries(const struct report_source *sources, size_t
                                              .profile = p, .source = &sources[s]};
             free(probe.name);
             free(probe.file);
+            free(probe.module);
             for (size_t k = 0; k < probe.context_depth; k++)
                 free(probe.context[k]);
             free(probe.context);
@@ -476,6 +490,7 @@ void report_model_free(struct report_model *m)
         struct report_row *row = &m->rows[i];
         free(row->name);
         free(row->file);
+        free(row->module);
         for (size_t k = 0; k < row->context_depth; k++)
             free(row->context[k]);
         free(row->context);

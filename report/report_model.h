@@ -49,6 +49,10 @@ struct report_row {
     char *file;                   /* source location, NULL when unknown */
     int line;
     uint64_t address;             /* entry of an address-only routine, else 0 */
+    char *module;                 /* path of the file mapped there, NULL when unknown */
+    uint64_t module_address;      /* the entry in that file (what addr2line takes) */
+    int symbol;                   /* the name is a symbol's (the module is then
+                                     its location when the source is unknown) */
     char **context;               /* with contexts: routine names from the
                                      thread's first call down to this one */
     size_t context_depth;
@@ -88,7 +92,8 @@ int report_model_build(const struct report_source *sources, size_t n,
                        struct trms_error *err);
 void report_model_free(struct report_model *m);
 
-/* "name (file:line)", or with contexts "main > a > qsort"; cut to LEN. */
+/* "name (file:line)", "name [libc.so.6]" (the module, for a symbol whose
+ * source is unknown), or with contexts "main > a > qsort"; cut to LEN. */
 const char *report_row_label(const struct report_row *row, char *buf, size_t len);
 
 /* The row's label in at most WIDTH characters, for columns: the name

@@ -385,6 +385,31 @@ int symbolizer_lookup(struct symbolizer *s, uint64_t addr, struct symbol_info *o
     return out->name ? 0 : -1;
 }
 
+int symbolizer_locate(struct symbolizer *s, uint64_t addr, struct code_location *out)
+{
+    *out = (struct code_location){0};
+    const struct map_entry *map = memory_maps_find(&s->maps, addr);
+    if (!map)
+        return -1;
+    struct sym_file *f = file_for(s, map->path);
+    out->module = f->path;
+    struct module *m = module_for(s, map);
+    if (!m) {
+        out->module_addr = addr - map->start + map->offset;
+        return 0;
+    }
+    out->module_addr = addr - m->bias;
+    Dwfl_Module *mod = loaded(f, m);
+    Dwfl_Line *row = mod ? dwfl_module_getsrc(mod, addr) : NULL;
+    int line = 0;
+    const char *file = row ? dwfl_lineinfo(row, NULL, &line, NULL, NULL, NULL) : NULL;
+    if (file && line > 0) {
+        out->file = base_name(file);
+        out->line = line;
+    }
+    return 0;
+}
+
 int symbolizer_is_function_entry(struct symbolizer *s, uint64_t addr)
 {
     struct symbol_info info;

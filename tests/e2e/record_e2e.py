@@ -140,6 +140,59 @@ def case_names_travel(tmp):
     check(program in maps, "the maps name the program's file")
 
 
+def case_module_offsets(tmp):
+    # Routines no symbol names print as perf and callgrind print them,
+    # `0xOFFSET [module]`, with an address that addr2line and objdump take:
+    # array_walk without its symbol table (its DWARF kept) has no name for
+    # walk, and addr2line finds walk's source line at the printed offset.
+    import shutil
+    for tool in ("strip", "addr2line", "nm"):
+        if not shutil.which(tool):
+            print(f"skipped: no {tool} (binutils)", file=sys.stderr)
+            return SKIP
+    original = os.path.join(PROGRAMS, "array_walk")
+    program = os.path.join(tmp, "walk_nosym")
+    run(["strip", "--strip-all", "--keep-section=.debug_*", "-o", program, original])
+    rec = os.path.join(tmp, "nosym.rec")
+    run([TRMS, "record", "-o", rec, "--", program, "2", "10", "64"])
+    run([TRMS, "analyze", rec])
+    report = json.loads(run([TRMS, "report", rec, "--format", "json", "--top", "0"]).stdout)
+    walks = [r for r in report["routines"] if r.get("module") == program and r["calls"] == 3]
+    check(len(walks) == 1, f"one routine of walk_nosym called 3 times: {walks}")
+    walk = walks[0]
+    offset = walk["module_address"]
+    check(walk["name"] == f"{offset} [walk_nosym]", f"unnamed routine named {walk['name']}")
+    check(int(offset, 16) != int(walk["address"], 16), "a PIE's offset is not its run-time address")
+    text = run([TRMS, "report", rec, "--top", "0"]).stdout
+    check(f"  {offset} [walk_nosym] (array_walk.c:" in text, f"text lacks {offset}: {text[:1500]}")
+    source = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "programs",
+                          "array_walk.c")
+    # The line of walk's entry: its declaration, or the brace after it.
+    decl = next(i for i, line in enumerate(open(source), 1) if "long walk(" in line)
+    check(walk.get("file") == "array_walk.c" and decl <= walk.get("line", 0) <= decl + 1,
+          f"walk at {walk.get('file')}:{walk.get('line')}, declared at line {decl}")
+    where = run(["addr2line", "-e", program, offset]).stdout.strip()
+    check(where.endswith(f"array_walk.c:{walk['line']}"),
+          f"addr2line -e {program} {offset}: {where}, expected array_walk.c:{walk['line']}")
+    named = run(["addr2line", "-f", "-e", original, offset]).stdout.split()[0]
+    check(named == "walk", f"addr2line -f on the unstripped program: {named}")
+    # A shared library's routines: module addresses are the symbols' values.
+    values = {}
+    libc = next(r["module"] for r in report["routines"] if "libc.so" in r.get("module", ""))
+    for line in run(["nm", "-D", "--defined-only", libc]).stdout.splitlines():
+        fields = line.split()
+        if len(fields) == 3:
+            values.setdefault(fields[2].split("@")[0], set()).add(int(fields[0], 16))
+    compared = 0
+    for r in report["routines"]:
+        bare = r["name"].split("@")[0]
+        if r.get("module") == libc and bare in values:
+            compared += 1
+            check(int(r["module_address"], 16) in values[bare],
+                  f"{r['name']} at {r['module_address']} in {libc}, nm -D says {values[bare]}")
+    check(compared >= 5, f"only {compared} libc routines compared with nm -D")
+
+
 def case_longjmp(tmp):
     rec, _ = record(tmp, "jumps", [])
     rows = activations(rec)
