@@ -284,16 +284,52 @@ static void fit_row(struct report_row *row)
     }
 }
 
-static int by_cost(const void *x, const void *y)
+static int by_label_then_thread(const struct report_row *a, const struct report_row *b)
 {
-    const struct report_row *a = x, *b = y;
-    if (a->cost != b->cost)
-        return a->cost < b->cost ? 1 : -1;
     char ba[REPORT_LABEL_MAX], bb[REPORT_LABEL_MAX];
     int c = strcmp(report_row_label(a, ba, sizeof ba), report_row_label(b, bb, sizeof bb));
     if (c)
         return c;
     return (a->tid > b->tid) - (a->tid < b->tid);
+}
+
+static int descending(uint64_t a, uint64_t b)
+{
+    return (a < b) - (a > b);
+}
+
+static int by_cost(const void *x, const void *y)
+{
+    const struct report_row *a = x, *b = y;
+    int c = descending(a->cost, b->cost);
+    return c ? c : by_label_then_thread(a, b);
+}
+
+static int by_self_cost(const void *x, const void *y)
+{
+    const struct report_row *a = x, *b = y;
+    int c = descending(a->self_cost, b->self_cost);
+    if (!c)
+        c = descending(a->cost, b->cost);
+    return c ? c : by_label_then_thread(a, b);
+}
+
+static int is_wrapper(const struct report_row *r)
+{
+    return r->calls == 1 && (double)r->self_cost < REPORT_WRAPPER_SELF_SHARE * (double)r->cost;
+}
+
+size_t report_top_rows(const struct report_model *m, size_t n, size_t *index, size_t *folded)
+{
+    size_t shown = 0;
+    *folded = 0;
+    for (size_t i = 0; i < m->n_rows && (n == 0 || shown < n); i++) {
+        if (n && m->rows[i].wrapper)
+            ++*folded;
+        else
+            index[shown++] = i;
+    }
+    return shown;
 }
 
 /* ---- reuse histograms ---- */
@@ -452,12 +488,14 @@ int report_model_build(const struct report_source *sources, size_t n,
                         thread_name(entries[j].source->result, entries[j].profile->tid, by_order));
         row->tid = row->all_threads ? 0 : entries[i].tid;
         fit_row(row);
+        row->wrapper = is_wrapper(row);
         i = j;
     }
     for (size_t i = 0; i < n_entries; i++)
         free(entries[i].key);
     free(entries);
-    qsort(out->rows, out->n_rows, sizeof *out->rows, by_cost);
+    qsort(out->rows, out->n_rows, sizeof *out->rows, sel->by_self ? by_self_cost : by_cost);
+    out->by_self = sel->by_self;
 
     out->recordings = xcalloc(n, sizeof *out->recordings);
     out->n_recordings = n;
