@@ -10,6 +10,7 @@ average cost, against RMS and TRMS.
 Cases: valgrind (the whole corpus), step (the static C part, small sizes,
 single-stepped). Exit 0 passes, 77 skips, anything else fails."""
 import json
+import math
 import os
 import subprocess
 import sys
@@ -100,9 +101,42 @@ def check_routines(report, names, expected):
                                   f"{kind} by {metric}")
 
 
+MODEL_F = {"1": lambda n: 1, "log n": lambda n: math.log2(n) if n > 1 else 0, "n": lambda n: n,
+           "n log n": lambda n: n * math.log2(n) if n > 1 else 0, "n^2": lambda n: n * n,
+           "n^3": lambda n: n ** 3}
+
+
+def check_curves_follow_large_end(report):
+    """Every model verdict's curve (cost ~ a + b f(n - offset) + c n, from
+    the JSON's coefficients) passes within 25% of the data at the largest
+    size it judged: the fit follows the large end, not the many small
+    calls."""
+    checked = 0
+    for row in report["routines"]:
+        for metric in ("rms", "trms"):
+            points = {p["n"]: p for p in row[f"{metric}_points"]}
+            for kind in ("worst", "average"):
+                fit = row["fit"][metric][kind]
+                if fit["kind"] != "model":
+                    continue
+                model = fit["models"][fit["model"]]
+                lo, hi = fit["window"]
+                top = max(n for n in points if lo <= n <= hi and n not in fit["set_aside"])
+                p = points[top]
+                data = p["max"] if kind == "worst" else p["sum"] / p["calls"]
+                curve = (model["a"] + model["b"] * MODEL_F[fit["model"]](top - model["offset"]) +
+                         model["c"] * top)
+                check(abs(curve / max(data, 1) - 1) <= 0.25,
+                      f"{row['name']} {kind} by {metric} ({fit['growth']}): the curve gives "
+                      f"{curve:.0f} at n = {top}, the data {data:.0f}")
+                checked += 1
+    check(checked >= 60, f"only {checked} model verdicts")
+
+
 def case_valgrind(tmp):
     rec, report = record(tmp, "valgrind", "growth_corpus", [])
     check_routines(report, list(EXPECTED), EXPECTED)
+    check_curves_follow_large_end(report)
     # The consumer reads the same few ring cells whatever the batch: its
     # RMS stays flat (no verdict), its TRMS (values the producer wrote)
     # grows with the batch, linearly.
