@@ -295,6 +295,7 @@ static int analyze(const char *rec_path, const struct analysis_options *opt,
         recording_close(&rec);
         return -1;
     }
+    double started = progress_now();
     struct result_store *store = NULL;
     struct run_state st = {0};
     /* Checkpoints: of event traces, and not with --activations (the rows
@@ -369,7 +370,9 @@ static int analyze(const char *rec_path, const struct analysis_options *opt,
             printf("; resumed after event %" PRIu64, st.resumed_after);
         else if (req->resume)
             printf("; no checkpoint to resume from: analyzed from the start");
-        printf("\n");
+        char took[64];
+        printf("; %s\n", progress_summary(started, st.events - st.progress_base, "events", took,
+                                          sizeof took));
     }
     analysis_result_free(result);
     analysis_free(st.analysis);

@@ -24,6 +24,7 @@
 #include "symbols/routine_resolver.h"
 #include "symbols/symbolizer.h"
 #include "tools/cli.h"
+#include "tools/progress.h"
 #include "tools/record_progress.h"
 #include "trace/recording.h"
 #include "trace/trace_writer.h"
@@ -617,6 +618,7 @@ static int run(int argc, char **argv)
     r.binding = binding;
     struct record_stats stats = {0};
     struct program_outcome outcome = {0};
+    double started = progress_now();
     int rc = recording_stage(output, &staging, &err);
     if (rc == 0) {
         int (*record_with[])(const char *, const char *, char **, struct record *,
@@ -640,16 +642,18 @@ static int run(int argc, char **argv)
     if (rc != 0) {
         cli_fail(&err);
     } else {
-        char how[96];
+        char how[96], took[64];
         describe_outcome(&outcome, how, sizeof how);
         if (engine == ENGINE_RR)
             fprintf(stderr, "trms: %s %s; recorded with rr into %s (`trms analyze %s` "
-                            "replays it)\n", prog_argv[0], how, output, output);
+                            "replays it) %s\n", prog_argv[0], how, output, output,
+                    progress_summary(started, 0, NULL, took, sizeof took));
         else
             fprintf(stderr, "trms: %s %s%s; recorded %" PRIu64 " events, %" PRIu64
-                            " threads, %zu routines into %s\n",
+                            " threads, %zu routines into %s %s\n",
                     prog_argv[0], how, stats.complete ? "" : " (recording stops where it died)",
-                    stats.events, stats.threads, r.routines.count, output);
+                    stats.events, stats.threads, r.routines.count, output,
+                    progress_summary(started, stats.events, "events", took, sizeof took));
     }
     if (r.resolver)  /* the recording failed before naming */
         symbolizer_free(routine_resolver_finish(r.resolver));
