@@ -28,23 +28,33 @@ static int is_operator_bracket(const char *name, const char *p)
     return 0;
 }
 
+/* Steps over the character at P, keeping the template depth *ANGLE;
+ * returns the last character it consumed ("(anonymous namespace)" whole)
+ * and whether *P is plain text at depth 0 through *TOP. */
+static const char *step(const char *name, const char *p, int *angle, int *top)
+{
+    *top = 0;
+    if (strncmp(p, anonymous, sizeof anonymous - 1) == 0)
+        return p + sizeof anonymous - 2;
+    if ((*p == '<' || *p == '>') && is_operator_bracket(name, p))
+        return p;
+    if (*p == '<')
+        ++*angle;
+    else if (*p == '>' && *angle > 0)
+        --*angle;
+    else
+        *top = *angle == 0;
+    return p;
+}
+
 /* Where the parameter list (the last top-level "(...)") opens, or NULL. */
 static const char *parameter_list(const char *name)
 {
     const char *open = NULL;
-    int angle = 0, paren = 0;
+    int angle = 0, paren = 0, top;
     for (const char *p = name; *p; p++) {
-        if (strncmp(p, anonymous, sizeof anonymous - 1) == 0) {
-            p += sizeof anonymous - 2;
-            continue;
-        }
-        if ((*p == '<' || *p == '>') && is_operator_bracket(name, p))
-            continue;
-        if (*p == '<')
-            angle++;
-        else if (*p == '>' && angle > 0)
-            angle--;
-        else if (*p == '(' && angle == 0 && paren++ == 0)
+        p = step(name, p, &angle, &top);
+        if (top && *p == '(' && paren++ == 0)
             open = p;
         else if (*p == ')' && paren > 0)
             paren--;
@@ -73,19 +83,10 @@ static void strip_return_type(char *name)
     if (!params)
         return;
     const char *space = NULL;
-    int angle = 0;
+    int angle = 0, top;
     for (const char *p = name; p < params; p++) {
-        if (strncmp(p, anonymous, sizeof anonymous - 1) == 0) {
-            p += sizeof anonymous - 2;
-            continue;
-        }
-        if ((*p == '<' || *p == '>') && is_operator_bracket(name, p))
-            continue;
-        if (*p == '<')
-            angle++;
-        else if (*p == '>' && angle > 0)
-            angle--;
-        else if (*p == ' ' && angle == 0 && !after_operator(name, p))
+        p = step(name, p, &angle, &top);
+        if (top && *p == ' ' && !after_operator(name, p))
             space = p;
     }
     if (!space)

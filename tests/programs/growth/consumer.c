@@ -1,7 +1,12 @@
 /* A producer thread fills a small ring; consume_batch takes ITEMS values
  * from it. The ring's cells are the same few whatever ITEMS is, so the
  * consumer's RMS stays flat, while every value the producer wrote since
- * the consumer last read the cell is new input: its TRMS grows with ITEMS. */
+ * the consumer last read the cell is new input: its TRMS grows with ITEMS.
+ *
+ * The two hand the ring over whole, in turns, under one lock that the
+ * consumer holds but while it waits: it waits exactly once per ring, in
+ * whatever order the threads are scheduled, so that its cost and input do
+ * not depend on the interleaving. */
 #include <pthread.h>
 
 #include "corpus.h"
@@ -9,8 +14,8 @@
 #define RING 8
 
 static long ring[RING];
-static size_t head, tail, remaining;
-static int stopping;
+static size_t filled, taken, remaining;
+static int consumers_turn, stopping;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t changed = PTHREAD_COND_INITIALIZER;
 static pthread_t producer;
@@ -20,16 +25,18 @@ static void *produce(void *arg)
     (void)arg;
     long value = 1;
     pthread_mutex_lock(&lock);
-    while (!stopping) {
-        while (tail - head == RING && !stopping)
+    for (;;) {
+        while ((consumers_turn || remaining == 0) && !stopping)
             pthread_cond_wait(&changed, &lock);
-        if (remaining > 0 && tail - head < RING) {
-            ring[tail++ % RING] = value++;
-            remaining--;
-            pthread_cond_broadcast(&changed);
-        } else if (remaining == 0) {
-            pthread_cond_wait(&changed, &lock);
-        }
+        if (stopping)
+            break;
+        filled = remaining < RING ? remaining : RING;
+        for (size_t i = 0; i < filled; i++)
+            ring[i] = value++;
+        taken = 0;
+        remaining -= filled;
+        consumers_turn = 1;
+        pthread_cond_broadcast(&changed);
     }
     pthread_mutex_unlock(&lock);
     return NULL;
@@ -50,12 +57,11 @@ void stop_producer(void)
     pthread_join(producer, NULL);
 }
 
-/* Some work per value, so that waiting for the producer is a small part
- * of the cost. */
+/* Work per value, so that the waits are a small part of the cost. */
 static long digest(long v)
 {
     unsigned long x = (unsigned long)v;
-    for (int i = 0; i < 24; i++)
+    for (int i = 0; i < 48; i++)
         x = (x ^ (x >> 29)) * 0xbf58476d1ce4e5b9u + (unsigned long)i;
     return (long)(x >> 1);
 }
@@ -65,10 +71,13 @@ long consume_batch(size_t items)
     long sum = 0;
     pthread_mutex_lock(&lock);
     for (size_t i = 0; i < items; i++) {
-        while (head == tail)
+        while (!consumers_turn)
             pthread_cond_wait(&changed, &lock);
-        sum += digest(ring[head++ % RING]);
-        pthread_cond_broadcast(&changed);
+        sum += digest(ring[taken++]);
+        if (taken == filled) {
+            consumers_turn = 0;
+            pthread_cond_broadcast(&changed);
+        }
     }
     pthread_mutex_unlock(&lock);
     return sum;
