@@ -714,7 +714,12 @@ static void decide(struct growth_fit *out)
     for (int m = 0; m < GROWTH_MODELS; m++)
         if (candidate[m] && (best == GROWTH_MODELS || out->models[m].error < out->models[best].error))
             best = (enum growth_model)m;
+    /* A slower-growing model about as good is preferred, but not one that
+     * would fall short of GROWTH_POOR_ERROR where the best does not: the
+     * verdict would turn poor, or a power law, while a model fits. */
     double good_enough = out->models[best].error * GROWTH_TIE_FACTOR + GROWTH_TIE_SLACK;
+    if (out->models[best].error <= GROWTH_POOR_ERROR && good_enough > GROWTH_POOR_ERROR)
+        good_enough = GROWTH_POOR_ERROR;
     for (int m = 0; m < (int)best; m++)
         if (candidate[m] && out->models[m].error <= good_enough) {
             best = (enum growth_model)m;
