@@ -178,6 +178,75 @@ def case_step(tmp):
     check_routines(report, STEP_ROUTINES + ["matrix_multiply"], STEP_EXPECTED)
 
 
+AWK_PROGRAM = "{ for (i = 1; i <= NF; i++) count[$i]++ } END { n = 0; for (w in count) n++; print n }"
+SQL = """create table t(a integer primary key, b text, c integer);
+with recursive s(i) as (select 1 union all select i + 1 from s where i < 1500)
+insert into t select i, printf('w%05d', (i * 7919) % 1500), i % 37 from s;
+create index tb on t(b);
+select c, count(*), max(b) from t group by c order by 2 desc limit 3;
+select count(*) from t x join t y on x.c = y.c where x.a < 200;
+"""
+PYTHON = """import random
+r = random.Random(1)
+for n in (10, 30, 100, 300, 1000, 3000):
+    v = [r.random() for _ in range(n)]
+    v.sort()
+    d = {str(x): x for x in v}
+print(len(d))
+"""
+
+
+def case_real(tmp):
+    """Real programs, as Debian ships them (-O2, stripped, glibc), on small
+    inputs: no routine's verdict disagrees with its exponent, by the rule
+    growth_fit.h states, checked from the JSON report alone
+    (verdict_rule.py). The rule is first shown to catch contradictions."""
+    import random
+    import shutil
+    from verdict_rule import disagreements, report_disagreements, self_test
+    self_test()
+    rng = random.Random(16)
+    words = ["".join(rng.choice("abcdefghij") for _ in range(rng.randint(2, 9)))
+             for _ in range(3000)]
+    files = {"words.txt": "".join(" ".join(rng.choice(words) for _ in range(8)) + "\n"
+                                  for _ in range(1200)),
+             "numbers.txt": "".join(f"{rng.randrange(10 ** 6)}\n" for _ in range(8000)),
+             "prog.awk": AWK_PROGRAM + "\n", "q.sql": SQL, "p.py": PYTHON}
+    for name, text in files.items():
+        with open(os.path.join(tmp, name), "w") as f:
+            f.write(text)
+    programs = [("sort", ["-n", "numbers.txt"]), ("xz", ["-1", "-k", "-f", "words.txt"]),
+                ("grep", ["-c", "-E", "ab+c|dd", "words.txt"]),
+                ("gawk", ["-f", "prog.awk", "words.txt"]),
+                ("sqlite3", [":memory:", ".read q.sql"]),
+                ("/usr/bin/python3", ["-S", "-E", "p.py"])]
+    fits = verdicts = 0
+    problems, skipped = [], []
+    for program, args in programs:
+        path = shutil.which(program)
+        if not path:
+            skipped.append(program)
+            continue
+        rec = os.path.join(tmp, os.path.basename(program) + ".rec")
+        run([TRMS, "record", "-o", rec, "--", path] + args, cwd=tmp)
+        run([TRMS, "analyze", rec])
+        report = json.loads(run([TRMS, "report", rec, "--format", "json", "--top", "0"]).stdout)
+        for row in report["routines"]:
+            for metric in ("rms", "trms"):
+                for kind in ("worst", "average"):
+                    fits += 1
+                    verdicts += row["fit"][metric][kind]["verdict"]
+        problems += [f"{program}: {p}" for p in report_disagreements(report)]
+    check(not {"sort", "xz", "grep"} & set(skipped), f"coreutils, xz and grep are missing")
+    if skipped:
+        print(f"not installed, not recorded: {' '.join(skipped)} (tools/install-deps.sh "
+              f"installs them)", file=sys.stderr)
+    check(verdicts >= 300, f"only {verdicts} verdicts of {fits} fits")
+    check(not problems, f"{len(problems)} verdicts disagree with their exponent:\n" +
+          "\n".join(problems[:20]))
+    print(f"{verdicts} verdicts of {fits} fits, none disagrees with its exponent")
+
+
 CASES = {name[5:]: fn for name, fn in globals().items() if name.startswith("case_")}
 
 if __name__ == "__main__":
