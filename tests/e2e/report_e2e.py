@@ -93,7 +93,7 @@ def case_growth(tmp):
     check(min(models, key=lambda m: models[m]["error"]) == "n^2", f"errors {models}")
     # Too few sizes: no verdict, and the reason says how many are needed.
     main = row(r, "main")["fit"]["rms"]["worst"]
-    check(not main["verdict"] and main["why"] == "1 input size; a fit needs 5", f"main: {main}")
+    check(not main["verdict"] and main["why"] == "1 input size; a fit needs 4", f"main: {main}")
     # The text report says it at a glance, with the source location.
     text = run([TRMS, "report", rec]).stdout
     line = next((l for l in text.splitlines() if "str_tolower (wordcase.c:" in l), "")
