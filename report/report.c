@@ -87,10 +87,13 @@ const char *report_routine_label(const struct routine_table *routines,
         return report_routine_name(routines, symbols, id, buf);
     char name[REPORT_LABEL_MAX];
     report_symbol_name(sym, name);
+    size_t used = (size_t)snprintf(buf, REPORT_LABEL_MAX, "%s", name);
+    if (used >= REPORT_LABEL_MAX)
+        return buf;
     if (sym->file)
-        snprintf(buf, REPORT_LABEL_MAX, "%s (%s:%d)", name, sym->file, sym->line);
+        snprintf(buf + used, REPORT_LABEL_MAX - used, " (%s:%d)", sym->file, sym->line);
     else
-        snprintf(buf, REPORT_LABEL_MAX, "%s [%s]", name, report_module_name(sym->module));
+        snprintf(buf + used, REPORT_LABEL_MAX - used, " [%s]", report_module_name(sym->module));
     return buf;
 }
 

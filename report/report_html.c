@@ -223,7 +223,8 @@ static void induced_chart(FILE *out, const struct report_model *m)
                                                                  (double)induced};
     }
     fputs("<h2>Thread-induced vs external input</h2>\n", out);
-    if (all_thread + all_external == 0 && n == 0) {
+    size_t whole = all_thread + all_external > 0;
+    if (!whole && n == 0) {
         fputs("<p>No routine read input induced by other threads or the kernel.</p>\n", out);
         free(shares);
         return;
@@ -241,17 +242,21 @@ static void induced_chart(FILE *out, const struct report_model *m)
     }
     fprintf(out, "<p class=\"note\">Induced first accesses: reads of values another thread or "
                  "the kernel wrote since the reading thread last touched the cell, split between "
-                 "the two. The whole program, then the %zu routines with the most induced input "
+                 "the two. %s%zu routines with the most induced input "
                  "sorted by their thread-induced share (as Figure 9 of the TRMS paper)%s. "
                  "A routine's count includes its callees'; wrappers are left out.</p>\n",
-            shown, n > shown ? ", then the others together" : "");
-    size_t bars_n = shown + 1 + (n > shown);
+            whole ? "The whole program, then the " : "The ", shown,
+            n > shown ? ", then the others together" : "");
+    /* Bars: the whole program (when its roots are in the report), the
+     * routines shown, the rest. */
+    size_t bars_n = whole + shown + (n > shown);
     struct svg_bar *bars = xcalloc(bars_n, sizeof *bars);
     double *parts = xcalloc(2 * bars_n, sizeof *parts);
     char **labels = xcalloc(bars_n, sizeof *labels), **notes = xcalloc(bars_n, sizeof *notes);
-    for (size_t b = 0; b < bars_n; b++) {
+    for (size_t i = 0; i < bars_n; i++) {
         char label[REPORT_LABEL_MAX], note[64];
         uint64_t thread, external;
+        size_t b = i + !whole; /* 0: the whole program, then the routines */
         if (b == 0) {
             snprintf(label, sizeof label, "whole program");
             thread = all_thread;
@@ -270,12 +275,12 @@ static void induced_chart(FILE *out, const struct report_model *m)
             external = rest_external;
         }
         uint64_t total = thread + external;
-        parts[2 * b] = total ? 100.0 * (double)thread / (double)total : 0;
-        parts[2 * b + 1] = total ? 100.0 - parts[2 * b] : 0;
+        parts[2 * i] = total ? 100.0 * (double)thread / (double)total : 0;
+        parts[2 * i + 1] = total ? 100.0 - parts[2 * i] : 0;
         count_note(note, sizeof note, total);
-        labels[b] = xstrdup(label);
-        notes[b] = xstrdup(note);
-        bars[b] = (struct svg_bar){.label = labels[b], .parts = &parts[2 * b]};
+        labels[i] = xstrdup(label);
+        notes[i] = xstrdup(note);
+        bars[i] = (struct svg_bar){.label = labels[i], .parts = &parts[2 * i]};
     }
     static const char *const names[] = {"thread", "external"};
     struct svg_frame f = {.cls = "induced", .title = "induced first accesses: thread vs external",
@@ -309,7 +314,7 @@ static void reuse_chart(FILE *out, const char *cls, const char *title,
     struct svg_bar *bars = xcalloc(n + 1, sizeof *bars);
     double *counts = xcalloc(n + 1, sizeof *counts);
     char (*labels)[16] = xcalloc(n + 1, sizeof *labels);
-    char (*tips)[48] = xcalloc(n + 1, sizeof *tips);
+    char (*tips)[64] = xcalloc(n + 1, sizeof *tips);
     size_t i = 0;
     for (size_t k = 0; k < n; k++) {
         uint64_t lo = k ? 1ull << (k - 1) : 0, hi = k ? (1ull << k) - 1 : 0;
