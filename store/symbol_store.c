@@ -18,16 +18,25 @@ static void put_key(uint8_t key[8], uint64_t addr)
         key[i] = (uint8_t)(addr >> (56 - 8 * i));
 }
 
+/* A string that may be absent: its length + 1, then its bytes; 0 for none. */
+static void put_optional(struct byte_buffer *b, const char *s)
+{
+    size_t len = s ? strlen(s) : 0;
+    byte_buffer_put_varint(b, s ? len + 1 : 0);
+    byte_buffer_put(b, s, len);
+}
+
+/* Format 2: version, name, file (both optional), line, offset in the
+ * symbol, module (optional), address in the module. */
 static void encode(const struct symbol_name *n, struct byte_buffer *b)
 {
-    size_t name_len = strlen(n->name);
     byte_buffer_put_varint(b, SYMBOL_CODEC_VERSION);
-    byte_buffer_put_varint(b, name_len);
-    byte_buffer_put(b, n->name, name_len);
-    size_t file_len = n->file ? strlen(n->file) : 0;
-    byte_buffer_put_varint(b, n->file ? file_len + 1 : 0);
-    byte_buffer_put(b, n->file, file_len);
+    put_optional(b, n->name && *n->name ? n->name : NULL);
+    put_optional(b, n->file);
     byte_buffer_put_varint(b, n->line > 0 ? (uint64_t)n->line : 0);
+    byte_buffer_put_varint(b, n->offset);
+    put_optional(b, n->module && *n->module ? n->module : NULL);
+    byte_buffer_put_varint(b, n->module_addr);
 }
 
 static char *copy_string(struct byte_cursor *c, uint64_t len)
@@ -55,20 +64,34 @@ static int decode(const char *path, uint64_t addr, const MDB_val *v, struct symb
     struct byte_cursor c;
     byte_cursor_init(&c, v->mv_data, v->mv_size);
     uint64_t version = byte_cursor_varint(&c);
-    if (!c.failed && version != SYMBOL_CODEC_VERSION)
+    if (!c.failed && (version < 1 || version > SYMBOL_CODEC_VERSION))
         return error_set(err, "%s: the symbol of 0x%" PRIx64 " has format %" PRIu64
-                              "; this trms reads format %d",
+                              "; this trms reads formats 1 to %d",
                          path, addr, version, SYMBOL_CODEC_VERSION);
-    char *name = copy_string(&c, byte_cursor_varint(&c));
+    /* Format 1: a name (required), file, line. */
+    uint64_t name_len = byte_cursor_varint(&c);
+    char *name = version == 1 ? copy_string(&c, name_len)
+                 : name_len   ? copy_string(&c, name_len - 1)
+                              : NULL;
     uint64_t file_len = byte_cursor_varint(&c);
     char *file = file_len ? copy_string(&c, file_len - 1) : NULL;
-    uint64_t line = byte_cursor_varint(&c);
-    if (c.failed || c.p != c.end || line > INT32_MAX || !name || !*name) {
+    uint64_t line = byte_cursor_varint(&c), offset = 0, module_addr = 0;
+    char *module = NULL;
+    if (version >= 2) {
+        offset = byte_cursor_varint(&c);
+        uint64_t module_len = byte_cursor_varint(&c);
+        module = module_len ? copy_string(&c, module_len - 1) : NULL;
+        module_addr = byte_cursor_varint(&c);
+    }
+    if (c.failed || c.p != c.end || line > INT32_MAX || (name && !*name) ||
+        (module && !*module) || (!name && !module)) {
         free(name);
         free(file);
+        free(module);
         return error_set(err, "%s: the symbol of 0x%" PRIx64 " is corrupt", path, addr);
     }
-    *out = (struct symbol_name){addr, name, file, (int)line};
+    *out = (struct symbol_name){addr,   name,   file,       (int)line,
+                                offset, module, module_addr};
     return 0;
 }
 
@@ -97,7 +120,7 @@ int symbol_store_save(const char *rec_path, const struct symbol_name *names, siz
     if (rc == 0)
         rc = mdb_dbi_open(txn, SYMBOLS_DB, MDB_CREATE, &dbi);
     for (size_t i = 0; rc == 0 && i < n; i++) {
-        if (!names[i].name || !*names[i].name)
+        if ((!names[i].name || !*names[i].name) && (!names[i].module || !*names[i].module))
             continue; /* nothing worth keeping */
         uint8_t key[8];
         put_key(key, names[i].addr);
@@ -130,26 +153,41 @@ void symbol_names_free(struct symbol_names *names)
     for (size_t i = 0; i < names->count; i++) {
         free((char *)names->items[i].name);
         free((char *)names->items[i].file);
+        free((char *)names->items[i].module);
     }
     free(names->items);
     u64map_free(&names->by_addr);
     symbol_names_init(names);
 }
 
-void symbol_names_put(struct symbol_names *names, uint64_t addr, const char *name,
-                      const char *file, int line)
+static char *copy_or_null(const char *s)
+{
+    return s ? xstrdup(s) : NULL;
+}
+
+void symbol_names_add(struct symbol_names *names, const struct symbol_name *n)
 {
     int inserted;
-    uint64_t *index = u64map_upsert(&names->by_addr, addr, &inserted);
+    uint64_t *index = u64map_upsert(&names->by_addr, n->addr, &inserted);
     if (inserted) {
         names->items = xrealloc(names->items, (names->count + 1) * sizeof *names->items);
         *index = names->count++;
     } else {
         free((char *)names->items[*index].name);
         free((char *)names->items[*index].file);
+        free((char *)names->items[*index].module);
     }
-    names->items[*index] = (struct symbol_name){addr, xstrdup(name), file ? xstrdup(file) : NULL,
-                                                line};
+    struct symbol_name *to = &names->items[*index];
+    *to = *n;
+    to->name = copy_or_null(n->name);
+    to->file = copy_or_null(n->file);
+    to->module = copy_or_null(n->module);
+}
+
+void symbol_names_put(struct symbol_names *names, uint64_t addr, const char *name,
+                      const char *file, int line)
+{
+    symbol_names_add(names, &(struct symbol_name){addr, name, file, line, 0, NULL, 0});
 }
 
 const struct symbol_name *symbol_names_find(const struct symbol_names *names, uint64_t addr)
