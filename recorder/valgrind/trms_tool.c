@@ -25,6 +25,7 @@
 #include "pub_tool_libcprint.h"
 #include "pub_tool_libcproc.h"
 #include "pub_tool_machine.h"
+#include "pub_tool_mallocfree.h"
 #include "pub_tool_options.h"
 #include "pub_tool_threadstate.h"
 #include "pub_tool_tooliface.h"
@@ -412,9 +413,13 @@ static Bool jump_is_interesting(Addr from, Addr target, Bool from_plt)
         return True;
     if (!VG_(get_fnname_if_entry)(ep, target, &to_name))
         return False;
-    if (VG_(get_fnname)(ep, from, &from_name) && VG_(strcmp)(from_name, to_name) == 0)
-        return False;  /* a loop back to its own entry */
-    return True;
+    /* A C++ name is demangled into the demangler's one buffer, which the
+     * next lookup reuses: keep a copy, or every jump between two C++
+     * functions would look like a loop. */
+    HChar *to = VG_(strdup)("trms.jump", to_name);
+    Bool loop = VG_(get_fnname)(ep, from, &from_name) && VG_(strcmp)(from_name, to) == 0;
+    VG_(free)(to);
+    return !loop;  /* a loop back to its own entry is not interesting */
 }
 
 /* The index of the store that pushes a call's return address (to where
