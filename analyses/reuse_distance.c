@@ -128,7 +128,7 @@ static ALWAYS_INLINE void count_distance(struct reuse_distance *rd, uint64_t dis
         rd->span = distance + 1;
 }
 
-static ALWAYS_INLINE void access_line(struct reuse_distance *rd, uint64_t line)
+static ALWAYS_INLINE uint64_t access_line(struct reuse_distance *rd, uint64_t line)
 {
     rd->accesses++;
     if (rd->now == rd->capacity)
@@ -139,14 +139,16 @@ static ALWAYS_INLINE void access_line(struct reuse_distance *rd, uint64_t line)
     if (t == now - 1 && t != 0) {
         /* Already the most recent line: distance 0 and nothing moves. */
         count_distance(rd, 0);
-        return;
+        return 0;
     }
+    uint64_t distance = REUSE_COLD;
     if (t == 0) {
         rd->cold++;
         rd->live++;
         tree_add(rd, now >> 6, 1);
     } else {
-        count_distance(rd, marks_after(rd, t));
+        distance = marks_after(rd, t);
+        count_distance(rd, distance);
         rd->marks[t >> 6] &= ~(1ull << (t & 63));
         if ((t >> 6) != (now >> 6)) {
             tree_add(rd, t >> 6, -1);
@@ -156,11 +158,17 @@ static ALWAYS_INLINE void access_line(struct reuse_distance *rd, uint64_t line)
     rd->marks[now >> 6] |= 1ull << (now & 63);
     *slot = now;
     rd->now = now + 1;
+    return distance;
 }
 
 void reuse_distance_access(struct reuse_distance *rd, uint64_t line)
 {
     access_line(rd, line);
+}
+
+uint64_t reuse_distance_access_distance(struct reuse_distance *rd, uint64_t line)
+{
+    return access_line(rd, line);
 }
 
 void reuse_distance_lines(struct reuse_distance *rd, uint64_t first, uint64_t last)

@@ -22,6 +22,11 @@ void reuse_distance_free(struct reuse_distance *rd);
 
 void reuse_distance_access(struct reuse_distance *rd, uint64_t line);
 
+/* The same, returning the access's distance, or REUSE_COLD for a first
+ * access. */
+#define REUSE_COLD UINT64_MAX
+uint64_t reuse_distance_access_distance(struct reuse_distance *rd, uint64_t line);
+
 /* One access to each of the lines FIRST..LAST, in order. */
 void reuse_distance_lines(struct reuse_distance *rd, uint64_t first, uint64_t last);
 

@@ -8,6 +8,7 @@
 #include "common/byte_buffer.h"
 #include "common/oom.h"
 #include "store/store_env.h"
+#include "store/store_space.h"
 
 #define SYMBOLS_DB "symbols"
 
@@ -83,6 +84,15 @@ int symbol_store_save(const char *rec_path, const struct symbol_name *names, siz
     MDB_txn *txn = NULL;
     MDB_dbi dbi;
     struct byte_buffer value = {0};
+    uint64_t need = 0;
+    for (size_t i = 0; i < n; i++)
+        need += 64 + (names[i].name ? strlen(names[i].name) : 0) +
+                (names[i].file ? strlen(names[i].file) : 0);
+    if (store_space_reserve(env, path, need, "storing the routine names", err) != 0) {
+        store_env_close(env);
+        free(path);
+        return -1;
+    }
     int rc = mdb_txn_begin(env, NULL, 0, &txn);
     if (rc == 0)
         rc = mdb_dbi_open(txn, SYMBOLS_DB, MDB_CREATE, &dbi);
@@ -101,9 +111,9 @@ int symbol_store_save(const char *rec_path, const struct symbol_name *names, siz
     else if (txn)
         rc = mdb_txn_commit(txn);
     if (rc != 0)
-        error_set(err, "%s: cannot store the symbol names: %s", path, mdb_strerror(rc));
+        store_write_error(path, rc, "storing the routine names", need, err);
     byte_buffer_free(&value);
-    mdb_env_close(env);
+    store_env_close(env);
     free(path);
     return rc ? -1 : 0;
 }
@@ -211,7 +221,7 @@ int symbol_store_load(const char *rec_path, struct symbol_names *out, struct trm
         status = error_set(err, "%s: cannot read the symbol names: %s", path, mdb_strerror(rc));
     if (status != 0)
         symbol_names_free(out);
-    mdb_env_close(env);
+    store_env_close(env);
     free(path);
     return status;
 }

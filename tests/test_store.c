@@ -3,6 +3,7 @@
  * with a message and left as they were. */
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <lmdb.h>
@@ -157,7 +158,7 @@ static void broken_store(const char *rec)
     struct trms_error err;
     struct result_store *s;
     CHECK(result_store_open(rec, 1, &s, &err) != 0);
-    CHECK(strstr(err.message, "cannot open the result store") != NULL);
+    CHECK(strstr(err.message, "the result store is damaged") != NULL);
     CHECK(strchr(err.message, '\n') == NULL);
     CHECK(result_store_open(rec, 0, &s, &err) != 0);
     stat(path, &after);
@@ -295,8 +296,9 @@ static void checkpoints(const char *rec)
     n = 0;
     CHECK(checkpoint_list(s, count_checkpoint, &n, &err) == 0);
     CHECK_EQ(n, 1);
-    /* A save abandoned after several transactions of parts (a kill): the
-     * previous checkpoint is whole; the next save removes the parts left. */
+    /* A save abandoned after several transactions of parts: the previous
+     * checkpoint stays whole, and the parts written go (their room is
+     * the result's, on a full disk). */
     struct checkpoint_save *abandoned;
     CHECK(checkpoint_save_begin(s, &k4, &abandoned, &err) == 0);
     struct state_writer w;
@@ -306,6 +308,25 @@ static void checkpoints(const char *rec)
         state_put_bytes(&w, junk, sizeof junk);
     CHECK(state_writer_finish(&w) == 0);
     checkpoint_save_abort(abandoned);
+    CHECK(checkpoint_is(s, &k4, small));
+    result_store_close(s);
+    CHECK_EQ(store_keys(rec, "cell=4/line=64/"), 2);  /* the head and its one part */
+    /* The same save killed half way (a process that exits without a word):
+     * the parts stay until the next save removes them. */
+    fflush(NULL);
+    pid_t child = fork();
+    if (child == 0) {
+        CHECK(result_store_open(rec, 1, &s, &err) == 0);
+        CHECK(checkpoint_save_begin(s, &k4, &abandoned, &err) == 0);
+        state_writer_init(&w, checkpoint_save_bytes, abandoned);
+        for (int i = 0; i < 40 * 256; i++)
+            state_put_bytes(&w, junk, sizeof junk);
+        CHECK(state_writer_finish(&w) == 0);
+        _exit(0);
+    }
+    int status;
+    CHECK(waitpid(child, &status, 0) == child && WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    CHECK(result_store_open(rec, 1, &s, &err) == 0);
     CHECK(checkpoint_is(s, &k4, small));
     result_store_close(s);
     CHECK(store_keys(rec, "cell=4/line=64/") > 100);

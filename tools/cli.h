@@ -20,7 +20,7 @@ struct command {
 };
 
 extern const struct command cmd_record, cmd_import, cmd_analyze, cmd_report, cmd_diff,
-    cmd_export, cmd_info;
+    cmd_export, cmd_info, cmd_explore, cmd_verify, cmd_gc;
 
 /* Prints "trms: MESSAGE" and returns EXIT_FAILED. */
 int cli_fail(const struct trms_error *err);
@@ -35,5 +35,12 @@ int cli_parse_power_of_two(const struct command *cmd, const char *option, const 
 
 /* True when ARG is -h or --help. */
 int cli_is_help(const char *arg);
+
+/* "1.5 MiB", "512 B". */
+const char *cli_human_bytes(uint64_t bytes, char buf[static 32]);
+
+/* Says in one line on stderr which staging directories of a trms that
+ * died DIR holds, if any, and that `trms gc DIR` removes them. */
+void cli_note_leftovers(const char *dir);
 
 #endif

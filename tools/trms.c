@@ -5,7 +5,8 @@
 #include "tools/cli.h"
 
 static const struct command *const commands[] = {&cmd_record, &cmd_import, &cmd_analyze, &cmd_report,
-                                                 &cmd_diff, &cmd_export, &cmd_info};
+                                                 &cmd_diff, &cmd_export, &cmd_info, &cmd_explore,
+                                                 &cmd_verify, &cmd_gc};
 #define N_COMMANDS (sizeof commands / sizeof *commands)
 
 static void print_help(FILE *out)

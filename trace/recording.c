@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "common/oom.h"
+#include "trace/staging.h"
 
 char *recording_file(const char *path, const char *name)
 {
@@ -38,6 +39,12 @@ int recording_stage(const char *final_path, char **staging, struct trms_error *e
         int e = errno;
         free(tmpl);
         return error_set(err, "%s: cannot create the recording: %s", final_path, strerror(e));
+    }
+    /* Held while this process builds it: one nobody holds is a leftover. */
+    if (staging_lock(tmpl, err) != 0) {
+        rmdir(tmpl);
+        free(tmpl);
+        return -1;
     }
     *staging = tmpl;
     return 0;
@@ -78,27 +85,19 @@ int recording_commit(const char *staging, const char *final_path, struct trms_er
     if (stat(final_path, &st) == 0)
         return error_set(err, "%s already exists; choose another -o or remove it first",
                          final_path);
+    staging_release_reserve(staging);
     if (rename(staging, final_path) != 0)
         return error_set(err, "%s: cannot create the recording: %s", final_path,
                          strerror(errno));
+    staging_unlock(staging);
     return 0;
 }
 
 void recording_discard(const char *staging)
 {
-    DIR *dir = opendir(staging);
-    if (dir) {
-        struct dirent *d;
-        while ((d = readdir(dir)) != NULL) {
-            if (strcmp(d->d_name, ".") == 0 || strcmp(d->d_name, "..") == 0)
-                continue;
-            char *path = recording_file(staging, d->d_name);
-            unlink(path);
-            free(path);
-        }
-        closedir(dir);
-    }
-    rmdir(staging);
+    /* Whatever it holds: an rr trace, a store of routine names. */
+    staging_remove_tree(staging);
+    staging_unlock(staging);
 }
 
 static int read_meta(struct recording *rec, FILE *fp, const char *path, struct trms_error *err)

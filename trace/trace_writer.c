@@ -33,6 +33,10 @@ struct trace_writer {
     uint32_t thread;
     uint64_t written;           /* bytes in the file */
     uint64_t writeback_start;   /* bytes before this were handed to the disk */
+    /* The whole blocks in the file, for trace_writer_salvage. */
+    uint64_t kept_events, kept_blocks;
+    uint32_t kept_routines;
+    int failed;                 /* errno of a write that failed */
 };
 
 static int write_bytes(struct trace_writer *w, const void *data, size_t len,
@@ -43,8 +47,10 @@ static int write_bytes(struct trace_writer *w, const void *data, size_t len,
         ssize_t n = write(w->fd, p, len);
         if (n < 0 && errno == EINTR)
             continue;
-        if (n < 0)
-            return error_set(err, "%s: cannot write: %s", w->path, strerror(errno));
+        if (n < 0) {
+            w->failed = errno;
+            return error_set(err, "%s: cannot write: %s", w->path, strerror(w->failed));
+        }
         p += n;
         len -= (size_t)n;
         w->written += (uint64_t)n;
@@ -102,8 +108,15 @@ static int write_block(struct trace_writer *w, uint32_t kind, uint32_t events,
     put_le32(w->block + 4, (uint32_t)w->used);
     put_le32(w->block + 8, events);
     put_le32(w->block + 12, crc32_update(0, w->payload, w->used));
-    if (write_bytes(w, w->block, TRACE_BLOCK_HEADER_SIZE + w->used, err) != 0)
+    uint64_t start = w->written;
+    if (write_bytes(w, w->block, TRACE_BLOCK_HEADER_SIZE + w->used, err) != 0) {
+        /* The whole blocks before stay readable: cut the partial one off. */
+        if (!w->failed)
+            w->failed = EIO;
+        if (ftruncate(w->fd, (off_t)start) == 0 && lseek(w->fd, (off_t)start, SEEK_SET) >= 0)
+            w->written = start;
         return -1;
+    }
     w->used = 0;
     start_writeback(w);
     return 0;
@@ -113,9 +126,14 @@ static int flush_events(struct trace_writer *w, struct trms_error *err)
 {
     if (w->used == 0)
         return 0;
+    if (w->failed)
+        return error_set(err, "%s: cannot write: %s", w->path, strerror(w->failed));
     if (write_block(w, TRACE_BLOCK_EVENTS, w->block_events, err) != 0)
         return -1;
     w->blocks++;
+    w->kept_events = w->total_events;  /* the block held the last of them */
+    w->kept_blocks = w->blocks;
+    w->kept_routines = w->routines_written;
     w->block_events = 0;
     return 0;
 }
@@ -219,6 +237,27 @@ void trace_writer_close_window(struct trace_writer *w, const struct trace_window
     w->encoder = win->encoder;
     w->block_events += records;
     w->total_events += records;
+}
+
+int trace_writer_failed(const struct trace_writer *w)
+{
+    return w->failed;
+}
+
+int trace_writer_salvage(struct trace_writer *w, uint64_t *events, struct trms_error *err)
+{
+    *events = w->kept_events;
+    w->failed = 0;
+    w->used = put_varint(w->payload, w->kept_events);
+    w->used += put_varint(w->payload + w->used, w->kept_blocks);
+    w->used += put_varint(w->payload + w->used, w->kept_routines);
+    int rc = write_block(w, TRACE_BLOCK_END, 0, err);
+    if (rc == 0 && fsync(w->fd) != 0)
+        rc = error_set(err, "%s: cannot write: %s", w->path, strerror(errno));
+    if (close(w->fd) != 0 && rc == 0)
+        rc = error_set(err, "%s: cannot write: %s", w->path, strerror(errno));
+    free_writer(w);
+    return rc;
 }
 
 void trace_writer_abandon(struct trace_writer *w)

@@ -124,10 +124,10 @@ head -c 8192 /dev/urandom >badstore.rec/results/data.mdb
 digest=$(sha256sum <badstore.rec/results/data.mdb)
 run "$TRMS" analyze badstore.rec
 expect_status 1
-expect_error_line "cannot open the result store"
+expect_error_line "the result store is damaged (MDB_INVALID"
 run "$TRMS" report badstore.rec
 expect_status 1
-expect_error_line "cannot open the result store"
+expect_error_line "the result store is damaged (MDB_INVALID"
 # (lock.mdb is LMDB's reader table, rewritten by any open; the data is not.)
 [ "$(sha256sum <badstore.rec/results/data.mdb)" = "$digest" ] || fail "the broken store was modified"
 cp -r good.rec filestore.rec
