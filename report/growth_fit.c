@@ -670,8 +670,10 @@ int growth_model_allowed(const struct growth_fit *fit, enum growth_model m)
     model_exponents(m, fit->exponent_from, fit->window_hi, &from, &to);
     /* Lower-order terms hide some of the leading growth, as much as the
      * fitted curve shows; a fixed part of the input (a table read besides
-     * the data) steepens a linear routine's slope, n / (n - n0). */
-    double low = fmin(from, slope), high = m == GROWTH_LINEAR ? fmax(to, slope) : to;
+     * the data, a flag) steepens the slope, n / (n - n0) times: as much as
+     * the curve shows where the model, offset included, fits closely. */
+    double low = fmin(from, slope);
+    double high = fit->models[m].error <= GROWTH_OFFSET_FIT ? fmax(to, slope) : to;
     return low - GROWTH_SLACK_BELOW <= fit->exponent_high &&
            high + GROWTH_SLACK_ABOVE >= fit->exponent_low &&
            slope >= from - GROWTH_LEADING_SLACK;

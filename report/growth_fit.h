@@ -35,12 +35,12 @@
  *     or its fitted curve's slope there where lower, is at most
  *     GROWTH_SLACK_BELOW above the interval (lower-order terms hide some of
  *     the leading growth: 25 n + n^2/8 grows as n^1.9 over [1024, 2048]),
- *     and its own exponent at most GROWTH_SLACK_ABOVE below it (for the
- *     linear model, its fitted curve's slope where higher: a table read
- *     besides the data is a fixed part n0 of the input and steepens a
- *     linear routine to n / (n - n0)), and when its fitted curve, measured
- *     as the data is, grows within GROWTH_LEADING_SLACK of its exponent:
- *     its leading term shows at the large end. The best
+ *     and its own exponent (or its fitted curve's slope where higher, if
+ *     the model fits within GROWTH_OFFSET_FIT: a table read besides the
+ *     data is a fixed part n0 of the input and steepens n^k to
+ *     (n - n0)^k) at most GROWTH_SLACK_ABOVE below it, and when its fitted
+ *     curve, measured as the data is, grows within GROWTH_LEADING_SLACK of
+ *     its exponent: its leading term shows at the large end. The best
  *     fitting candidate is chosen; a slower-growing one within
  *     GROWTH_TIE_FACTOR (plus GROWTH_TIE_SLACK) of it is preferred, since
  *     an extra term fitting noise is no evidence of growth.
@@ -83,6 +83,7 @@
 #define GROWTH_OUTLIER_SHARE 0.3
 #define GROWTH_SLACK_BELOW 0.10
 #define GROWTH_SLACK_ABOVE 0.05
+#define GROWTH_OFFSET_FIT 0.05
 #define GROWTH_LEADING_SLACK 0.25
 #define GROWTH_TIE_FACTOR 1.10
 #define GROWTH_TIE_SLACK 0.005

@@ -295,7 +295,8 @@ static void never_contradicts(void)
             int logged = m == GROWTH_LOG || m == GROWTH_NLOGN;
             double from = power[m] + (logged ? 1 / large : 0);
             double to = power[m] + (logged ? 1 / small : 0);
-            double low = fmin(from, slope), high = m == GROWTH_LINEAR ? fmax(to, slope) : to;
+            double low = fmin(from, slope);
+            double high = fit.models[m].error <= GROWTH_OFFSET_FIT ? fmax(to, slope) : to;
             for (int strict = 0; strict < 2; strict++) {
                 double e = strict ? -1e-6 : 1e-6;
                 int ok = low - GROWTH_SLACK_BELOW <= fit.exponent_high + e &&

@@ -8,7 +8,8 @@ header's words; the fields it reads are the JSON report's `fit` objects):
   exponent was measured on (0 for 1, 1/ln n for log n, 1 for n,
   1 + 1/ln n for n log n, 2 for n^2, 3 for n^3), or its fitted curve's
   slope there where lower, is at most SLACK_BELOW above hi; its own
-  exponent (for n, its curve's slope where higher) is at most SLACK_ABOVE
+  exponent (or its curve's slope where higher, when the model fits within
+  OFFSET_FIT: an offset of the sizes steepens it) is at most SLACK_ABOVE
   below lo; and its curve's slope is within LEADING_SLACK under its own
   exponent (the leading term shows);
 - a verdict that names a model ("n^2", "n^2?") must name an allowed one;
@@ -23,6 +24,7 @@ import math
 
 SLACK_BELOW = 0.10
 SLACK_ABOVE = 0.05
+OFFSET_FIT = 0.05
 LEADING_SLACK = 0.25
 POOR_ERROR = 0.10
 POWER_WIDTH = 0.5
@@ -43,7 +45,7 @@ def allowed(fit, model):
     own_lo, own_hi = own_exponents(model, fit["exponent_from"], fit["window"][1])
     slope = fit["models"][model]["slope"]
     low = min(own_lo, slope)
-    high = max(own_hi, slope) if model == "n" else own_hi
+    high = max(own_hi, slope) if fit["models"][model]["error"] <= OFFSET_FIT else own_hi
     ci_lo, ci_hi = fit["exponent_ci"]
     return (low - SLACK_BELOW <= ci_hi and high + SLACK_ABOVE >= ci_lo
             and slope >= own_lo - LEADING_SLACK)
