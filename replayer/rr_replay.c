@@ -272,7 +272,7 @@ const char *rr_replay_routine_name(const struct rr_replay_result *r, uint64_t ad
                                    const struct routine_table *routines)
 {
     const struct symbol_name *named = symbol_names_find(&r->names, addr);
-    if (named)
+    if (named && named->name)
         return named->name;
     struct symbol_info info;
     if ((addr & ~ROUTINE_ADDR_MASK) != routines->addr_tag ||

@@ -15,16 +15,25 @@
 
 static const char MAGIC[8] = "TRMSSYMS";
 
+/* A string that may be absent: its length + 1, then its bytes; 0 for none. */
+static void put_optional(struct byte_buffer *b, const char *s)
+{
+    size_t len = s ? strlen(s) : 0;
+    byte_buffer_put_varint(b, s ? len + 1 : 0);
+    byte_buffer_put(b, s, len);
+}
+
+/* Format 2: version, name, file (both optional), line, offset in the
+ * symbol, module (optional), address in the module. */
 void symbol_entry_encode(const struct symbol_name *n, struct byte_buffer *b)
 {
-    size_t name_len = strlen(n->name);
     byte_buffer_put_varint(b, SYMBOL_CODEC_VERSION);
-    byte_buffer_put_varint(b, name_len);
-    byte_buffer_put(b, n->name, name_len);
-    size_t file_len = n->file ? strlen(n->file) : 0;
-    byte_buffer_put_varint(b, n->file ? file_len + 1 : 0);
-    byte_buffer_put(b, n->file, file_len);
+    put_optional(b, n->name && *n->name ? n->name : NULL);
+    put_optional(b, n->file);
     byte_buffer_put_varint(b, n->line > 0 ? (uint64_t)n->line : 0);
+    byte_buffer_put_varint(b, n->offset);
+    put_optional(b, n->module && *n->module ? n->module : NULL);
+    byte_buffer_put_varint(b, n->module_addr);
 }
 
 static char *copy_string(struct byte_cursor *c, uint64_t len)
@@ -49,20 +58,34 @@ static int decode_entry(const char *where, uint64_t addr, struct byte_cursor *c,
                         struct symbol_name *out, struct trms_error *err)
 {
     uint64_t version = byte_cursor_varint(c);
-    if (!c->failed && version != SYMBOL_CODEC_VERSION)
+    if (!c->failed && (version < 1 || version > SYMBOL_CODEC_VERSION))
         return error_set(err, "%s: the symbol of 0x%" PRIx64 " has format %" PRIu64
-                              "; this trms reads format %d",
+                              "; this trms reads formats 1 to %d",
                          where, addr, version, SYMBOL_CODEC_VERSION);
-    char *name = copy_string(c, byte_cursor_varint(c));
+    /* Format 1: a name (required), file, line. */
+    uint64_t name_len = byte_cursor_varint(c);
+    char *name = c->failed ? NULL
+                 : version == 1 ? copy_string(c, name_len)
+                 : name_len     ? copy_string(c, name_len - 1)
+                                : NULL;
     uint64_t file_len = byte_cursor_varint(c);
     char *file = file_len && !c->failed ? copy_string(c, file_len - 1) : NULL;
-    uint64_t line = byte_cursor_varint(c);
-    if (c->failed || line > INT32_MAX || !name || !*name) {
+    uint64_t line = byte_cursor_varint(c), offset = 0, module_addr = 0;
+    char *module = NULL;
+    if (version >= 2) {
+        offset = byte_cursor_varint(c);
+        uint64_t module_len = byte_cursor_varint(c);
+        module = module_len && !c->failed ? copy_string(c, module_len - 1) : NULL;
+        module_addr = byte_cursor_varint(c);
+    }
+    if (c->failed || line > INT32_MAX || (name && !*name) || (module && !*module) ||
+        (!name && !module)) {
         free(name);
         free(file);
+        free(module);
         return error_set(err, "%s: the symbol of 0x%" PRIx64 " is corrupt", where, addr);
     }
-    *out = (struct symbol_name){addr, name, file, (int)line};
+    *out = (struct symbol_name){addr, name, file, (int)line, offset, module, module_addr};
     return 0;
 }
 
@@ -76,6 +99,7 @@ int symbol_entry_decode(const char *where, uint64_t addr, const uint8_t *data, s
     if (c.p != c.end) {
         free((char *)out->name);
         free((char *)out->file);
+        free((char *)out->module);
         return error_set(err, "%s: the symbol of 0x%" PRIx64 " is corrupt", where, addr);
     }
     return 0;
@@ -133,9 +157,10 @@ int symbol_file_decode(const char *where, const uint8_t *data, size_t len,
         struct symbol_name n;
         if (decode_entry(where, addr, &c, &n, err) != 0)
             return -1;
-        symbol_names_put(out, addr, n.name, n.file, n.line);
+        symbol_names_add(out, &n);
         free((char *)n.name);
         free((char *)n.file);
+        free((char *)n.module);
         previous = addr;
     }
     if (c.failed || c.p != c.end || out->count != count)

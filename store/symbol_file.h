@@ -30,7 +30,8 @@
  * long C++ names stays far below). */
 #define SYMBOL_FILE_MAX_BYTES (UINT64_C(1) << 30)
 
-/* One name's entry: format (SYMBOL_CODEC_VERSION), name, file, line. */
+/* One name's entry: format (SYMBOL_CODEC_VERSION), name, file, line, the
+ * offset in the symbol, the module and the address in it. */
 void symbol_entry_encode(const struct symbol_name *n, struct byte_buffer *b);
 
 /* Decodes the entry of ADDR at DATA (LEN bytes) into OUT (strings

@@ -24,8 +24,8 @@ int symbol_store_save(const char *rec_path, const struct symbol_name *names, siz
     if (symbol_store_load(rec_path, &all, err) != 0)
         return -1;
     for (size_t i = 0; i < n; i++)
-        if (names[i].name && *names[i].name) /* else nothing worth keeping */
-            symbol_names_put(&all, names[i].addr, names[i].name, names[i].file, names[i].line);
+        if ((names[i].name && *names[i].name) || (names[i].module && *names[i].module))
+            symbol_names_add(&all, &names[i]);  /* else nothing worth keeping */
     int rc = symbol_file_write(rec_path, &all, err);
     symbol_names_free(&all);
     return rc;
@@ -43,26 +43,41 @@ void symbol_names_free(struct symbol_names *names)
     for (size_t i = 0; i < names->count; i++) {
         free((char *)names->items[i].name);
         free((char *)names->items[i].file);
+        free((char *)names->items[i].module);
     }
     free(names->items);
     u64map_free(&names->by_addr);
     symbol_names_init(names);
 }
 
-void symbol_names_put(struct symbol_names *names, uint64_t addr, const char *name,
-                      const char *file, int line)
+static char *copy_or_null(const char *s)
+{
+    return s ? xstrdup(s) : NULL;
+}
+
+void symbol_names_add(struct symbol_names *names, const struct symbol_name *n)
 {
     int inserted;
-    uint64_t *index = u64map_upsert(&names->by_addr, addr, &inserted);
+    uint64_t *index = u64map_upsert(&names->by_addr, n->addr, &inserted);
     if (inserted) {
         names->items = xrealloc(names->items, (names->count + 1) * sizeof *names->items);
         *index = names->count++;
     } else {
         free((char *)names->items[*index].name);
         free((char *)names->items[*index].file);
+        free((char *)names->items[*index].module);
     }
-    names->items[*index] = (struct symbol_name){addr, xstrdup(name), file ? xstrdup(file) : NULL,
-                                                line};
+    struct symbol_name *to = &names->items[*index];
+    *to = *n;
+    to->name = copy_or_null(n->name);
+    to->file = copy_or_null(n->file);
+    to->module = copy_or_null(n->module);
+}
+
+void symbol_names_put(struct symbol_names *names, uint64_t addr, const char *name,
+                      const char *file, int line)
+{
+    symbol_names_add(names, &(struct symbol_name){addr, name, file, line, 0, NULL, 0});
 }
 
 const struct symbol_name *symbol_names_find(const struct symbol_names *names, uint64_t addr)

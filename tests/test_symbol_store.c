@@ -57,10 +57,10 @@ static void roundtrip(const char *rec)
     symbol_names_free(&names);
 
     const struct symbol_name batch[] = {
-        {0x401136, "str_tolower", "wf.c", 31},
-        {UINT64_C(0xffffffffff600000), "vsyscall", NULL, 0},
-        {0x7f0000001000, "_ZN3foo3barEv", "foo.cc", 7}, /* C++: kept mangled */
-        {0x1234, "", NULL, 0},                          /* no name: not stored */
+        {.addr = 0x401136, .name = "str_tolower", .file = "wf.c", .line = 31},
+        {.addr = UINT64_C(0xffffffffff600000), .name = "vsyscall"},
+        {.addr = 0x7f0000001000, .name = "_ZN3foo3barEv", .file = "foo.cc", .line = 7}, /* C++: kept mangled */
+        {.addr = 0x1234, .name = ""},                   /* nothing known: not stored */
     };
     CHECK(symbol_store_save(rec, batch, 4, &err) == 0);
     CHECK(symbol_store_load(rec, &names, &err) == 0);
@@ -79,7 +79,7 @@ static void roundtrip(const char *rec)
     symbol_names_free(&names);
 
     /* Saving again replaces the names of the same addresses only. */
-    const struct symbol_name again[] = {{0x401136, "str_tolower2", "wf2.c", 32}};
+    const struct symbol_name again[] = {{.addr = 0x401136, .name = "str_tolower2", .file = "wf2.c", .line = 32}};
     CHECK(symbol_store_save(rec, again, 1, &err) == 0);
     CHECK(symbol_store_load(rec, &names, &err) == 0);
     CHECK_EQ(names.count, 3);
@@ -107,7 +107,7 @@ static void roundtrip(const char *rec)
 static void names_only(const char *rec)
 {
     struct trms_error err;
-    const struct symbol_name one = {0x10, "f", "f.c", 1};
+    const struct symbol_name one = {.addr = 0x10, .name = "f", .file = "f.c", .line = 1};
     CHECK(symbol_store_save(rec, &one, 1, &err) == 0);
     struct result_store *s;
     CHECK(result_store_open(rec, 0, &s, &err) != 0);
@@ -151,16 +151,24 @@ static void legacy(const char *rec)
     CHECK(symbol_store_load(rec, &names, &err) != 0);
     CHECK(strstr(err.message, "the symbol of 0xabc is corrupt") != NULL);
     CHECK_EQ(names.count, 0);
-    put_raw(rec, 0xabc, "\x02\x01x\x00\x00", 5); /* a future format */
+    put_raw(rec, 0xabc, "\x03\x02x\x00\x00\x00\x00\x00", 8); /* a future format */
     CHECK(symbol_store_load(rec, &names, &err) != 0);
-    CHECK(strstr(err.message, "has format 2") != NULL);
-    put_raw(rec, 0xabc, "\x01\x01x\x00\x00", 5); /* repaired */
+    CHECK(strstr(err.message, "has format 3") != NULL);
+    /* Format 2 with neither a name nor a module: nothing to keep. */
+    put_raw(rec, 0xabc, "\x02\x00\x00\x00\x00\x00\x00", 7);
+    CHECK(symbol_store_load(rec, &names, &err) != 0);
+    CHECK(strstr(err.message, "the symbol of 0xabc is corrupt") != NULL);
+    /* Format 2 cut short after its format 1 fields. */
+    put_raw(rec, 0xabc, "\x02\x02x\x00\x00", 5);
+    CHECK(symbol_store_load(rec, &names, &err) != 0);
+    put_raw(rec, 0xabc, "\x01\x01x\x00\x00", 5); /* repaired, as format 1 */
     CHECK(symbol_store_load(rec, &names, &err) == 0);
     const struct symbol_name *n = symbol_names_find(&names, 0xabc);
-    CHECK(n && strcmp(n->name, "x") == 0 && n->file == NULL && n->line == 0);
+    CHECK(n && strcmp(n->name, "x") == 0 && n->file == NULL && n->line == 0 &&
+          n->offset == 0 && n->module == NULL && n->module_addr == 0);
     symbol_names_free(&names);
     /* A save carries the store's names into the file. */
-    const struct symbol_name more = {0x600, "more", NULL, 0};
+    const struct symbol_name more = {.addr = 0x600, .name = "more"};
     CHECK(symbol_store_save(rec, &more, 1, &err) == 0);
     char path[256];
     snprintf(path, sizeof path, "%s/symbols", rec);
@@ -171,6 +179,45 @@ static void legacy(const char *rec)
     CHECK_EQ(names.count, 3);
     CHECK(symbol_names_find(&names, 0x500) && symbol_names_find(&names, 0x600) &&
           symbol_names_find(&names, 0xabc));
+    symbol_names_free(&names);
+}
+
+/* Format 2 keeps where a routine is in its file, and routines no symbol
+ * covers. */
+static void modules(const char *rec)
+{
+    struct trms_error err;
+    const struct symbol_name batch[] = {
+        {.addr = 0x4a10e0, .module = "/usr/lib/liblzma.so.5", .module_addr = 0x190e0},
+        {.addr = 0x4a2000, .name = "lzma_code", .offset = 0x1a, .file = "common.c", .line = 9,
+         .module = "/usr/lib/liblzma.so.5", .module_addr = 0x1a01a},
+        {.addr = 0x5000, .name = "main", .module = "/bin/x", .module_addr = 0x5000},
+    };
+    CHECK(symbol_store_save(rec, batch, 3, &err) == 0);
+    struct symbol_names names;
+    CHECK(symbol_store_load(rec, &names, &err) == 0);
+    for (size_t i = 0; i < 3; i++) {
+        const struct symbol_name *n = symbol_names_find(&names, batch[i].addr);
+        CHECK(n != NULL);
+        if (!n)
+            continue;
+        CHECK(batch[i].name ? n->name && strcmp(n->name, batch[i].name) == 0 : !n->name);
+        CHECK(batch[i].file ? n->file && strcmp(n->file, batch[i].file) == 0 : !n->file);
+        CHECK_EQ(n->line, batch[i].line);
+        CHECK_EQ(n->offset, batch[i].offset);
+        CHECK_STR(n->module, batch[i].module);
+        CHECK_EQ(n->module_addr, batch[i].module_addr);
+    }
+    /* Copies in memory keep every field too. */
+    struct symbol_names copy;
+    symbol_names_init(&copy);
+    for (size_t i = 0; i < names.count; i++)
+        symbol_names_add(&copy, &names.items[i]);
+    const struct symbol_name *c = symbol_names_find(&copy, 0x4a2000);
+    CHECK(c && c->offset == 0x1a && c->module_addr == 0x1a01a && strcmp(c->module, batch[1].module) == 0);
+    symbol_names_add(&copy, &batch[0]); /* replaces */
+    CHECK_EQ(copy.count, names.count);
+    symbol_names_free(&copy);
     symbol_names_free(&names);
 }
 
@@ -188,8 +235,9 @@ static void damaged_file(const char *rec)
 {
     struct trms_error err;
     struct symbol_names names;
-    const struct symbol_name batch[] = {{0x401136, "str_tolower", "wf.c", 31},
-                                        {0x401200, "main", NULL, 0}};
+    const struct symbol_name batch[] = {
+        {.addr = 0x401136, .name = "str_tolower", .file = "wf.c", .line = 31},
+        {.addr = 0x401200, .name = "main", .module = "/bin/wf", .module_addr = 0x1200}};
     CHECK(symbol_store_save(rec, batch, 2, &err) == 0);
     char path[256];
     snprintf(path, sizeof path, "%s/symbols", rec);
@@ -246,6 +294,7 @@ int main(void)
     names_only(staging);
     legacy(old);
     damaged_file(rec);
+    modules(rec);
     char cmd[160];
     snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
     CHECK(system(cmd) == 0);

@@ -367,6 +367,7 @@ static int analyze(const char *rec_path, const struct analysis_options *opt,
         recording_close(&rec);
         return -1;
     }
+    double started = progress_now();
     struct result_store *store = NULL;
     struct run_state st = {0};
     /* Checkpoints: of event traces, and not with --activations (the rows
@@ -468,7 +469,9 @@ static int analyze(const char *rec_path, const struct analysis_options *opt,
             printf("; store compacted from %s to %s", cli_human_bytes(before.file_bytes, was),
                    cli_human_bytes(after.file_bytes, now));
         }
-        printf("\n");
+        char took[64];
+        printf("; %s\n", progress_summary(started, st.events - st.progress_base, "events", took,
+                                          sizeof took));
     }
     analysis_result_free(result);
     analysis_free(st.analysis);

@@ -26,6 +26,7 @@
 #include "symbols/routine_resolver.h"
 #include "symbols/symbolizer.h"
 #include "tools/cli.h"
+#include "tools/progress.h"
 #include "tools/record_progress.h"
 #include "trace/recording.h"
 #include "trace/staging.h"
@@ -623,12 +624,14 @@ static int check_watch(const char *program, const char **watch, size_t n, struct
  * recorded where, and why it ends early when it does. */
 static void say_recorded(enum engine engine, const char *name, const char *output,
                          const struct program_outcome *outcome, const struct record_stats *stats,
-                         const struct record *r)
+                         const struct record *r, double started)
 {
-    char how[96], what[256];
+    char how[96], what[320], took[64];
     describe_outcome(outcome, how, sizeof how);
     snprintf(what, sizeof what, "%" PRIu64 " events, %" PRIu64 " threads, %zu routines",
              stats->events, stats->threads, r->routines.count);
+    progress_summary(started, engine == ENGINE_RR ? 0 : stats->events,
+                     engine == ENGINE_RR ? NULL : "events", took, sizeof took);
     int stop = stop_signals_requested();
     if (r->out_of_space)
         fprintf(stderr, "trms: %s of %s (after %.1f MiB): %s was stopped; the %" PRIu64
@@ -643,11 +646,11 @@ static void say_recorded(enum engine engine, const char *name, const char *outpu
         fprintf(stderr, "trms: %s arrived after %s %s; recorded %s into %s\n",
                 stop_signals_name(stop), name, how, what, output);
     else if (engine == ENGINE_RR)
-        fprintf(stderr, "trms: %s %s; recorded with rr into %s (`trms analyze %s` replays it)\n",
-                name, how, output, output);
+        fprintf(stderr, "trms: %s %s; recorded with rr into %s (`trms analyze %s` replays it) "
+                        "%s\n", name, how, output, output, took);
     else
-        fprintf(stderr, "trms: %s %s%s; recorded %s into %s\n", name, how,
-                stats->complete ? "" : " (recording stops where it died)", what, output);
+        fprintf(stderr, "trms: %s %s%s; recorded %s into %s %s\n", name, how,
+                stats->complete ? "" : " (recording stops where it died)", what, output, took);
 }
 
 static int parse_count(const char *option, const char *text, uint64_t max, uint64_t *out)
@@ -822,6 +825,7 @@ static int run(int argc, char **argv)
     char *folder = staging_parent_dir(output);
     cli_note_leftovers(folder);  /* of a trms that died recording there */
     free(folder);
+    double started = progress_now();
     int rc = recording_stage(output, &staging, &err);
     if (rc == 0)
         rc = staging_reserve(staging, STAGING_RESERVE_BYTES, output, &err);
@@ -863,7 +867,7 @@ static int run(int argc, char **argv)
     if (rc != 0)
         cli_fail(&err);
     else
-        say_recorded(engine, prog_argv[0], output, &outcome, &stats, &r);
+        say_recorded(engine, prog_argv[0], output, &outcome, &stats, &r, started);
     if (r.resolver)  /* the recording failed before naming */
         symbolizer_free(routine_resolver_finish(r.resolver));
     symbolizer_free(r.symbols);
