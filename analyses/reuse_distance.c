@@ -250,35 +250,45 @@ static ALWAYS_INLINE void move_mark(struct reuse_distance *rd, uint64_t t, uint6
     }
 }
 
-static ALWAYS_INLINE void access_line(struct reuse_distance *rd, uint64_t line, int defer)
+/* One access to LINE; returns its distance, or REUSE_COLD for a first
+ * access. DEFER: a far distance may wait to be counted in a burst. */
+static ALWAYS_INLINE uint64_t access_line(struct reuse_distance *rd, uint64_t line, int defer)
 {
     rd->accesses++;
     if (line == rd->latest && rd->have_latest) {
         /* Already the most recent line: distance 0 and nothing moves. */
         count_distance(rd, 0);
-        return;
+        return 0;
     }
     if (rd->now == rd->capacity)
         compact(rd);
     uint64_t *slot = shadow_map_slot(&rd->last, line);
     uint64_t t = *slot;
     uint64_t now = rd->now;
+    uint64_t distance = REUSE_COLD;
     if (t == 0) {
         rd->cold++;
         rd->live++;
     } else {
-        count_far(rd, marks_after(rd, t), defer);
+        distance = marks_after(rd, t);
+        count_far(rd, distance, defer);
     }
     move_mark(rd, t, now);
     *slot = now;
     rd->now = now + 1;
     rd->latest = line;
     rd->have_latest = 1;
+    return distance;
 }
 
 void reuse_distance_access(struct reuse_distance *rd, uint64_t line)
 {
     access_line(rd, line, 0);
+}
+
+uint64_t reuse_distance_access_distance(struct reuse_distance *rd, uint64_t line)
+{
+    return access_line(rd, line, 0);
 }
 
 /* How many events ahead a line's latest time is asked for. */

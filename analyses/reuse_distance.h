@@ -25,6 +25,11 @@ void reuse_distance_free(struct reuse_distance *rd);
 
 void reuse_distance_access(struct reuse_distance *rd, uint64_t line);
 
+/* The same, returning the access's distance, or REUSE_COLD for a first
+ * access. */
+#define REUSE_COLD UINT64_MAX
+uint64_t reuse_distance_access_distance(struct reuse_distance *rd, uint64_t line);
+
 /* Where reuse_distance_events stops: at a thread event of this dense
  * index, at any thread event, or never. */
 #define REUSE_STOP_NEVER UINT32_MAX

@@ -12,7 +12,9 @@
 #     configuration, against the naive reference, and exact reuse distance
 #     against a move-to-front array;
 #  3. bench/scale.sh: a 100-million-access trace analyzed in bounded memory
-#     (fails above its bound).
+#     (fails above its bound);
+#  4. store-verify-bench: what checking a result store before LMDB reads it
+#     costs, against reading every record through LMDB.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export REPEAT=${REPEAT:-3}
@@ -32,6 +34,10 @@ trap 'rm -f "$out"' EXIT
     echo "### Scale: 100 million accesses in bounded memory"
     echo
     bash bench/scale.sh
+    echo
+    echo "### Checking the result store before LMDB reads it"
+    echo
+    build/bench/store-verify-bench "$REPEAT"
 } | tee "$out"
 python3 - "$out" <<'PY'
 import sys

@@ -64,7 +64,9 @@ enum raw_control {
     RAW_THREAD = 1,         /* low = tid; following events are that thread's */
     RAW_COST = 2,           /* low = instructions the current thread executed */
     RAW_CALL = 3,           /* low = target; + sp after the return address was pushed */
-    RAW_RET = 4,            /* low = target; + sp after the return */
+    RAW_RET = 4,            /* low = target; + sp after the return; the ret's
+                               read of its return address follows (a READ
+                               word), the caller's */
     RAW_JUMP = 5,           /* low = target; + sp: an indirect jump, a jump to a
                                function entry, or a jump out of a PLT stub */
     RAW_KREAD = 6,          /* low = addr; + size */

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "common/oom.h"
+#include "common/stop_signals.h"
 #include "recorder/perf_counters.h"
 
 extern char **environ;
@@ -39,6 +40,9 @@ int rr_engine_available(char *why, size_t size)
     }
     free(version);
     char counters[160];
+    const char *assume = getenv("TRMS_RR_ASSUME_COUNTERS");
+    if (assume && strcmp(assume, "1") == 0)
+        return 1;
     if (!perf_counters_available(counters, sizeof counters)) {
         snprintf(why, size, "rr needs hardware performance counters, which this machine does "
                             "not have (%s)", counters);
@@ -47,16 +51,19 @@ int rr_engine_available(char *why, size_t size)
     return 1;
 }
 
-int rr_engine_record(const char *trace_dir, char *const argv[], struct program_outcome *outcome,
-                     struct trms_error *err)
+int rr_engine_record(const char *trace_dir, char *const argv[], int chaos,
+                     struct program_outcome *outcome, struct trms_error *err)
 {
     size_t n = 0;
     while (argv[n])
         n++;
-    const char **args = xcalloc(n + 7, sizeof *args);
-    const char *head[] = {"rr", "record", "-n", "-o", trace_dir, "--"};
-    memcpy(args, head, sizeof head);
-    memcpy(args + 6, argv, n * sizeof *args);
+    const char **args = xcalloc(n + 8, sizeof *args);
+    size_t h = 0;
+    args[h++] = "rr", args[h++] = "record", args[h++] = "-n";
+    if (chaos)
+        args[h++] = "--chaos";
+    args[h++] = "-o", args[h++] = trace_dir, args[h++] = "--";
+    memcpy(args + h, argv, n * sizeof *args);
     pid_t pid;
     int rc = posix_spawnp(&pid, "rr", NULL, NULL, (char *const *)args, environ);
     free(args);
@@ -64,11 +71,17 @@ int rr_engine_record(const char *trace_dir, char *const argv[], struct program_o
         return error_set(err, "cannot run rr: %s", strerror(rc));
     /* ^C goes to the program (rr passes it on), not to us: the recording
      * is kept however the program ends. */
-    void (*old_int)(int) = signal(SIGINT, SIG_IGN);
+    struct sigaction ignore = {.sa_handler = SIG_IGN}, old_int;
+    sigemptyset(&ignore.sa_mask);
+    sigaction(SIGINT, NULL, &old_int);
+    if (old_int.sa_handler == SIG_DFL)  /* a caller that handles it (stop_signals) knows */
+        sigaction(SIGINT, &ignore, NULL);
+    stop_signals_set_target(pid);  /* rr ends its recording on SIGTERM or SIGINT */
     int status;
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
         ;
-    signal(SIGINT, old_int);
+    stop_signals_set_target(0);
+    sigaction(SIGINT, &old_int, NULL);
     /* rr writes TRACE/incomplete as it starts and renames it TRACE/version
      * once the trace is whole; a trace left incomplete cannot be replayed. */
     char path[4096];

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "common/oom.h"
+#include "common/stop_signals.h"
 #include "common/u64map.h"
 #include "recorder/step_insn_kind.h"
 #include "recorder/step_schedule.h"
@@ -21,7 +22,7 @@
 /* x86-64 system call numbers the engine interprets. */
 enum {
     NR_MMAP = 9, NR_MPROTECT = 10, NR_MUNMAP = 11, NR_MREMAP = 25, NR_CLONE = 56,
-    NR_FORK = 57, NR_VFORK = 58, NR_EXECVE = 59, NR_EXIT = 60, NR_FUTEX = 202,
+    NR_SCHED_YIELD = 24, NR_FORK = 57, NR_VFORK = 58, NR_EXECVE = 59, NR_EXIT = 60, NR_FUTEX = 202,
     NR_EXIT_GROUP = 231, NR_EXECVEAT = 322, NR_PKEY_MPROTECT = 329, NR_CLONE3 = 435,
 };
 
@@ -63,6 +64,9 @@ struct sthread {
     int wake_expected;          /* T_IN_SYSCALL: released, about to leave the kernel */
     int restart;                /* its call returned -ERESTART*: the kernel re-enters it */
     int pending_signal;         /* to deliver before its next instruction */
+    int64_t priority;           /* PCT: the highest enabled runs */
+    int yielded;                /* PCT: its last step was a yield */
+    uint64_t run_length;        /* PCT: its steps in a row while others were enabled */
 };
 
 struct engine {
@@ -97,6 +101,8 @@ static struct sthread *add_thread(struct engine *e, pid_t tid, pid_t pid)
 {
     struct sthread *t = xcalloc(1, sizeof *t);
     *t = (struct sthread){.tid = tid, .pid = pid, .vtid = ++e->vtids, .state = T_NEW};
+    if (e->schedule.policy == STEP_PCT)
+        t->priority = step_schedule_priority(&e->schedule);
     e->threads = xrealloc(e->threads, (e->n + 1) * sizeof *e->threads);
     e->threads[e->n++] = t;
     e->s->threads++;
@@ -471,6 +477,7 @@ static int enter_syscall(struct engine *e, struct sthread *t)
     struct step_frame f = frame_of(t, STEP_FRAME_SYSCALL_ENTRY);
     if (emit_record(e, &t->regs) != 0 || end_frame(e, &f) != 0)
         return -1;
+    t->yielded |= nr == NR_SCHED_YIELD;
     t->blocking = syscall_blocking(nr, t->args);
     if ((nr == NR_CLONE || nr == NR_CLONE3) && (t->clone_flags & CLONE_VFORK_FLAG))
         t->blocking = SYSCALL_WAITS_CHILD;
@@ -578,6 +585,7 @@ static int step_one(struct engine *e, struct sthread *t, enum step_result *resul
         *result = STEP_DONE;
         return emit_record(e, &t->regs);
     }
+    t->yielded = kind == STEP_INSN_PAUSE;
     int request = kind == STEP_INSN_SYSCALL ? PTRACE_SYSCALL : PTRACE_SINGLESTEP;
     int in_kernel = 0;  /* past the syscall's entry */
     uint64_t start_ip = t->regs.ip, start_rcx = t->regs.gp[RERUN_RCX];
@@ -704,9 +712,82 @@ static struct sthread *next_runnable(struct engine *e, int include_current_first
     return NULL;
 }
 
+static int enabled(const struct sthread *t)
+{
+    return t->state == T_READY || t->state == T_EXIT_PENDING;
+}
+
+/* PCT: the enabled thread of highest priority (the first created of
+ * equals). */
+static struct sthread *highest_priority(struct engine *e)
+{
+    struct sthread *best = NULL;
+    for (size_t i = 0; i < e->n; i++) {
+        struct sthread *t = e->threads[i];
+        if (enabled(t) && (!best || t->priority > best->priority)) {
+            best = t;
+            e->cursor = i;
+        }
+    }
+    return best;
+}
+
+static uint64_t events_that_matter(const struct engine *e)
+{
+    return e->obs->events_that_matter ? e->obs->events_that_matter(e->obs->ctx) : e->s->records;
+}
+
+/* PCT, after a thread's step (STEPPED, or NULL when it is gone), which
+ * began with BEFORE events that matter: counts the step when it can
+ * matter, moves the thread's priority at a
+ * change point, and drops a thread that yields or spins. */
+static void pct_after_step(struct engine *e, struct sthread *stepped, int others_enabled,
+                           uint64_t before)
+{
+    if (others_enabled && events_that_matter(e) != before) {
+        e->s->counted++;        uint32_t change = step_schedule_count(&e->schedule);
+        if (change) {
+            e->s->change_points++;
+            if (stepped)
+                stepped->priority = (int64_t)e->schedule.depth - change;
+        }
+    }
+    if (!stepped)
+        return;
+    stepped->run_length = others_enabled ? stepped->run_length + 1 : 0;
+    if (stepped->yielded || stepped->run_length >= STEP_PCT_SPIN_LIMIT) {
+        if (others_enabled) {
+            e->s->yields++;
+            stepped->priority = step_schedule_yield_priority(&e->schedule);
+        }
+        stepped->yielded = 0;
+        stepped->run_length = 0;
+    }
+}
+
+static struct sthread *find_vtid(const struct engine *e, uint32_t vtid)
+{
+    for (size_t i = 0; i < e->n; i++)
+        if (e->threads[i]->vtid == vtid)
+            return e->threads[i];
+    return NULL;
+}
+
 /* T's turn: up to a quantum of instructions, or until it blocks or ends. */
 static int run_turn(struct engine *e, struct sthread *t)
 {
+    if (e->schedule.policy == STEP_PCT) {
+        int others = 0;
+        for (size_t i = 0; i < e->n; i++)
+            others |= e->threads[i] != t && enabled(e->threads[i]);
+        uint64_t before = events_that_matter(e);
+        uint32_t vtid = t->vtid;
+        enum step_result r = STEP_DONE;
+        if (t->state == T_EXIT_PENDING ? exit_stop(e, t) : step_one(e, t, &r))
+            return -1;
+        pct_after_step(e, r == STEP_GONE ? NULL : find_vtid(e, vtid), others, before);
+        return 0;
+    }
     uint32_t quantum = step_schedule_next(&e->schedule);
     for (uint32_t i = 0; i < quantum; i++) {
         if (t->state == T_EXIT_PENDING) {
@@ -729,7 +810,8 @@ static int run(struct engine *e)
         if (collect(e) != 0 || settle(e) != 0)
             return -1;
         struct sthread *previous = e->current;
-        struct sthread *t = next_runnable(e, previous == NULL ||
+        struct sthread *t = e->schedule.policy == STEP_PCT ? highest_priority(e)
+                            : next_runnable(e, previous == NULL ||
                                                  (previous->state != T_READY &&
                                                   previous->state != T_EXIT_PENDING));
         if (!t && previous && (previous->state == T_READY || previous->state == T_EXIT_PENDING))
@@ -809,14 +891,22 @@ int step_record(const struct step_options *o, const struct step_observer *observ
     *summary = (struct step_summary){0};
     *outcome = (struct program_outcome){0};
     struct engine e = {.o = o, .obs = observer, .s = summary, .outcome = outcome, .err = err};
-    step_schedule_init(&e.schedule, o->quantum ? o->quantum : STEP_DEFAULT_QUANTUM, o->seed);
+    if (o->policy == STEP_PCT)
+        step_schedule_init_pct(&e.schedule, o->seed, o->depth, o->pct_events);
+    else
+        step_schedule_init(&e.schedule, o->quantum ? o->quantum : STEP_DEFAULT_QUANTUM, o->seed);
     u64map_init(&e.kinds);
     /* ^C goes to the program (it shares our terminal), not to us: the
      * recording is kept however the program ends. */
     struct sigaction ignore = {.sa_handler = SIG_IGN}, old_int, old_quit;
-    sigaction(SIGINT, &ignore, &old_int);
+    sigemptyset(&ignore.sa_mask);
+    sigaction(SIGINT, NULL, &old_int);
+    if (old_int.sa_handler == SIG_DFL)  /* a caller that handles it (stop_signals) knows */
+        sigaction(SIGINT, &ignore, NULL);
     sigaction(SIGQUIT, &ignore, &old_quit);
     pid_t pid = tracee_spawn(o->path, o->argv, err);
+    if (pid > 0)
+        stop_signals_set_target(pid);  /* a request to stop goes to it */
     int rc = pid < 0 ? -1 : start(&e, pid);
     if (rc == 0)
         rc = run(&e);
@@ -824,6 +914,7 @@ int step_record(const struct step_options *o, const struct step_observer *observ
     sigaction(SIGQUIT, &old_quit, NULL);
     if (rc != 0 && pid > 0)
         kill_all(&e);
+    stop_signals_set_target(0);
     while (e.n > 0)
         remove_thread(&e, e.threads[e.n - 1]);
     free(e.threads);

@@ -9,7 +9,8 @@
  * rr is proven on real programs where rr itself cannot run.
  *
  * The schedule is deterministic: threads take turns round-robin for a
- * quantum of instructions (step_schedule.h), and futex waits and wakes
+ * quantum of instructions, or run by PCT priorities (step_schedule.h), and
+ * futex waits and wakes
  * (every pthread mutex, condition variable and join) are followed
  * exactly, so a seed gives the same interleaving on every run. Threads
  * blocked in the kernel do not stall the others. The vDSO is hidden from
@@ -28,14 +29,30 @@
 
 #include "common/error.h"
 #include "recorder/program_outcome.h"
+#include "recorder/step_schedule.h"
 #include "replayer/rerun_record.h"
 
 struct step_options {
     const char *path;           /* the program to execute */
     char *const *argv;          /* its arguments, argv[0] included */
     uint32_t quantum;           /* instructions per turn (mean when seeded); 0: default */
-    uint64_t seed;              /* 0: fixed quanta */
+    uint64_t seed;              /* round-robin: 0, fixed quanta */
+    enum step_policy policy;    /* round-robin (default) or PCT */
+    uint32_t depth;             /* PCT: its depth d (d - 1 change points) */
+    uint64_t pct_events;        /* PCT: k, the counted events expected */
 };
+
+/* PCT counts the steps that make events that can matter (the observer
+ * says which: step_observer.events_that_matter) while at least one other
+ * thread is enabled (stopped before an instruction, not blocked in the
+ * kernel). Whatever one thread does alone (the program's start-up, a
+ * thread's work while the others wait) cannot be reordered with anything
+ * and is not counted, so that k stays small and a small depth has a real
+ * chance. A thread that yields (sched_yield, the `pause` of a spin-wait)
+ * or runs STEP_PCT_SPIN_LIMIT instructions in a row while others are
+ * enabled drops below every other thread, so that a spinning thread does
+ * not starve the one it waits for. */
+#define STEP_PCT_SPIN_LIMIT 50000
 
 /* Trace frames, rr's unit of `event` time: each system call entry and
  * exit, exec, switch of thread, signal delivery and thread exit is one. */
@@ -67,6 +84,10 @@ struct step_frame {
 struct step_observer {
     int (*record)(void *ctx, const struct rerun_record *r, struct trms_error *err);
     int (*frame)(void *ctx, const struct step_frame *f, struct trms_error *err);
+    /* PCT: how many events that can matter (instructions touching memory
+     * that can be shared, synchronizing system calls...) the records and
+     * frames so far made; NULL counts every record. */
+    uint64_t (*events_that_matter)(void *ctx);
     void *ctx;
 };
 
@@ -80,6 +101,9 @@ struct step_summary {
     uint64_t blocked;           /* system calls during which others ran */
     uint64_t late_wakes;        /* waiters a wake did not release in time */
     uint64_t emulated;          /* cpuid instructions, run by the engine */
+    uint64_t counted;           /* PCT: events counted (k of this run) */
+    uint64_t change_points;     /* PCT: change points reached */
+    uint64_t yields;            /* PCT: threads dropped for yielding or spinning */
 };
 
 /* Runs the program to its end (every process it started) under OBSERVER;

@@ -38,5 +38,7 @@ enum step_insn_kind step_insn_kind(const uint8_t *bytes, size_t n, size_t *lengt
                : bytes[i + 1] == 0xa2 ? STEP_INSN_CPUID
                                       : STEP_INSN_OTHER;
     }
+    if (rep && bytes[i] == 0x90 && bytes[i - 1] == 0xf3)
+        return STEP_INSN_PAUSE;  /* f3 90, no REX between */
     return rep && is_string_opcode(bytes[i]) ? STEP_INSN_REP_STRING : STEP_INSN_OTHER;
 }

@@ -4,14 +4,17 @@
  * rep-prefixed string instruction traps once per iteration under ptrace
  * but is one step in rr's records; `cpuid` is emulated, because a
  * hypervisor that emulates it (every VM) can run the next instruction
- * before the single-step trap; anything else is one single-step. */
+ * before the single-step trap; `pause` is a spin-wait's hint, which PCT
+ * takes as a yield; anything else is one single-step. */
 #ifndef TRMS_STEP_INSN_KIND_H
 #define TRMS_STEP_INSN_KIND_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-enum step_insn_kind { STEP_INSN_OTHER, STEP_INSN_SYSCALL, STEP_INSN_REP_STRING, STEP_INSN_CPUID };
+enum step_insn_kind {
+    STEP_INSN_OTHER, STEP_INSN_SYSCALL, STEP_INSN_REP_STRING, STEP_INSN_CPUID, STEP_INSN_PAUSE,
+};
 
 /* The kind of the instruction starting at BYTES[0..N), and for CPUID its
  * *LENGTH. Bytes that are not a whole instruction are OTHER:

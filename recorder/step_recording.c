@@ -7,7 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
+#include "recorder/syscall_blocking.h"
 #include "recorder/syscall_effects.h"
 #include "common/oom.h"
 #include "replayer/code_symbols.h"
@@ -23,6 +25,13 @@ struct capture {
     FILE *raw, *dump;
 };
 
+/* The mapping holding a thread's stack, for PCT's count of the
+ * instructions that touch memory other threads can share. */
+struct stack_mapping {
+    uint32_t tid;
+    uint64_t start, end;
+};
+
 struct step_run {
     const struct step_recording_config *c;
     struct rerun_decoder *decoder;
@@ -33,6 +42,15 @@ struct step_run {
     struct symbol_names names;      /* theirs */
     unsigned programs;              /* execs of the recorded process seen */
     struct trms_error *err;
+    /* PCT: the instruction being decoded, and the count of the events
+     * that can matter (step_recording.h). */
+    uint32_t record_tid;
+    uint64_t record_sp;
+    int touched_shared;
+    uint64_t events_that_matter;
+    struct stack_mapping *stacks;
+    size_t n_stacks;
+    struct data_objects watched;    /* with watch_objects: the variables that count */
 };
 
 /* ---- what the decoder reads from the live process ---- */
@@ -68,10 +86,84 @@ static uint64_t function_of(void *ctx, uint64_t addr)
     return code_symbols_function_of(s->c->symbols, addr);
 }
 
+/* The mapping of PID that holds ADDR (anonymous ones too): 0 with
+ * [*START, *END), or -1. */
+static int mapping_of(pid_t pid, uint64_t addr, uint64_t *start, uint64_t *end)
+{
+    char path[64], line[512];
+    snprintf(path, sizeof path, "/proc/%d/maps", (int)pid);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return -1;
+    int found = -1;
+    unsigned long long lo, hi;
+    while (found != 0 && fgets(line, sizeof line, f)) {
+        if (sscanf(line, "%llx-%llx", &lo, &hi) == 2 && addr >= lo && addr < hi) {
+            *start = lo;
+            *end = hi;
+            found = 0;
+        }
+    }
+    fclose(f);
+    return found;
+}
+
+/* Whether ADDR is in the stack of the thread whose instruction is being
+ * decoded: its mapping is looked up once, and again when the stack
+ * pointer leaves it (a signal stack, a coroutine). */
+static int on_own_stack(struct step_run *s, uint64_t addr)
+{
+    struct stack_mapping *t = NULL;
+    for (size_t i = 0; i < s->n_stacks && !t; i++)
+        if (s->stacks[i].tid == s->record_tid)
+            t = &s->stacks[i];
+    if (!t) {
+        s->stacks = xrealloc(s->stacks, (s->n_stacks + 1) * sizeof *s->stacks);
+        t = &s->stacks[s->n_stacks++];
+        *t = (struct stack_mapping){.tid = s->record_tid};
+    }
+    if (s->record_sp < t->start || s->record_sp >= t->end) {
+        /* Below the stack pointer: the red zone, or the page it grows into. */
+        if (mapping_of(s->pid, s->record_sp, &t->start, &t->end) != 0)
+            t->start = t->end = 0;
+    }
+    return addr >= t->start && addr < t->end;
+}
+
+static int touches_watched(const struct step_run *s, const struct event *ev)
+{
+    size_t i = data_objects_first_after(&s->watched, ev->addr);
+    if (i == s->watched.count)
+        return 0;
+    const struct data_object *o = &s->watched.items[i];
+    return (o->start <= ev->addr || o->start - ev->addr < ev->size);
+}
+
 static int sink(void *ctx, const struct event *ev, struct trms_error *err)
 {
     struct step_run *s = ctx;
+    if ((ev->type == EVENT_READ || ev->type == EVENT_WRITE) && !s->touched_shared)
+        s->touched_shared = s->c->watch_objects ? touches_watched(s, ev)
+                                                : !on_own_stack(s, ev->addr);
     return trace_writer_event(s->c->writer, ev, s->c->routines, err);
+}
+
+static uint64_t events_that_matter(void *ctx)
+{
+    const struct step_run *s = ctx;
+    return s->events_that_matter;
+}
+
+/* Waits, wakes and calls that may block, threads made and gone: the
+ * system calls that other threads can see happen before or after theirs
+ * (mmap or getpid cannot be told apart from a reordering). */
+static int synchronizes(const struct step_frame *f)
+{
+    enum { NR_SCHED_YIELD = 24, NR_CLONE = 56, NR_EXIT = 60, NR_EXIT_GROUP = 231,
+           NR_CLONE3 = 435 };
+    return syscall_blocking(f->nr, f->args) != SYSCALL_RETURNS || f->nr == NR_CLONE ||
+           f->nr == NR_CLONE3 || f->nr == NR_EXIT || f->nr == NR_EXIT_GROUP ||
+           f->nr == NR_SCHED_YIELD;
 }
 
 /* ---- mappings ---- */
@@ -145,6 +237,24 @@ static int new_program(struct step_run *s, struct trms_error *err)
         return 0;  /* the program trms started */
     symbols_name_routines_since(s->c->symbols, s->c->routines, &s->named, &s->names);
     routine_table_tag_addresses(s->c->routines, (uint64_t)(s->programs - 1) << 56);
+    return 0;
+}
+
+/* The recorded program started (or exec'd another): the variables PCT
+ * watches are its own. */
+static int watch_program(struct step_run *s, struct trms_error *err)
+{
+    data_objects_free(&s->watched);
+    char exe[64], path[4096];
+    snprintf(exe, sizeof exe, "/proc/%d/exe", (int)s->pid);
+    ssize_t len = readlink(exe, path, sizeof path - 1);
+    if (len <= 0)
+        return error_set(err, "%s: %s", exe, strerror(errno));
+    path[len] = '\0';
+    data_objects_from_maps(&s->watched, &s->current, path);
+    const char *unmatched = data_objects_select(&s->watched, s->c->watch, s->c->n_watch);
+    if (unmatched && s->programs == 1)
+        return error_set(err, "no variable of %s matches '%s'", path, unmatched);
     return 0;
 }
 
@@ -230,7 +340,13 @@ static int on_record(void *ctx, const struct rerun_record *r, struct trms_error 
         if (fwrite(bytes, sizeof bytes, 1, s->capture.raw) != 1)
             return error_set(err, "capture: rerun.raw: %s", strerror(errno));
     }
-    return rerun_decoder_record(s->decoder, r, err);
+    s->record_tid = r->tid;
+    s->record_sp = r->gp[RERUN_RSP];
+    s->touched_shared = 0;
+    if (rerun_decoder_record(s->decoder, r, err) != 0)
+        return -1;
+    s->events_that_matter += s->touched_shared;
+    return 0;
 }
 
 static int on_frame(void *ctx, const struct step_frame *f, struct trms_error *err)
@@ -239,6 +355,8 @@ static int on_frame(void *ctx, const struct step_frame *f, struct trms_error *er
     if (s->pid == 0)
         s->pid = f->pid;  /* the first frame is the first program's exec */
     int recorded = f->pid == s->pid;
+    if (recorded && f->kind == STEP_FRAME_SYSCALL_ENTRY && !s->c->watch_objects && synchronizes(f))
+        s->events_that_matter++;
     int exit = f->kind == STEP_FRAME_SYSCALL_EXIT && !(f->result < 0 && f->result >= -4095);
     int exec = exit && (f->nr == NR_EXECVE || f->nr == NR_EXECVEAT);
     if (s->capture.dump) {
@@ -255,6 +373,8 @@ static int on_frame(void *ctx, const struct step_frame *f, struct trms_error *er
         *err = *s->err;
         return -1;
     }
+    if (recorded && exec && s->c->watch_objects && watch_program(s, err) != 0)
+        return -1;
     if (s->capture.dump) {
         rr_dump_write_frame_end(s->capture.dump);
         if (ferror(s->capture.dump))
@@ -305,7 +425,9 @@ int step_recording_run(const struct step_recording_config *c, struct step_record
     s.decoder = rerun_decoder_new(&cfg, &r->decoded, err);
     int rc = s.decoder ? 0 : -1;
     if (rc == 0) {
-        struct step_observer observer = {.record = on_record, .frame = on_frame, .ctx = &s};
+        struct step_observer observer = {.record = on_record, .frame = on_frame,
+                                         .events_that_matter = events_that_matter,
+                                         .ctx = &s};
         rc = step_record(c->step, &observer, &r->step, &r->outcome, err);
         struct trms_error finish_err;
         if (rerun_decoder_finish(s.decoder, &finish_err) != 0 && rc == 0) {
@@ -325,5 +447,7 @@ int step_recording_run(const struct step_recording_config *c, struct step_record
     }
     memory_maps_free(&s.current);
     symbol_names_free(&s.names);
+    free(s.stacks);
+    data_objects_free(&s.watched);
     return rc;
 }

@@ -23,6 +23,7 @@
 #include "common/error.h"
 #include "recorder/step_engine.h"
 #include "replayer/rerun_decoder.h"
+#include "symbols/data_objects.h"
 #include "symbols/memory_maps.h"
 #include "symbols/symbolizer.h"
 #include "trace/routine_table.h"
@@ -36,6 +37,16 @@ struct step_recording_config {
     struct symbolizer *symbols;     /* follows the recorded process's mappings */
     const char *capture_dir;        /* NULL, or a directory for rerun.raw and dump.txt */
     const char *rec_path;           /* the recording (staging) directory, for names */
+    /* The events that can matter, which PCT counts (step_engine.h): with
+     * WATCH_OBJECTS, the instructions that access the program's variables
+     * named by the N_WATCH shell patterns WATCH (every variable of the
+     * program when none; symbols/data_objects.h): what is measured;
+     * else the instructions that access memory outside their thread's
+     * stack, and the system calls that synchronize (futex waits and
+     * wakes, calls that may block, clone, exit, sched_yield). */
+    int watch_objects;
+    const char *const *watch;
+    size_t n_watch;
 };
 
 struct step_recording_result {

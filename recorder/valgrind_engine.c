@@ -11,10 +11,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "common/oom.h"
+#include "common/stop_signals.h"
 #include "recorder/raw_stream.h"
 
 #define TOOL_BINARY "trms-amd64-linux"
@@ -218,7 +220,10 @@ int valgrind_stream(const struct valgrind_run *run, const struct raw_segment_sin
     }
     struct sigaction ignore = {.sa_handler = SIG_IGN}, old_int, old_quit, old_pipe;
     sigemptyset(&ignore.sa_mask);
-    sigaction(SIGINT, &ignore, &old_int);
+    /* ^C is the program's; a caller that handles it (stop_signals) knows. */
+    sigaction(SIGINT, NULL, &old_int);
+    if (old_int.sa_handler == SIG_DFL)
+        sigaction(SIGINT, &ignore, NULL);
     sigaction(SIGQUIT, &ignore, &old_quit);
     sigaction(SIGPIPE, &ignore, &old_pipe);
 
@@ -227,11 +232,16 @@ int valgrind_stream(const struct valgrind_run *run, const struct raw_segment_sin
     if (pid < 0) {
         rc = error_set(err, "cannot start valgrind: %s", strerror(errno));
     } else if (pid == 0) {
+        /* A trms killed outright (SIGKILL) takes the program with it, as
+         * ptrace's EXITKILL does for the step engine: nobody would record
+         * it any more. */
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
         sigaction(SIGINT, &old_int, NULL);
         sigaction(SIGQUIT, &old_quit, NULL);
         sigaction(SIGPIPE, &old_pipe, NULL);
         exec_valgrind(run, &ring);
     } else {
+        stop_signals_set_target(pid);  /* a request to stop goes to it */
         /* Only the tool's copies may keep its ends open. */
         close_fd(&ring.notify[1]);
         close_fd(&ring.free[0]);
@@ -241,6 +251,7 @@ int valgrind_stream(const struct valgrind_run *run, const struct raw_segment_sin
         struct trms_error wait_err;
         if (wait_for(pid, outcome, rc == 0 ? err : &wait_err) != 0)
             rc = -1;
+        stop_signals_set_target(0);
     }
     ring_close(&ring);
     sigaction(SIGINT, &old_int, NULL);

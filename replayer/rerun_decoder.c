@@ -184,6 +184,16 @@ static int jump_reported(struct rerun_decoder *d, struct insn *insn, uint64_t ta
     return reported;
 }
 
+static int emit_accesses(struct rerun_decoder *d, const struct insn_access *a, int n,
+                         struct trms_error *err)
+{
+    for (int i = 0; i < n; i++)
+        if (emit_access(d, a[i].kind == INSN_READ ? EVENT_READ : EVENT_WRITE, a[i].addr,
+                        a[i].size, err) != 0)
+            return -1;
+    return 0;
+}
+
 /* One execution of INSN by T from PRE to POST: its accesses, its cost,
  * its control flow. */
 static int execute(struct rerun_decoder *d, struct thread *t, struct insn *insn,
@@ -198,10 +208,13 @@ static int execute(struct rerun_decoder *d, struct thread *t, struct insn *insn,
         count_at(&d->summary->approximated, insn->addr);
     struct insn_access a[INSN_MAX_ACCESSES];
     int n = insn_accesses(insn, pre, post, a);
-    for (int i = 0; i < n; i++)
-        if (emit_access(d, a[i].kind == INSN_READ ? EVENT_READ : EVENT_WRITE, a[i].addr,
-                        a[i].size, err) != 0)
-            return -1;
+    /* A ret's read of its return address is the return's: it comes after
+     * the frames the ret ends, in the caller that pushed the address, so
+     * that no routine reads its return address as input however it was
+     * reached (a call, a PLT stub, a tail call). Nothing else happens in
+     * between: the accesses stay in the machine's order. */
+    if (insn->family != FAMILY_RET && emit_accesses(d, a, n, err) != 0)
+        return -1;
     d->pending_cost++;
 
     uint64_t sp = post->gp[RERUN_RSP];
@@ -214,7 +227,9 @@ static int execute(struct rerun_decoder *d, struct thread *t, struct insn *insn,
          * back is not input. */
         return emit_access(d, EVENT_WRITE, sp, 8, err);
     case FAMILY_RET:
-        return flush_cost(d, err) != 0 ? -1 : call_tracker_return(tracker, t->tid, sp, err);
+        if (flush_cost(d, err) != 0 || call_tracker_return(tracker, t->tid, sp, err) != 0)
+            return -1;
+        return emit_accesses(d, a, n, err);
     case FAMILY_BRANCH:
         if (post->ip != insn->target || post->ip == insn->addr + insn->length)
             return 0;  /* not taken */

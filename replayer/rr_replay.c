@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "common/oom.h"
+#include "common/regular_file.h"
 #include "recorder/perf_counters.h"
 #include "replayer/code_symbols.h"
 #include "replayer/rerun_stream.h"
@@ -49,7 +50,8 @@ static int file_fd(struct replay *p, const char *path)
         if (strcmp(p->files[i].path, path) == 0)
             return p->files[i].fd;
     p->files = xrealloc(p->files, (p->n_files + 1) * sizeof *p->files);
-    p->files[p->n_files] = (struct open_file){xstrdup(path), open(path, O_RDONLY | O_CLOEXEC)};
+    const char *why;  /* a path rr's trace names is a name, not an order */
+    p->files[p->n_files] = (struct open_file){xstrdup(path), regular_file_open(path, 0, &why)};
     return p->files[p->n_files++].fd;
 }
 
@@ -270,7 +272,7 @@ const char *rr_replay_routine_name(const struct rr_replay_result *r, uint64_t ad
                                    const struct routine_table *routines)
 {
     const struct symbol_name *named = symbol_names_find(&r->names, addr);
-    if (named)
+    if (named && named->name)
         return named->name;
     struct symbol_info info;
     if ((addr & ~ROUTINE_ADDR_MASK) != routines->addr_tag ||

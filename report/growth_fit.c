@@ -315,14 +315,14 @@ static double median_of(double *v, size_t n)
 }
 
 /* The first point of the large end: the upper half of the logarithmic
- * range, widened to GROWTH_MIN_CLASSES classes spanning GROWTH_MIN_SPAN. */
+ * range, widened to GROWTH_WINDOW_CLASSES classes spanning GROWTH_MIN_SPAN. */
 static size_t window_start(const struct sized *c, size_t n)
 {
     double hi = log(c[n - 1].n), mid = (log(c[0].n) + hi) / 2;
     size_t start = 0;
     while (start < n && log(c[start].n) < mid)
         start++;
-    while (start > 0 && (classes_in(c, start, n) < GROWTH_MIN_CLASSES ||
+    while (start > 0 && (classes_in(c, start, n) < GROWTH_WINDOW_CLASSES ||
                          hi - log(c[start].n) < log(GROWTH_MIN_SPAN)))
         start--;
     while (start > 0 && class_of(c[start - 1].n) == class_of(c[start].n))
@@ -670,8 +670,10 @@ int growth_model_allowed(const struct growth_fit *fit, enum growth_model m)
     model_exponents(m, fit->exponent_from, fit->window_hi, &from, &to);
     /* Lower-order terms hide some of the leading growth, as much as the
      * fitted curve shows; a fixed part of the input (a table read besides
-     * the data) steepens a linear routine's slope, n / (n - n0). */
-    double low = fmin(from, slope), high = m == GROWTH_LINEAR ? fmax(to, slope) : to;
+     * the data, a flag) steepens the slope, n / (n - n0) times: as much as
+     * the curve shows where the model, offset included, fits closely. */
+    double low = fmin(from, slope);
+    double high = fit->models[m].error <= GROWTH_OFFSET_FIT ? fmax(to, slope) : to;
     return low - GROWTH_SLACK_BELOW <= fit->exponent_high &&
            high + GROWTH_SLACK_ABOVE >= fit->exponent_low &&
            slope >= from - GROWTH_LEADING_SLACK;
@@ -714,7 +716,12 @@ static void decide(struct growth_fit *out)
     for (int m = 0; m < GROWTH_MODELS; m++)
         if (candidate[m] && (best == GROWTH_MODELS || out->models[m].error < out->models[best].error))
             best = (enum growth_model)m;
+    /* A slower-growing model about as good is preferred, but not one that
+     * would fall short of GROWTH_POOR_ERROR where the best does not: the
+     * verdict would turn poor, or a power law, while a model fits. */
     double good_enough = out->models[best].error * GROWTH_TIE_FACTOR + GROWTH_TIE_SLACK;
+    if (out->models[best].error <= GROWTH_POOR_ERROR && good_enough > GROWTH_POOR_ERROR)
+        good_enough = GROWTH_POOR_ERROR;
     for (int m = 0; m < (int)best; m++)
         if (candidate[m] && out->models[m].error <= good_enough) {
             best = (enum growth_model)m;
@@ -732,7 +739,16 @@ static void decide(struct growth_fit *out)
     out->kind = out->poor ? GROWTH_POOR : GROWTH_MODEL;
 }
 
+const struct growth_gate growth_default_gate = {GROWTH_MIN_SIZES, GROWTH_MIN_CLASSES,
+                                                GROWTH_MIN_SPAN};
+
 void growth_fit(const struct growth_point *pts, size_t n, struct growth_fit *out)
+{
+    growth_fit_gated(pts, n, &growth_default_gate, out);
+}
+
+void growth_fit_gated(const struct growth_point *pts, size_t n, const struct growth_gate *gate,
+                      struct growth_fit *out)
 {
     memset(out, 0, sizeof *out);
     for (size_t i = 0; i < n; i++)
@@ -740,16 +756,16 @@ void growth_fit(const struct growth_point *pts, size_t n, struct growth_fit *out
     struct sized *c = xcalloc(out->sizes ? out->sizes : 1, sizeof *c);
     size_t m = make_points(pts, n, c, &out->classes);
     double span = m ? c[m - 1].n / c[0].n : 0;
-    if (out->sizes < GROWTH_MIN_SIZES) {
-        snprintf(out->why, sizeof out->why, "%zu input size%s; a fit needs %d", out->sizes,
-                 out->sizes == 1 ? "" : "s", GROWTH_MIN_SIZES);
-    } else if (out->classes < GROWTH_MIN_CLASSES) {
+    if (out->sizes < gate->sizes || out->sizes < 3) {
+        snprintf(out->why, sizeof out->why, "%zu input size%s; a fit needs %zu", out->sizes,
+                 out->sizes == 1 ? "" : "s", gate->sizes);
+    } else if (out->classes < gate->classes || out->classes < 3) {
         snprintf(out->why, sizeof out->why,
-                 "%zu input sizes in %zu size classes; a fit needs %d classes", out->sizes,
-                 out->classes, GROWTH_MIN_CLASSES);
-    } else if (span < GROWTH_MIN_SPAN) {
-        snprintf(out->why, sizeof out->why, "input sizes span %.1fx; a fit needs %.0fx", span,
-                 GROWTH_MIN_SPAN);
+                 "%zu input sizes in %zu size classes; a fit needs %zu classes", out->sizes,
+                 out->classes, gate->classes);
+    } else if (span < gate->span) {
+        snprintf(out->why, sizeof out->why, "input sizes span %.1fx; a fit needs %.3gx", span,
+                 gate->span);
     } else {
         size_t lo = window_start(c, m), hi = m;
         out->window_lo = c[lo].n;

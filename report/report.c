@@ -40,12 +40,32 @@ void report_demangle_names(struct routine_table *routines, struct symbol_names *
         }
     }
     for (size_t i = 0; symbols && i < symbols->count; i++) {
-        char *plain = demangle_symbol(symbols->items[i].name);
+        char *plain = demangle_symbol(symbols->items[i].name); /* NULL: no name */
         if (plain) {
             free((char *)symbols->items[i].name);
             symbols->items[i].name = plain;
         }
     }
+}
+
+const char *report_module_name(const char *path)
+{
+    const char *slash = path ? strrchr(path, '/') : NULL;
+    return slash ? slash + 1 : path;
+}
+
+const char *report_symbol_name(const struct symbol_name *sym, char buf[static REPORT_LABEL_MAX])
+{
+    if (sym->name && sym->offset == 0)
+        return sym->name;
+    if (sym->name)
+        snprintf(buf, REPORT_LABEL_MAX, "%s+0x%" PRIx64, sym->name, sym->offset);
+    else if (sym->module)
+        snprintf(buf, REPORT_LABEL_MAX, "0x%" PRIx64 " [%s]", sym->module_addr,
+                 report_module_name(sym->module));
+    else
+        snprintf(buf, REPORT_LABEL_MAX, "0x%" PRIx64, sym->addr);
+    return buf;
 }
 
 const char *report_routine_name(const struct routine_table *routines,
@@ -55,7 +75,7 @@ const char *report_routine_name(const struct routine_table *routines,
     if (id == ROUTINE_ROOT)
         return ROUTINE_ROOT_LABEL;
     const struct symbol_name *sym = report_routine_symbol(routines, symbols, id);
-    return sym ? sym->name : routine_table_label(routines, id, buf);
+    return sym ? report_symbol_name(sym, buf) : routine_table_label(routines, id, buf);
 }
 
 const char *report_routine_label(const struct routine_table *routines,
@@ -63,9 +83,17 @@ const char *report_routine_label(const struct routine_table *routines,
                                  char buf[static REPORT_LABEL_MAX])
 {
     const struct symbol_name *sym = report_routine_symbol(routines, symbols, id);
-    if (!sym || !sym->file || sym->line <= 0)
+    if (!sym || (sym->file ? sym->line <= 0 : !sym->name || !sym->module))
         return report_routine_name(routines, symbols, id, buf);
-    snprintf(buf, REPORT_LABEL_MAX, "%s (%s:%d)", sym->name, sym->file, sym->line);
+    char name[REPORT_LABEL_MAX];
+    report_symbol_name(sym, name);
+    size_t used = (size_t)snprintf(buf, REPORT_LABEL_MAX, "%s", name);
+    if (used >= REPORT_LABEL_MAX)
+        return buf;
+    if (sym->file)
+        snprintf(buf + used, REPORT_LABEL_MAX - used, " (%s:%d)", sym->file, sym->line);
+    else
+        snprintf(buf + used, REPORT_LABEL_MAX - used, " [%s]", report_module_name(sym->module));
     return buf;
 }
 

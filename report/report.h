@@ -27,17 +27,29 @@ struct report_options {
  * shows source-level names. */
 void report_demangle_names(struct routine_table *routines, struct symbol_names *symbols);
 
+struct symbol_name;
+
+/* The last component of PATH (NULL stays NULL). */
+const char *report_module_name(const char *path);
+
+/* A stored symbol as perf and callgrind print it: "name", "name+0x1a"
+ * for a routine entered past the symbol's start, "0x190e0 [liblzma.so.5]"
+ * (its address in the file mapped there, which addr2line takes) for one
+ * no symbol covers, the address in hex when not even a file is known. */
+const char *report_symbol_name(const struct symbol_name *sym, char buf[static REPORT_LABEL_MAX]);
+
 /* The name reports use for routine ID of ROUTINES (ROUTINE_ROOT included):
- * its own name; for an address-only routine the symbol name stored for
- * its address, else the address in hex. The JSON "name" and the CSV
- * routine column, so that scripts match bare names. BUF holds
+ * its own name; for an address-only routine the symbol stored for its
+ * address (report_symbol_name), else the address in hex. The JSON "name"
+ * and the CSV routine column, so that scripts match bare names. BUF holds
  * REPORT_LABEL_MAX. */
 const char *report_routine_name(const struct routine_table *routines,
                                 const struct symbol_names *symbols, uint32_t id,
                                 char buf[static REPORT_LABEL_MAX]);
 
-/* The same with the source location when it is known, "name (file:line)":
- * the label of the text report. */
+/* The same with the source location when it is known, "name (file:line)",
+ * else the file a symbol is in, "name [libc.so.6]": the label of the text
+ * report. */
 const char *report_routine_label(const struct routine_table *routines,
                                  const struct symbol_names *symbols, uint32_t id,
                                  char buf[static REPORT_LABEL_MAX]);

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analyses/activation.h"
 #include "common/oom.h"
 #include "report/report.h"
 #include "report/report_model.h"
@@ -30,10 +31,12 @@ static const char style[] =
     "th,td{padding:2px 8px;border-bottom:1px solid #ddd;text-align:right;white-space:nowrap}"
     "th{cursor:pointer;background:#f3f3f3;position:sticky;top:0}"
     "th[data-sorted=asc]:after{content:' \\25B2'}th[data-sorted=desc]:after{content:' \\25BC'}"
-    "td.name,th.name{text-align:left}td.name{max-width:40em;overflow:hidden;text-overflow:ellipsis}"
+    "td.name,th.name{text-align:left}"
     ".note{color:#666;font-size:12px}.fit{font-size:12px;color:#444;margin:2px 0}"
     "#filter{font-size:14px;padding:3px 6px;width:24em;margin:8px 0}"
-    ".table-wrap{max-height:32em;overflow:auto;border:1px solid #ddd;display:inline-block}"
+    ".table-wrap{max-height:32em;max-width:100%;overflow:auto;border:1px solid #ddd;"
+    "width:max-content}"
+    "tr.wrapper td{color:#777}"
     ".plots{display:flex;flex-wrap:wrap;gap:8px}"
     "svg.plot{background:#fff;border:1px solid #eee}"
     "svg .title{font-size:12px;font-weight:600}svg .label,svg .tick{font-size:10px;fill:#555}"
@@ -113,7 +116,7 @@ static void cell_growth(FILE *out, const struct growth_fit *fit)
             fit->exponent, fit->exponent_low, fit->exponent_high, fit->exponent);
 }
 
-static void routine_table(FILE *out, const struct report_model *m, size_t plotted)
+static void routine_table(FILE *out, const struct report_model *m, const unsigned char *plotted)
 {
     fprintf(out, "<input id=\"filter\" type=\"search\" placeholder=\"filter routines\"> "
                  "<span class=\"note\"><span id=\"shown\">%zu</span> of %zu shown; click a "
@@ -130,17 +133,19 @@ static void routine_table(FILE *out, const struct report_model *m, size_t plotte
         char label[REPORT_LABEL_MAX], shown[REPORT_LABEL_MAX];
         report_row_label(r, label, sizeof label);
         report_row_label_fit(r, HTML_LABEL_WIDTH, shown, sizeof shown);
-        fputs("<tr data-name=\"", out);
+        fputs(r->wrapper ? "<tr class=\"wrapper\" data-name=\"" : "<tr data-name=\"", out);
         html_text(out, label);
         fputs("\"><td class=\"name\" data-v=\"", out);
         html_text(out, label);
         fputs("\" title=\"", out);
         html_text(out, label);
+        if (r->wrapper)
+            fputs(" (a wrapper: called once, its cost mostly its callees&#39;)", out);
         fputs("\">", out);
-        if (i < plotted)
+        if (plotted[i])
             fprintf(out, "<a href=\"#r-%zu\">", i);
         html_text(out, shown);
-        fputs(i < plotted ? "</a></td>" : "</td>", out);
+        fputs(plotted[i] ? "</a></td>" : "</td>", out);
         if (r->all_threads)
             fputs("<td data-v=\"-1\">all</td>", out);
         else
@@ -161,65 +166,133 @@ static void routine_table(FILE *out, const struct report_model *m, size_t plotte
 
 /* ---- Figure 9: thread-induced vs external input per routine ---- */
 
+/* Routines the chart shows one bar each; the others share one. */
+#define INDUCED_BARS 30
+#define INDUCED_LABEL_WIDTH 340
+
 struct induced_share {
     const struct report_row *row;
-    double thread;   /* percent of the routine's induced first accesses */
+    uint64_t induced;   /* thread-induced and external first accesses */
+    double thread;      /* percent of them thread-induced */
 };
+
+static int by_induced(const void *x, const void *y)
+{
+    const struct induced_share *a = x, *b = y;
+    if (a->induced != b->induced)
+        return a->induced < b->induced ? 1 : -1;
+    return strcmp(a->row->name, b->row->name);
+}
 
 static int by_thread_share(const void *x, const void *y)
 {
     const struct induced_share *a = x, *b = y;
     if (a->thread != b->thread)
         return a->thread < b->thread ? 1 : -1;
-    return strcmp(a->row->name, b->row->name);
+    return by_induced(x, y);
+}
+
+/* "12.3k reads" */
+static void count_note(char *buf, size_t len, uint64_t count)
+{
+    if (count < 10000)
+        snprintf(buf, len, "%" PRIu64 " reads", count);
+    else if (count < 10000000)
+        snprintf(buf, len, "%.1fk reads", (double)count / 1e3);
+    else
+        snprintf(buf, len, "%.1fM reads", (double)count / 1e6);
 }
 
 static void induced_chart(FILE *out, const struct report_model *m)
 {
     struct induced_share *shares = xcalloc(m->n_rows + 1, sizeof *shares);
     size_t n = 0;
+    uint64_t all_thread = 0, all_external = 0;
     for (size_t i = 0; i < m->n_rows; i++) {
         const struct report_row *r = &m->rows[i];
         uint64_t induced = r->induced_thread + r->induced_external;
-        if (induced)
-            shares[n++] = (struct induced_share){r, 100.0 * (double)r->induced_thread /
-                                                        (double)induced};
+        /* The roots' input is the whole program's (induced input counts
+         * over an activation's subtree). */
+        if (strcmp(r->name, ROUTINE_ROOT_LABEL) == 0 && (!r->context || r->context_depth == 0)) {
+            all_thread += r->induced_thread;
+            all_external += r->induced_external;
+        }
+        /* A wrapper's input is its callees': they have bars of their own. */
+        if (induced && !r->wrapper)
+            shares[n++] = (struct induced_share){r, induced, 100.0 * (double)r->induced_thread /
+                                                                 (double)induced};
     }
-    fputs("<h2>Thread-induced vs external input</h2>\n<p class=\"note\">For each routine with "
-          "induced first accesses (reads of values another thread or the kernel wrote since "
-          "the reading thread last touched the cell), how they split between the two, sorted "
-          "by the thread-induced share (as Figure 9 of the TRMS paper).</p>\n",
-          out);
-    if (n == 0) {
+    fputs("<h2>Thread-induced vs external input</h2>\n", out);
+    size_t whole = all_thread + all_external > 0;
+    if (!whole && n == 0) {
         fputs("<p>No routine read input induced by other threads or the kernel.</p>\n", out);
         free(shares);
         return;
     }
-    qsort(shares, n, sizeof *shares, by_thread_share);
-    struct svg_bar *bars = xcalloc(n, sizeof *bars);
-    double *parts = xcalloc(2 * n, sizeof *parts);
-    char **labels = xcalloc(n, sizeof *labels);
-    for (size_t i = 0; i < n; i++) {
-        char label[REPORT_LABEL_MAX];
-        report_row_label_fit(shares[i].row, HTML_LABEL_WIDTH, label, sizeof label);
-        if (!shares[i].row->all_threads)
-            snprintf(label + strlen(label), sizeof label - strlen(label), " [thread %" PRIu32 "]",
-                     shares[i].row->tid);
-        labels[i] = xmalloc(strlen(label) + 1);
-        strcpy(labels[i], label);
-        parts[2 * i] = shares[i].thread;
-        parts[2 * i + 1] = 100 - shares[i].thread;
+    /* The routines with the most induced input, sorted by their
+     * thread-induced share as Figure 9 of the TRMS paper; the whole
+     * program first, the rest together last. */
+    qsort(shares, n, sizeof *shares, by_induced);
+    size_t shown = n < INDUCED_BARS ? n : INDUCED_BARS;
+    qsort(shares, shown, sizeof *shares, by_thread_share);
+    uint64_t rest_thread = 0, rest_external = 0;
+    for (size_t i = shown; i < n; i++) {
+        rest_thread += shares[i].row->induced_thread;
+        rest_external += shares[i].row->induced_external;
+    }
+    fprintf(out, "<p class=\"note\">Induced first accesses: reads of values another thread or "
+                 "the kernel wrote since the reading thread last touched the cell, split between "
+                 "the two. %s%zu routines with the most induced input "
+                 "sorted by their thread-induced share (as Figure 9 of the TRMS paper)%s. "
+                 "A routine's count includes its callees'; wrappers are left out.</p>\n",
+            whole ? "The whole program, then the " : "The ", shown,
+            n > shown ? ", then the others together" : "");
+    /* Bars: the whole program (when its roots are in the report), the
+     * routines shown, the rest. */
+    size_t bars_n = whole + shown + (n > shown);
+    struct svg_bar *bars = xcalloc(bars_n, sizeof *bars);
+    double *parts = xcalloc(2 * bars_n, sizeof *parts);
+    char **labels = xcalloc(bars_n, sizeof *labels), **notes = xcalloc(bars_n, sizeof *notes);
+    for (size_t i = 0; i < bars_n; i++) {
+        char label[REPORT_LABEL_MAX], note[64];
+        uint64_t thread, external;
+        size_t b = i + !whole; /* 0: the whole program, then the routines */
+        if (b == 0) {
+            snprintf(label, sizeof label, "whole program");
+            thread = all_thread;
+            external = all_external;
+        } else if (b <= shown) {
+            const struct report_row *r = shares[b - 1].row;
+            report_row_label_fit(r, 48, label, sizeof label);
+            if (!r->all_threads)
+                snprintf(label + strlen(label), sizeof label - strlen(label),
+                         " [thread %" PRIu32 "]", r->tid);
+            thread = r->induced_thread;
+            external = r->induced_external;
+        } else {
+            snprintf(label, sizeof label, "%zu other routines", n - shown);
+            thread = rest_thread;
+            external = rest_external;
+        }
+        uint64_t total = thread + external;
+        parts[2 * i] = total ? 100.0 * (double)thread / (double)total : 0;
+        parts[2 * i + 1] = total ? 100.0 - parts[2 * i] : 0;
+        count_note(note, sizeof note, total);
+        labels[i] = xstrdup(label);
+        notes[i] = xstrdup(note);
         bars[i] = (struct svg_bar){.label = labels[i], .parts = &parts[2 * i]};
     }
     static const char *const names[] = {"thread", "external"};
-    int width = n * 14 + 100 < 900 ? 900 : (int)(n * 14 + 100);
-    struct svg_frame f = {.cls = "induced", .title = "induced first accesses (%)",
-                          .x_label = "routines, by thread-induced share",
-                          .y_label = "% of induced input", .width = width, .height = 260};
-    svg_bar_chart(out, &f, bars, n, names, 2, 100);
-    for (size_t i = 0; i < n; i++)
-        free(labels[i]);
+    struct svg_frame f = {.cls = "induced", .title = "induced first accesses: thread vs external",
+                          .x_label = "% of the routine's induced first accesses", .width = 1000};
+    svg_hbar_chart(out, &f, bars, (const char *const *)notes, bars_n, names, 2, 100,
+                   INDUCED_LABEL_WIDTH);
+    for (size_t b = 0; b < bars_n; b++) {
+        free(labels[b]);
+        free(notes[b]);
+    }
     free(labels);
+    free(notes);
     free(parts);
     free(bars);
     free(shares);
@@ -240,43 +313,76 @@ static void reuse_chart(FILE *out, const char *cls, const char *title,
     }
     struct svg_bar *bars = xcalloc(n + 1, sizeof *bars);
     double *counts = xcalloc(n + 1, sizeof *counts);
-    char (*labels)[48] = xcalloc(n + 1, sizeof *labels);
+    char (*labels)[16] = xcalloc(n + 1, sizeof *labels);
+    char (*tips)[64] = xcalloc(n + 1, sizeof *tips);
     size_t i = 0;
     for (size_t k = 0; k < n; k++) {
         uint64_t lo = k ? 1ull << (k - 1) : 0, hi = k ? (1ull << k) - 1 : 0;
         while (i < h->n_bins && h->bins[i].distance <= hi)
             counts[k] += (double)h->bins[i++].count;
+        /* Under the bar its lower bound, short (1K is 1024 lines); the
+         * range in the hover text. */
+        static const char units[] = " KMGTPE";
+        unsigned shift = 0;
+        while (shift < 60 && lo >= (1ull << (shift + 10)))
+            shift += 10;
+        snprintf(labels[k], sizeof labels[k], "%" PRIu64 "%.*s", lo >> shift, shift ? 1 : 0,
+                 &units[shift / 10]);
         if (lo == hi)
-            snprintf(labels[k], sizeof labels[k], "%" PRIu64, lo);
+            snprintf(tips[k], sizeof tips[k], "distance %" PRIu64, lo);
         else
-            snprintf(labels[k], sizeof labels[k], "%" PRIu64 "-%" PRIu64, lo, hi);
-        bars[k] = (struct svg_bar){.label = labels[k], .parts = &counts[k]};
+            snprintf(tips[k], sizeof tips[k], "distance %" PRIu64 "-%" PRIu64, lo, hi);
+        bars[k] = (struct svg_bar){.label = labels[k], .parts = &counts[k], .tip = tips[k]};
     }
     static const char *const names[] = {"accesses"};
     char full[160];
     snprintf(full, sizeof full, "%s: %" PRIu64 " accesses, %" PRIu64 " cold", title, h->accesses,
              h->cold);
-    struct svg_frame f = {.cls = cls, .title = full, .x_label = "reuse distance (lines, log2 buckets)",
+    struct svg_frame f = {.cls = cls, .title = full,
+                          .x_label = "reuse distance (lines; log2 buckets from the value shown)",
                           .y_label = "accesses", .width = 560, .height = 240};
     svg_bar_chart(out, &f, bars, n, names, 1, 0);
+    free(tips);
     free(labels);
     free(counts);
     free(bars);
 }
 
+/* Threads given a reuse chart of their own: the busiest. */
+#define REUSE_THREAD_CHARTS 16
+
 static void reuse_section(FILE *out, const struct report_model *m)
 {
+    /* The threads with the most accesses, in thread order. */
+    unsigned char *charted = xcalloc(m->n_threads + 1, 1);
+    size_t n_charted = m->n_threads < REUSE_THREAD_CHARTS ? m->n_threads : REUSE_THREAD_CHARTS;
+    for (size_t k = 0; k < n_charted; k++) {
+        size_t best = m->n_threads;
+        for (size_t i = 0; i < m->n_threads; i++)
+            if (!charted[i] && (best == m->n_threads ||
+                                m->reuse_threads[i].histogram.accesses >
+                                    m->reuse_threads[best].histogram.accesses))
+                best = i;
+        charted[best] = 1;
+    }
     fprintf(out, "<h2>Reuse distance</h2>\n<p class=\"note\">Exact LRU stack distance in %" PRIu64
-                 "-byte lines, loads and stores (not the kernel's); first accesses are cold.</p>\n"
-                 "<div class=\"plots\">",
+                 "-byte lines, loads and stores (not the kernel's); first accesses are cold.",
             m->line_size);
+    if (n_charted < m->n_threads)
+        fprintf(out, " All threads, then the %zu of %zu threads with the most accesses (the "
+                     "text and JSON reports have every thread's).",
+                n_charted, m->n_threads);
+    fputs("</p>\n<div class=\"plots\">", out);
     reuse_chart(out, "reuse global", "all threads", &m->reuse_global);
     for (size_t i = 0; i < m->n_threads; i++) {
+        if (!charted[i])
+            continue;
         char title[32];
         snprintf(title, sizeof title, "thread %" PRIu32, m->reuse_threads[i].tid);
         reuse_chart(out, "reuse thread", title, &m->reuse_threads[i].histogram);
     }
     fputs("</div>\n", out);
+    free(charted);
 }
 
 /* ---- one routine ---- */
@@ -297,25 +403,28 @@ static void cost_plot(FILE *out, const struct report_row *r, int metric)
     struct svg_series series[4] = {{.name = "worst", .x = x, .y = worst, .n = n},
                                    {.name = "average", .x = x, .y = average, .n = n}};
     size_t n_series = 2;
-    double cx[CURVE_SAMPLES], cy[2][CURVE_SAMPLES];
+    double cy[2][CURVE_SAMPLES];
     const struct growth_fit *fits[2] = {&r->fit[metric][COST_WORST], &r->fit[metric][COST_AVERAGE]};
     static const char *const curve_names[2] = {"fit-worst", "fit-average"};
+    /* The verdict's curve over the sizes it judged: the large end. */
+    double cx[2][CURVE_SAMPLES];
     for (int k = 0; k < 2; k++) {
         if (!fits[k]->verdict || n == 0)
             continue;
+        double lo = fits[k]->window_lo, hi = fits[k]->window_hi;
         for (int s = 0; s < CURVE_SAMPLES; s++) {
-            cx[s] = x[0] + (x[n - 1] - x[0]) * s / (CURVE_SAMPLES - 1);
-            cy[k][s] = growth_fit_eval(fits[k], cx[s]);
+            cx[k][s] = lo + (hi - lo) * s / (CURVE_SAMPLES - 1);
+            cy[k][s] = growth_fit_eval(fits[k], cx[k][s]);
         }
-        series[n_series++] = (struct svg_series){.name = curve_names[k], .x = cx, .y = cy[k],
-                                                 .n = CURVE_SAMPLES, .curve = 1};
+        series[n_series++] = (struct svg_series){.name = curve_names[k], .x = cx[k],
+                                                 .y = cy[k], .n = CURVE_SAMPLES, .curve = 1};
     }
     const char *name = metric == METRIC_RMS ? "RMS" : "TRMS";
     char title[64], xl[64];
     snprintf(title, sizeof title, "cost by %s", name);
     snprintf(xl, sizeof xl, "input size: %s (cells)", name);
     struct svg_frame f = {.cls = metric == METRIC_RMS ? "cost rms" : "cost trms", .title = title,
-                          .x_label = xl, .y_label = "cost (instructions)", .width = 420,
+                          .x_label = xl, .y_label = "cost (instructions)", .width = 370,
                           .height = 280};
     svg_xy_plot(out, &f, series, n_series);
     free(x);
@@ -333,7 +442,7 @@ static void workload_plot(FILE *out, const struct report_row *r)
     }
     struct svg_series s = {.name = "calls", .x = x, .y = calls, .n = n};
     struct svg_frame f = {.cls = "workload", .title = "workload: calls by RMS",
-                          .x_label = "input size: RMS (cells)", .y_label = "calls", .width = 420,
+                          .x_label = "input size: RMS (cells)", .y_label = "calls", .width = 370,
                           .height = 280};
     svg_xy_plot(out, &f, &s, 1);
     free(x);
@@ -352,7 +461,7 @@ static void input_plot(FILE *out, const struct report_row *r)
     struct svg_bar bar = {.label = "", .parts = parts};
     static const char *const names[] = {"own", "thread", "external"};
     struct svg_frame f = {.cls = "input", .title = "input origin", .x_label = "% of TRMS input",
-                          .y_label = "%", .width = 380, .height = 280};
+                          .y_label = "%", .width = 190, .height = 280};
     svg_bar_chart(out, &f, &bar, 1, names, 3, 100);
 }
 
@@ -396,7 +505,12 @@ static void routine_section(FILE *out, const struct report_row *r, size_t index)
 
 int report_html(FILE *out, const struct report_model *m, const struct report_options *o)
 {
-    size_t plotted = o->top && o->top < m->n_rows ? o->top : m->n_rows;
+    /* The plots: the top rows but the wrappers. */
+    size_t *index = xcalloc(m->n_rows + 1, sizeof *index), folded;
+    size_t plotted = report_top_rows(m, o->top, index, &folded);
+    unsigned char *is_plotted = xcalloc(m->n_rows + 1, 1);
+    for (size_t k = 0; k < plotted; k++)
+        is_plotted[index[k]] = 1;
     fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
           "<meta name=\"viewport\" content=\"width=device-width\"><title>trms report: ", out);
     html_text(out, m->recordings[0]);
@@ -421,15 +535,23 @@ int report_html(FILE *out, const struct report_model *m, const struct report_opt
                  "%.0fx. thr-in/ext-in: share of the TRMS input written by another thread / the "
                  "kernel.</p>\n",
             m->contexts ? "Calling contexts" : "Routines", GROWTH_MIN_SIZES, GROWTH_MIN_SPAN);
-    routine_table(out, m, plotted);
+    routine_table(out, m, is_plotted);
     induced_chart(out, m);
     reuse_section(out, m);
-    fprintf(out, "<h2>Cost plots</h2>\n<p class=\"note\">The %zu costliest %s. Points: "
+    fprintf(out, "<h2>Cost plots</h2>\n<p class=\"note\">The %zu %s %s. Points: "
                  "worst-case (red) and average (blue) cost per input size; dashed: the verdict's "
-                 "curve, fitted at the large end.</p>\n",
-            plotted, m->contexts ? "contexts" : "routines");
-    for (size_t i = 0; i < plotted; i++)
-        routine_section(out, &m->rows[i], i);
+                 "curve over the sizes it judged, the large end.",
+            plotted, m->by_self ? "routines with the most self cost," : "costliest",
+            m->contexts ? "contexts" : "routines");
+    if (folded)
+        fprintf(out, " Left out: %zu wrapper%s (called once, under %.0f%% of the cost in "
+                     "their own code), greyed in the table.",
+                folded, folded == 1 ? "" : "s", 100 * REPORT_WRAPPER_SELF_SHARE);
+    fputs("</p>\n", out);
+    for (size_t k = 0; k < plotted; k++)
+        routine_section(out, &m->rows[index[k]], index[k]);
+    free(index);
+    free(is_plotted);
     fprintf(out, "<script>%s</script>\n</body></html>\n", script);
     return 0;
 }

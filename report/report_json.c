@@ -108,6 +108,11 @@ static void json_row(FILE *out, const struct report_row *r)
     }
     if (r->line > 0)
         fprintf(out, ", \"line\": %d", r->line);
+    if (r->module) {
+        fputs(", \"module\": ", out);
+        json_string(out, r->module);
+        fprintf(out, ", \"module_address\": \"0x%" PRIx64 "\"", r->module_address);
+    }
     if (r->context) {
         fputs(", \"context\": [", out);
         for (size_t i = 0; i < r->context_depth; i++) {
@@ -126,8 +131,9 @@ static void json_row(FILE *out, const struct report_row *r)
     fprintf(out,
             "], \"calls\": %" PRIu64 ", \"cost\": %" PRIu64 ", \"self_cost\": %" PRIu64
             ", \"induced_thread\": %" PRIu64 ", \"induced_external\": %" PRIu64
-            ", \"thread_input_share\": ",
-            r->calls, r->cost, r->self_cost, r->induced_thread, r->induced_external);
+            ", \"wrapper\": %s, \"thread_input_share\": ",
+            r->calls, r->cost, r->self_cost, r->induced_thread, r->induced_external,
+            r->wrapper ? "true" : "false");
     json_number(out, report_row_share(r, 0) / 100);
     fputs(", \"external_input_share\": ", out);
     json_number(out, report_row_share(r, 1) / 100);
@@ -172,9 +178,11 @@ int report_json(FILE *out, const struct report_model *m, const struct report_opt
     }
     fprintf(out, "],\n  \"trms_version\": \"%s\",\n  \"cell_size\": %" PRIu64
                  ",\n  \"line_size\": %" PRIu64 ",\n  \"contexts\": %s"
-                 ",\n  \"threads_aggregated\": %s,\n  \"threads_by_order\": %s,\n  \"events\": {",
+                 ",\n  \"threads_aggregated\": %s,\n  \"threads_by_order\": %s,\n  \"ranked_by\": "
+                 "\"%s\",\n  \"events\": {",
             TRMS_VERSION, m->cell_size, m->line_size, m->contexts ? "true" : "false",
-            m->aggregate_threads ? "true" : "false", m->threads_by_order ? "true" : "false");
+            m->aggregate_threads ? "true" : "false", m->threads_by_order ? "true" : "false",
+            m->by_self ? "self_cost" : "cost");
     for (int t = 0; t < EVENT_TYPE_COUNT; t++)
         fprintf(out, "%s\"%s\": %" PRIu64, t ? ", " : "", event_type_name((enum event_type)t),
                 m->events[t]);

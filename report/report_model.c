@@ -95,10 +95,30 @@ static void describe(struct report_row *row, const struct report_source *src,
         row->file = xstrdup(sym->file);
         row->line = sym->line;
     }
+    if (sym && sym->module) {
+        row->module = xstrdup(sym->module);
+        row->module_address = sym->module_addr;
+        row->symbol = sym->name != NULL;
+    }
     if (p->routine != ROUTINE_ROOT && p->routine < r->routines.count)
         row->address = r->routines.items[p->routine].addr;
     if (contexts)
         context_path(src, p->context, row);
+}
+
+/* " (file:line)", " (file)", " [module]" for a symbol of unknown source,
+ * or "". */
+static const char *row_location(const struct report_row *row, char *buf, size_t len)
+{
+    if (row->file && row->line > 0)
+        snprintf(buf, len, " (%s:%d)", row->file, row->line);
+    else if (row->file)
+        snprintf(buf, len, " (%s)", row->file);
+    else if (row->module && row->symbol)
+        snprintf(buf, len, " [%s]", report_module_name(row->module));
+    else
+        buf[0] = '\0';
+    return buf;
 }
 
 const char *report_row_label(const struct report_row *row, char *buf, size_t len)
@@ -113,12 +133,8 @@ const char *report_row_label(const struct report_row *row, char *buf, size_t len
                                      row->context[i]);
         return buf;
     }
-    if (row->file && row->line > 0)
-        snprintf(buf, len, "%s (%s:%d)", row->name, row->file, row->line);
-    else if (row->file)
-        snprintf(buf, len, "%s (%s)", row->name, row->file);
-    else
-        snprintf(buf, len, "%s", row->name);
+    char where[REPORT_LABEL_MAX];
+    snprintf(buf, len, "%s%s", row->name, row_location(row, where, sizeof where));
     return buf;
 }
 
@@ -155,11 +171,8 @@ const char *report_row_label_fit(const struct report_row *row, size_t width, cha
         }
         return context_shorten(buf, width);
     }
-    char where[REPORT_LABEL_MAX] = "";
-    if (row->file && row->line > 0)
-        snprintf(where, sizeof where, " (%s:%d)", row->file, row->line);
-    else if (row->file)
-        snprintf(where, sizeof where, " (%s)", row->file);
+    char where[REPORT_LABEL_MAX];
+    row_location(row, where, sizeof where);
     /* The location helps find the code, but not at the cost of the name:
      * it goes when the name would have to be cut to leave it room. */
     size_t room = strlen(row->name) + strlen(where) <= width ? strlen(row->name)
@@ -271,16 +284,52 @@ static void fit_row(struct report_row *row)
     }
 }
 
-static int by_cost(const void *x, const void *y)
+static int by_label_then_thread(const struct report_row *a, const struct report_row *b)
 {
-    const struct report_row *a = x, *b = y;
-    if (a->cost != b->cost)
-        return a->cost < b->cost ? 1 : -1;
     char ba[REPORT_LABEL_MAX], bb[REPORT_LABEL_MAX];
     int c = strcmp(report_row_label(a, ba, sizeof ba), report_row_label(b, bb, sizeof bb));
     if (c)
         return c;
     return (a->tid > b->tid) - (a->tid < b->tid);
+}
+
+static int descending(uint64_t a, uint64_t b)
+{
+    return (a < b) - (a > b);
+}
+
+static int by_cost(const void *x, const void *y)
+{
+    const struct report_row *a = x, *b = y;
+    int c = descending(a->cost, b->cost);
+    return c ? c : by_label_then_thread(a, b);
+}
+
+static int by_self_cost(const void *x, const void *y)
+{
+    const struct report_row *a = x, *b = y;
+    int c = descending(a->self_cost, b->self_cost);
+    if (!c)
+        c = descending(a->cost, b->cost);
+    return c ? c : by_label_then_thread(a, b);
+}
+
+static int is_wrapper(const struct report_row *r)
+{
+    return r->calls == 1 && (double)r->self_cost < REPORT_WRAPPER_SELF_SHARE * (double)r->cost;
+}
+
+size_t report_top_rows(const struct report_model *m, size_t n, size_t *index, size_t *folded)
+{
+    size_t shown = 0;
+    *folded = 0;
+    for (size_t i = 0; i < m->n_rows && (n == 0 || shown < n); i++) {
+        if (n && m->rows[i].wrapper)
+            ++*folded;
+        else
+            index[shown++] = i;
+    }
+    return shown;
 }
 
 /* ---- reuse histograms ---- */
@@ -380,6 +429,7 @@ static struct entry *collect_entries(const struct report_source *sources, size_t
                                              .profile = p, .source = &sources[s]};
             free(probe.name);
             free(probe.file);
+            free(probe.module);
             for (size_t k = 0; k < probe.context_depth; k++)
                 free(probe.context[k]);
             free(probe.context);
@@ -438,12 +488,14 @@ int report_model_build(const struct report_source *sources, size_t n,
                         thread_name(entries[j].source->result, entries[j].profile->tid, by_order));
         row->tid = row->all_threads ? 0 : entries[i].tid;
         fit_row(row);
+        row->wrapper = is_wrapper(row);
         i = j;
     }
     for (size_t i = 0; i < n_entries; i++)
         free(entries[i].key);
     free(entries);
-    qsort(out->rows, out->n_rows, sizeof *out->rows, by_cost);
+    qsort(out->rows, out->n_rows, sizeof *out->rows, sel->by_self ? by_self_cost : by_cost);
+    out->by_self = sel->by_self;
 
     out->recordings = xcalloc(n, sizeof *out->recordings);
     out->windows = xcalloc(n, sizeof *out->windows);
@@ -478,6 +530,7 @@ void report_model_free(struct report_model *m)
         struct report_row *row = &m->rows[i];
         free(row->name);
         free(row->file);
+        free(row->module);
         for (size_t k = 0; k < row->context_depth; k++)
             free(row->context[k]);
         free(row->context);

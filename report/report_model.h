@@ -43,13 +43,26 @@ struct report_selection {
     int threads_by_order;         /* number threads 1, 2, ... by first appearance (always
                                      when merging recordings: thread ids change from run
                                      to run, the order of creation usually does not) */
+    int by_self;                  /* rank by self cost, not by cost with descendants */
 };
+
+/* A wrapper: a routine called once that spends under this share of its
+ * cost in its own code (<root>, the C library's start-up, a main that
+ * calls the real work). Its one activation gives no growth, and ranked
+ * by cumulative cost its callees' cost puts it on top: the text report
+ * and the HTML plots fold wrappers out of their top rows; every format
+ * still lists them in its full table. */
+#define REPORT_WRAPPER_SELF_SHARE 0.10
 
 struct report_row {
     char *name;                   /* the routine's name, or its address in hex */
     char *file;                   /* source location, NULL when unknown */
     int line;
     uint64_t address;             /* entry of an address-only routine, else 0 */
+    char *module;                 /* path of the file mapped there, NULL when unknown */
+    uint64_t module_address;      /* the entry in that file (what addr2line takes) */
+    int symbol;                   /* the name is a symbol's (the module is then
+                                     its location when the source is unknown) */
     char **context;               /* with contexts: routine names from the
                                      thread's first call down to this one */
     size_t context_depth;
@@ -62,6 +75,7 @@ struct report_row {
     size_t n_points[METRICS];
     unsigned __int128 input[METRICS];       /* input sizes summed over calls */
     struct growth_fit fit[METRICS][COST_KINDS];
+    int wrapper;                  /* see REPORT_WRAPPER_SELF_SHARE */
 };
 
 struct report_model {
@@ -74,7 +88,9 @@ struct report_model {
     int contexts;                 /* rows are calling contexts */
     int aggregate_threads;
     int threads_by_order;         /* tids are 1, 2, ... by first appearance */
-    struct report_row *rows;      /* by cost, highest first; ties by label, thread */
+    int by_self;                  /* rows are ranked by self cost */
+    struct report_row *rows;      /* by cost, highest first, ties by label and thread;
+                                     by_self: by self cost, then by cost */
     size_t n_rows;
     struct reuse_histogram reuse_global;    /* summed over the recordings */
     struct thread_reuse *reuse_threads;     /* by thread id, selected threads */
@@ -90,7 +106,8 @@ int report_model_build(const struct report_source *sources, size_t n,
                        struct trms_error *err);
 void report_model_free(struct report_model *m);
 
-/* "name (file:line)", or with contexts "main > a > qsort"; cut to LEN. */
+/* "name (file:line)", "name [libc.so.6]" (the module, for a symbol whose
+ * source is unknown), or with contexts "main > a > qsort"; cut to LEN. */
 const char *report_row_label(const struct report_row *row, char *buf, size_t len);
 
 /* The row's label in at most WIDTH characters, for columns: the name
@@ -99,6 +116,11 @@ const char *report_row_label(const struct report_row *row, char *buf, size_t len
  * ("... > a > qsort"). BUF holds LEN > WIDTH bytes. */
 const char *report_row_label_fit(const struct report_row *row, size_t width, char *buf,
                                  size_t len);
+
+/* The rows a report's top N shows: the first N that are not wrappers
+ * (all rows when N is 0), their indices into INDEX (room for m->n_rows);
+ * returns how many, and through *FOLDED the wrappers passed over. */
+size_t report_top_rows(const struct report_model *m, size_t n, size_t *index, size_t *folded);
 
 /* The key rows are merged and compared by (diff): the label. */
 const char *report_row_key(const struct report_row *row, char *buf, size_t len);

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/oom.h"
 #include "report/report.h"
 #include "report/report_model.h"
 
@@ -28,24 +29,55 @@ static void exponent_cell(const struct growth_fit *fit, char *buf, size_t len)
         snprintf(buf, len, "%.2f", fit->exponent);
 }
 
+/* The wrappers folded out of the top rows, each name once (wrapper chains
+ * repeat in every thread), up to a line's worth. */
+static void folded_line(FILE *out, const struct report_model *m, size_t folded)
+{
+    fprintf(out, "  folded: %zu wrapper%s (called once, under %.0f%% of the cost in their own "
+                 "code):",
+            folded, folded == 1 ? "" : "s", 100 * REPORT_WRAPPER_SELF_SHARE);
+    size_t used = 0, listed = 0;
+    for (size_t i = 0; i < m->n_rows && listed < folded; i++) {
+        if (!m->rows[i].wrapper)
+            continue;
+        listed++;
+        int seen = 0;
+        for (size_t j = 0; j < i && !seen; j++)
+            seen = m->rows[j].wrapper && strcmp(m->rows[j].name, m->rows[i].name) == 0;
+        if (seen)
+            continue;
+        if (used > 120) {
+            fputs(", ...", out);
+            break;
+        }
+        char name[64];
+        report_row_label_fit(&m->rows[i], 40, name, sizeof name);
+        fprintf(out, "%s %s", used ? "," : "", name);
+        used += strlen(name) + 2;
+    }
+    fputs("; --top 0 lists them\n", out);
+}
+
 static void routines_table(FILE *out, const struct report_model *m, const struct report_options *o)
 {
-    size_t shown = o->top && o->top < m->n_rows ? o->top : m->n_rows;
+    size_t *index = xcalloc(m->n_rows ? m->n_rows : 1, sizeof *index), folded;
+    size_t shown = report_top_rows(m, o->top, index, &folded);
     size_t width = 7;
     char buf[REPORT_LABEL_MAX];
-    for (size_t i = 0; i < shown; i++) {
-        size_t len = strlen(report_row_label(&m->rows[i], buf, sizeof buf));
+    for (size_t k = 0; k < shown; k++) {
+        size_t len = strlen(report_row_label(&m->rows[index[k]], buf, sizeof buf));
         if (len > width)
             width = len < 48 ? len : 48;
     }
     const char *metric = o->metric == METRIC_TRMS ? "TRMS" : "RMS";
-    fprintf(out, "%s by cost (instructions, descendants included):\n",
-            m->contexts ? "calling contexts" : "routines");
+    fprintf(out, "%s by %s (instructions%s):\n", m->contexts ? "calling contexts" : "routines",
+            m->by_self ? "self cost" : "cost", m->by_self ? ", in their own code" :
+                                                         ", descendants included");
     fprintf(out, "  %-*s %7s %8s %12s %12s %5s %5s %-7s %-13s %6s %6s\n", (int)width,
             m->contexts ? "context" : "routine", "thread", "calls", "cost", "self", "#rms",
             "#trms", "growth", "exponent", "thr-in", "ext-in");
-    for (size_t i = 0; i < shown; i++) {
-        const struct report_row *r = &m->rows[i];
+    for (size_t k = 0; k < shown; k++) {
+        const struct report_row *r = &m->rows[index[k]];
         const struct growth_fit *fit = &r->fit[o->metric][COST_WORST];
         char thread[16], exponent[32], verdict[32];
         thread_cell(r, thread, sizeof thread);
@@ -58,8 +90,11 @@ static void routines_table(FILE *out, const struct report_model *m, const struct
                 growth_verdict_text(fit, verdict, sizeof verdict),
                 exponent, report_row_share(r, 0), report_row_share(r, 1));
     }
-    if (shown < m->n_rows)
-        fprintf(out, "  ... %zu more (--top 0 shows all)\n", m->n_rows - shown);
+    if (folded)
+        folded_line(out, m, folded);
+    if (shown + folded < m->n_rows)
+        fprintf(out, "  ... %zu more (--top 0 shows all)\n", m->n_rows - shown - folded);
+    free(index);
     fprintf(out,
             "  #rms/#trms: distinct input sizes seen. growth: how worst-case cost grows with\n"
             "  %s at the large end of the sizes: a model among 1, log n, n, n log n, n^2, n^3,\n"
@@ -183,9 +218,11 @@ int report_text(FILE *out, const struct report_model *m, const struct report_opt
         reuse_line(out, label, &m->reuse_threads[i].histogram, m->line_size);
     }
     if (o->details) {
-        size_t shown = o->top && o->top < m->n_rows ? o->top : m->n_rows;
-        for (size_t i = 0; i < shown; i++)
-            row_details(out, &m->rows[i]);
+        size_t *index = xcalloc(m->n_rows ? m->n_rows : 1, sizeof *index), folded;
+        size_t shown = report_top_rows(m, o->top, index, &folded);
+        for (size_t k = 0; k < shown; k++)
+            row_details(out, &m->rows[index[k]]);
+        free(index);
     }
     return 0;
 }

@@ -1,5 +1,6 @@
 #include "store/checkpoint_store.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <lmdb.h>
 #include <stdio.h>
@@ -10,6 +11,7 @@
 #include "common/byte_buffer.h"
 #include "common/oom.h"
 #include "store/store_internal.h"
+#include "store/store_space.h"
 #include "trace/crc32.h"
 
 #define CHECKPOINTS_DB "checkpoints"
@@ -164,12 +166,20 @@ struct checkpoint_save {
     uint64_t txn_bytes;     /* in the open transaction */
     uint32_t crc;
     int rc;                 /* the first LMDB failure */
+    uint64_t txns_committed;    /* of this generation's parts */
+    int short_of_space;     /* SPACE says so */
+    struct trms_error space;
 };
 
-static int save_error(const struct result_store *s, struct trms_error *err, int rc)
+#define SAVING "saving a checkpoint"
+
+static int save_error(const struct checkpoint_save *c, struct trms_error *err, int rc)
 {
-    return error_set(err, "%s: cannot save a checkpoint: %s", result_store_path(s),
-                     mdb_strerror(rc));
+    if (c->short_of_space) {
+        *err = c->space;
+        return -1;
+    }
+    return store_write_error(result_store_path(c->store), rc, SAVING, c->txn_bytes, err);
 }
 
 /* Opens C's next transaction: parts only, so one sync per commit is enough
@@ -205,10 +215,23 @@ int checkpoint_save_begin(struct result_store *s, const struct result_key *key,
     if (rc != 0) {
         if (c->txn)
             mdb_txn_abort(c->txn);
+        save_error(c, err, rc);
         free(c);
-        return save_error(s, err, rc);
+        return -1;
     }
     *out = c;
+    return 0;
+}
+
+/* Room for the open transaction's parts and LEN bytes more. */
+static int reserve(struct checkpoint_save *c, size_t len)
+{
+    uint64_t need = c->txn_bytes + len + len / 16;
+    if (store_space_reserve(result_store_env(c->store), result_store_path(c->store), need,
+                            SAVING, &c->space) != 0) {
+        c->short_of_space = 1;
+        return ENOSPC;
+    }
     return 0;
 }
 
@@ -220,11 +243,15 @@ int checkpoint_save_bytes(void *ctx, const uint8_t *data, size_t len)
     if (c->txn_bytes + len > TXN_BYTES && c->txn_bytes > 0) {
         c->rc = mdb_txn_commit(c->txn);
         c->txn = NULL;
-        if (c->rc == 0)
+        if (c->rc == 0) {
+            c->txns_committed++;
             c->rc = begin_txn(c, MDB_NOMETASYNC);
+        }
         if (c->rc)
             return -1;
     }
+    if ((c->rc = reserve(c, len)) != 0)
+        return -1;
     char k[KEY_MAX];
     part_key(k, &c->key, c->generation, c->parts);
     MDB_val kv = string_val(k), v = {len, (void *)data};
@@ -260,9 +287,12 @@ int checkpoint_save_commit(struct checkpoint_save *c, struct trms_error *err)
         rc = mdb_txn_commit(c->txn); /* frees the transaction either way */
         c->txn = NULL;
     }
-    struct result_store *s = c->store;
+    if (rc != 0)
+        save_error(c, err, rc);
+    else
+        c->txns_committed = 0;  /* they are the checkpoint now */
     checkpoint_save_abort(c);
-    return rc ? save_error(s, err, rc) : 0;
+    return rc ? -1 : 0;
 }
 
 void checkpoint_save_abort(struct checkpoint_save *c)
@@ -271,6 +301,16 @@ void checkpoint_save_abort(struct checkpoint_save *c)
         return;
     if (c->txn)
         mdb_txn_abort(c->txn);
+    c->txn = NULL;
+    /* Parts already committed give their room back (the head still names
+     * the previous generation): a disk that filled keeps its space for
+     * the result. Best effort; the next save drops them too. */
+    if (c->txns_committed && begin_txn(c, 0) == 0) {
+        if (drop_parts(c->txn, c->dbi, &c->key, c->previous) == 0)
+            mdb_txn_commit(c->txn);
+        else
+            mdb_txn_abort(c->txn);
+    }
     free(c);
 }
 

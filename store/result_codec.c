@@ -5,10 +5,12 @@
 
 #include "analyses/activation.h"
 #include "common/oom.h"
+#include "trace/crc32.h"
 
 /* Version 2 added each point's real sum, the profiles' calling contexts and
  * the context tree; version 1 results still load (real sum = sum, which
- * differs only for recursive routines). */
+ * differs only for recursive routines). Version 3 added the CRC-32 at the
+ * end (4 bytes, little-endian). */
 #define OLDEST_READABLE 1
 
 static void put_points(struct byte_buffer *b, const struct profile_point *pts, size_t n)
@@ -43,6 +45,7 @@ static void put_histogram(struct byte_buffer *b, const struct reuse_histogram *h
 
 void result_encode(const struct analysis_result *r, struct byte_buffer *b)
 {
+    size_t start = b->len;
     byte_buffer_put_varint(b, RESULT_CODEC_VERSION);
     byte_buffer_put_varint(b, r->cell_size);
     byte_buffer_put_varint(b, r->line_size);
@@ -83,6 +86,9 @@ void result_encode(const struct analysis_result *r, struct byte_buffer *b)
         byte_buffer_put_varint(b, r->reuse_threads[i].tid);
         put_histogram(b, &r->reuse_threads[i].histogram);
     }
+    uint32_t crc = crc32_update(0, b->data + start, b->len - start);
+    uint8_t tail[4] = {(uint8_t)crc, (uint8_t)(crc >> 8), (uint8_t)(crc >> 16), (uint8_t)(crc >> 24)};
+    byte_buffer_put(b, tail, sizeof tail);
 }
 
 /* A count read from the data, bounded by the bytes left (every element
@@ -147,6 +153,32 @@ static void get_histogram(struct byte_cursor *c, struct reuse_histogram *h)
     }
 }
 
+/* The indices of R hold together: what the reports follow from one
+ * part to another exists, and the context tree is a tree. */
+static int consistent(const struct analysis_result *r)
+{
+    size_t routines = r->routines.count;
+    for (size_t i = 0; i < r->n_contexts; i++) {
+        const struct calling_context *c = &r->contexts[i];
+        int ok = i == 0 ? c->parent == CONTEXT_NONE && c->routine == ROUTINE_ROOT
+                        : c->parent < i && c->routine < routines;
+        if (!ok)
+            return 0;
+    }
+    for (size_t i = 0; i < r->n_profiles; i++) {
+        const struct routine_profile *p = &r->profiles[i];
+        if ((p->routine != ROUTINE_ROOT && p->routine >= routines) ||
+            (p->context != CONTEXT_NONE && p->context >= r->n_contexts))
+            return 0;
+    }
+    return 1;
+}
+
+static uint32_t crc_at(const uint8_t *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
 struct analysis_result *result_decode(const void *data, size_t len, struct trms_error *err)
 {
     struct byte_cursor c;
@@ -156,6 +188,13 @@ struct analysis_result *result_decode(const void *data, size_t len, struct trms_
         error_set(err, "stored result has format version %llu; this trms reads versions %d to %d",
                   (unsigned long long)version, OLDEST_READABLE, RESULT_CODEC_VERSION);
         return NULL;
+    }
+    if (version >= 3) {
+        if (len < 5 || crc32_update(0, data, len - 4) != crc_at((const uint8_t *)data + len - 4)) {
+            error_set(err, "stored result is corrupt (its checksum does not match)");
+            return NULL;
+        }
+        c.end -= 4;
     }
     struct analysis_result *r = xcalloc(1, sizeof *r);
     routine_table_init(&r->routines);
@@ -206,7 +245,7 @@ struct analysis_result *result_decode(const void *data, size_t len, struct trms_
         r->reuse_threads[i].tid = get_u32(&c);
         get_histogram(&c, &r->reuse_threads[i].histogram);
     }
-    if (c.failed || c.p != c.end) {
+    if (c.failed || c.p != c.end || !consistent(r)) {
         error_set(err, "stored result is corrupt");
         analysis_result_free(r);
         return NULL;

@@ -12,8 +12,7 @@
 #include "store/result_codec.h"
 #include "store/store_env.h"
 #include "store/store_internal.h"
-
-#define LATEST_KEY "latest"
+#include "store/store_space.h"
 
 struct result_store {
     MDB_env *env;
@@ -23,11 +22,11 @@ struct result_store {
 
 static int lmdb_error(struct result_store *s, struct trms_error *err, const char *what, int rc)
 {
+    const char *damage = store_damage_cause(rc);
+    if (damage)
+        return error_set(err, "%s: %s: the result store is damaged (%s)", s->path, what, damage);
     return error_set(err, "%s: %s: %s", s->path, what, mdb_strerror(rc));
 }
-
-#define RESULT_PREFIX "result/"
-#define ANALYZED_PREFIX "analyzed/"
 
 #define CONTEXTS_SUFFIX "/contexts"
 
@@ -102,6 +101,8 @@ int result_store_open(const char *rec_path, int writable, struct result_store **
         answer = RESULT_STORE_NONE;
         goto fail;
     }
+    if (rc == STORE_ENV_DAMAGED)
+        answer = RESULT_STORE_DAMAGED;
     if (rc != 0)
         goto fail;
     MDB_txn *txn;
@@ -122,7 +123,10 @@ int result_store_open(const char *rec_path, int writable, struct result_store **
     else
         rc = mdb_txn_commit(txn); /* frees TXN even when it fails */
     if (rc != 0) {
-        lmdb_error(s, err, "cannot read the result store", rc);
+        if (writable)  /* creating the database is a write */
+            store_write_error(s->path, rc, "opening the result store", 0, err);
+        else
+            lmdb_error(s, err, "cannot read the result store", rc);
         goto fail;
     }
     *out = s;
@@ -130,6 +134,11 @@ int result_store_open(const char *rec_path, int writable, struct result_store **
 fail:
     result_store_close(s);
     return answer;
+}
+
+MDB_dbi result_store_dbi(const struct result_store *s)
+{
+    return s->results;
 }
 
 MDB_env *result_store_env(const struct result_store *s)
@@ -146,8 +155,7 @@ void result_store_close(struct result_store *s)
 {
     if (!s)
         return;
-    if (s->env)
-        mdb_env_close(s->env);
+    store_env_close(s->env);
     free(s->path);
     free(s);
 }
@@ -170,11 +178,17 @@ int result_store_save_key(struct result_store *s, const struct analysis_result *
     result_key_string(when_key, sizeof when_key, ANALYZED_PREFIX, rk);
     time_t now = time(NULL);
     strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+    /* Room first: a full disk is said before anything is written. */
+    uint64_t need = blob.len + strlen(key) + 4096;
+    if (store_space_reserve(s->env, s->path, need, "writing the result", err) != 0) {
+        byte_buffer_free(&blob);
+        return -1;
+    }
     MDB_txn *txn;
     int rc = mdb_txn_begin(s->env, NULL, 0, &txn);
     if (rc != 0) {
         byte_buffer_free(&blob);
-        return lmdb_error(s, err, "cannot write the result store", rc);
+        return store_write_error(s->path, rc, "writing the result", need, err);
     }
     MDB_val k = {strlen(key), key}, v = {blob.len, blob.data};
     MDB_val lk = {strlen(LATEST_KEY), LATEST_KEY}, lv = {strlen(key), key};
@@ -185,12 +199,12 @@ int result_store_save_key(struct result_store *s, const struct analysis_result *
         (rc = checkpoint_drop(txn, rk)) != 0) {
         mdb_txn_abort(txn);
         byte_buffer_free(&blob);
-        return lmdb_error(s, err, "cannot write the result store", rc);
+        return store_write_error(s->path, rc, "writing the result", need, err);
     }
     rc = mdb_txn_commit(txn);
     byte_buffer_free(&blob);
     if (rc != 0)
-        return lmdb_error(s, err, "cannot commit the result", rc);
+        return store_write_error(s->path, rc, "writing the result", need, err);
     return 0;
 }
 

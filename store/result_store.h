@@ -19,9 +19,15 @@ struct result_store;
  * recording never analyzed. */
 #define RESULT_STORE_NONE 1
 
+/* result_store_open's answer (ERR says it too) for a store that is
+ * damaged, or was changed outside trms into something LMDB must not read
+ * (store/store_verify.h). Everything in it can be rebuilt from the
+ * recording: store/store_repair.h sets it aside. */
+#define RESULT_STORE_DAMAGED 2
+
 /* Opens the store of the recording at REC_PATH; WRITABLE creates it when
- * absent. Returns 0, RESULT_STORE_NONE, or -1 when the store cannot be
- * read. */
+ * absent. Returns 0, RESULT_STORE_NONE, RESULT_STORE_DAMAGED, or -1 when
+ * the store cannot be read. */
 int result_store_open(const char *rec_path, int writable, struct result_store **out,
                       struct trms_error *err);
 void result_store_close(struct result_store *s);

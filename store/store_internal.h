@@ -9,7 +9,15 @@
 
 #include "store/result_store.h"
 
+/* How results are keyed in the "results" database: PREFIX then the key
+ * (result_key_string), one record each for the result and when it was
+ * stored, and LATEST_KEY naming the latest result's key. */
+#define RESULT_PREFIX "result/"
+#define ANALYZED_PREFIX "analyzed/"
+#define LATEST_KEY "latest"
+
 MDB_env *result_store_env(const struct result_store *s);
+MDB_dbi result_store_dbi(const struct result_store *s);
 const char *result_store_path(const struct result_store *s);
 
 /* PREFIX "cell=N/line=M[/events=F-T]": how a key is spelled in the store. */

@@ -8,104 +8,27 @@
 #include "common/byte_buffer.h"
 #include "common/oom.h"
 #include "store/store_env.h"
+#include "store/symbol_file.h"
 
 #define SYMBOLS_DB "symbols"
 
-static void put_key(uint8_t key[8], uint64_t addr)
-{
-    for (int i = 0; i < 8; i++)
-        key[i] = (uint8_t)(addr >> (56 - 8 * i));
-}
-
-static void encode(const struct symbol_name *n, struct byte_buffer *b)
-{
-    size_t name_len = strlen(n->name);
-    byte_buffer_put_varint(b, SYMBOL_CODEC_VERSION);
-    byte_buffer_put_varint(b, name_len);
-    byte_buffer_put(b, n->name, name_len);
-    size_t file_len = n->file ? strlen(n->file) : 0;
-    byte_buffer_put_varint(b, n->file ? file_len + 1 : 0);
-    byte_buffer_put(b, n->file, file_len);
-    byte_buffer_put_varint(b, n->line > 0 ? (uint64_t)n->line : 0);
-}
-
-static char *copy_string(struct byte_cursor *c, uint64_t len)
-{
-    if (len > (uint64_t)(c->end - c->p)) {
-        c->failed = 1;
-        return NULL;
-    }
-    const uint8_t *bytes = byte_cursor_bytes(c, (size_t)len);
-    if (!bytes || memchr(bytes, '\0', (size_t)len)) {
-        c->failed = 1;
-        return NULL;
-    }
-    char *s = xmalloc((size_t)len + 1);
-    memcpy(s, bytes, (size_t)len);
-    s[len] = '\0';
-    return s;
-}
-
-/* Decodes one value into OUT (strings allocated); -1 with ERR when it is
- * not one this trms can read. */
-static int decode(const char *path, uint64_t addr, const MDB_val *v, struct symbol_name *out,
-                  struct trms_error *err)
-{
-    struct byte_cursor c;
-    byte_cursor_init(&c, v->mv_data, v->mv_size);
-    uint64_t version = byte_cursor_varint(&c);
-    if (!c.failed && version != SYMBOL_CODEC_VERSION)
-        return error_set(err, "%s: the symbol of 0x%" PRIx64 " has format %" PRIu64
-                              "; this trms reads format %d",
-                         path, addr, version, SYMBOL_CODEC_VERSION);
-    char *name = copy_string(&c, byte_cursor_varint(&c));
-    uint64_t file_len = byte_cursor_varint(&c);
-    char *file = file_len ? copy_string(&c, file_len - 1) : NULL;
-    uint64_t line = byte_cursor_varint(&c);
-    if (c.failed || c.p != c.end || line > INT32_MAX || !name || !*name) {
-        free(name);
-        free(file);
-        return error_set(err, "%s: the symbol of 0x%" PRIx64 " is corrupt", path, addr);
-    }
-    *out = (struct symbol_name){addr, name, file, (int)line};
-    return 0;
-}
+/* Names stored before the symbols file existed, in the store's "symbols"
+ * database: read when a recording has no symbols file (the next save
+ * writes one). */
+static int load_legacy(const char *rec_path, struct symbol_names *out, struct trms_error *err);
 
 int symbol_store_save(const char *rec_path, const struct symbol_name *names, size_t n,
                       struct trms_error *err)
 {
-    MDB_env *env;
-    char *path;
-    if (store_env_open(rec_path, 1, &env, &path, err) != 0) {
-        free(path);
+    struct symbol_names all;
+    if (symbol_store_load(rec_path, &all, err) != 0)
         return -1;
-    }
-    MDB_txn *txn = NULL;
-    MDB_dbi dbi;
-    struct byte_buffer value = {0};
-    int rc = mdb_txn_begin(env, NULL, 0, &txn);
-    if (rc == 0)
-        rc = mdb_dbi_open(txn, SYMBOLS_DB, MDB_CREATE, &dbi);
-    for (size_t i = 0; rc == 0 && i < n; i++) {
-        if (!names[i].name || !*names[i].name)
-            continue; /* nothing worth keeping */
-        uint8_t key[8];
-        put_key(key, names[i].addr);
-        value.len = 0;
-        encode(&names[i], &value);
-        MDB_val k = {sizeof key, key}, v = {value.len, value.data};
-        rc = mdb_put(txn, dbi, &k, &v, 0);
-    }
-    if (txn && rc != 0)
-        mdb_txn_abort(txn);
-    else if (txn)
-        rc = mdb_txn_commit(txn);
-    if (rc != 0)
-        error_set(err, "%s: cannot store the symbol names: %s", path, mdb_strerror(rc));
-    byte_buffer_free(&value);
-    mdb_env_close(env);
-    free(path);
-    return rc ? -1 : 0;
+    for (size_t i = 0; i < n; i++)
+        if ((names[i].name && *names[i].name) || (names[i].module && *names[i].module))
+            symbol_names_add(&all, &names[i]);  /* else nothing worth keeping */
+    int rc = symbol_file_write(rec_path, &all, err);
+    symbol_names_free(&all);
+    return rc;
 }
 
 void symbol_names_init(struct symbol_names *names)
@@ -120,26 +43,41 @@ void symbol_names_free(struct symbol_names *names)
     for (size_t i = 0; i < names->count; i++) {
         free((char *)names->items[i].name);
         free((char *)names->items[i].file);
+        free((char *)names->items[i].module);
     }
     free(names->items);
     u64map_free(&names->by_addr);
     symbol_names_init(names);
 }
 
-void symbol_names_put(struct symbol_names *names, uint64_t addr, const char *name,
-                      const char *file, int line)
+static char *copy_or_null(const char *s)
+{
+    return s ? xstrdup(s) : NULL;
+}
+
+void symbol_names_add(struct symbol_names *names, const struct symbol_name *n)
 {
     int inserted;
-    uint64_t *index = u64map_upsert(&names->by_addr, addr, &inserted);
+    uint64_t *index = u64map_upsert(&names->by_addr, n->addr, &inserted);
     if (inserted) {
         names->items = xrealloc(names->items, (names->count + 1) * sizeof *names->items);
         *index = names->count++;
     } else {
         free((char *)names->items[*index].name);
         free((char *)names->items[*index].file);
+        free((char *)names->items[*index].module);
     }
-    names->items[*index] = (struct symbol_name){addr, xstrdup(name), file ? xstrdup(file) : NULL,
-                                                line};
+    struct symbol_name *to = &names->items[*index];
+    *to = *n;
+    to->name = copy_or_null(n->name);
+    to->file = copy_or_null(n->file);
+    to->module = copy_or_null(n->module);
+}
+
+void symbol_names_put(struct symbol_names *names, uint64_t addr, const char *name,
+                      const char *file, int line)
+{
+    symbol_names_add(names, &(struct symbol_name){addr, name, file, line, 0, NULL, 0});
 }
 
 const struct symbol_name *symbol_names_find(const struct symbol_names *names, uint64_t addr)
@@ -175,7 +113,8 @@ static int read_all(MDB_txn *txn, MDB_dbi dbi, const char *path, struct symbol_n
         uint64_t addr = 0;
         for (int i = 0; i < 8; i++)
             addr = addr << 8 | ((const uint8_t *)k.mv_data)[i];
-        if ((status = decode(path, addr, &v, &out->items[out->count], err)) != 0)
+        if ((status = symbol_entry_decode(path, addr, v.mv_data, v.mv_size,
+                                          &out->items[out->count], err)) != 0)
             break;
         *u64map_upsert(&out->by_addr, addr, NULL) = out->count++;
     }
@@ -188,6 +127,17 @@ static int read_all(MDB_txn *txn, MDB_dbi dbi, const char *path, struct symbol_n
 int symbol_store_load(const char *rec_path, struct symbol_names *out, struct trms_error *err)
 {
     symbol_names_init(out);
+    int rc = symbol_file_read(rec_path, out, err);
+    if (rc <= 0) {
+        if (rc != 0)
+            symbol_names_free(out);
+        return rc;
+    }
+    return load_legacy(rec_path, out, err);
+}
+
+static int load_legacy(const char *rec_path, struct symbol_names *out, struct trms_error *err)
+{
     MDB_env *env;
     char *path;
     int rc = store_env_open(rec_path, 0, &env, &path, err);
@@ -211,7 +161,7 @@ int symbol_store_load(const char *rec_path, struct symbol_names *out, struct trm
         status = error_set(err, "%s: cannot read the symbol names: %s", path, mdb_strerror(rc));
     if (status != 0)
         symbol_names_free(out);
-    mdb_env_close(env);
+    store_env_close(env);
     free(path);
     return status;
 }

@@ -4,6 +4,8 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include "common/regular_file.h"
+
 int elf_build_id_hex(Elf *elf, char out[static 41])
 {
     const void *bits;
@@ -25,7 +27,8 @@ int file_build_id(const char *path, char out[static 41])
 {
     out[0] = '\0';
     elf_version(EV_CURRENT);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    const char *why;
+    int fd = regular_file_open(path, 0, &why);
     if (fd < 0)
         return -1;
     Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);

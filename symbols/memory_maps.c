@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "common/oom.h"
+#include "common/regular_file.h"
 #include "symbols/build_id.h"
 
 void memory_maps_init(struct memory_maps *maps)
@@ -248,9 +249,10 @@ static int unescape_path(struct line_parser *lp)
 
 int memory_maps_read(struct memory_maps *maps, const char *path, struct trms_error *err)
 {
-    FILE *fp = fopen(path, "r");
+    const char *why;
+    FILE *fp = regular_file_fopen(path, REGULAR_FILE_NOFOLLOW, &why);
     if (!fp)
-        return error_set(err, "%s: cannot open: %s", path, strerror(errno));
+        return error_set(err, "%s: cannot open: %s", path, why);
     struct memory_maps read;
     memory_maps_init(&read);
     char *line = NULL;

@@ -23,6 +23,30 @@ static int same_maps(const struct memory_maps *a, const struct memory_maps *b)
     return 1;
 }
 
+int symbols_describe_routine(struct symbolizer *s, uint64_t addr, struct symbol_name *out)
+{
+    struct symbol_info info;
+    struct code_location where;
+    int named = symbolizer_lookup(s, addr, &info) == 0;
+    int located = symbolizer_locate(s, addr, &where) == 0;
+    *out = (struct symbol_name){.addr = addr, .module = where.module,
+                                .module_addr = where.module_addr};
+    if (named) {
+        out->name = info.name;
+        out->offset = addr - info.entry;
+    }
+    /* Past a symbol's start, the function's declaration would say where
+     * the function starts, not where this routine does. */
+    if (named && out->offset == 0) {
+        out->file = info.file;
+        out->line = info.line;
+    } else {
+        out->file = where.file;
+        out->line = where.line;
+    }
+    return named || located ? 0 : -1;
+}
+
 static int resolve_with(struct symbolizer *s, const char *rec_path,
                         const struct routine_table *routines, struct trms_error *err)
 {
@@ -30,10 +54,8 @@ static int resolve_with(struct symbolizer *s, const char *rec_path,
     size_t n = 0;
     for (size_t i = 0; i < routines->count; i++) {
         const struct routine *r = &routines->items[i];
-        struct symbol_info info;
-        if (r->name || !r->addr || symbolizer_lookup(s, r->addr, &info) != 0)
-            continue;
-        names[n++] = (struct symbol_name){r->addr, info.name, info.file, info.line};
+        if (!r->name && r->addr && symbols_describe_routine(s, r->addr, &names[n]) == 0)
+            n++;
     }
     int rc = symbol_store_save(rec_path, names, n, err);
     free(names);
@@ -77,8 +99,11 @@ void symbols_name_routines_since(struct symbolizer *s, const struct routine_tabl
 {
     for (; *next < routines->count; ++*next) {
         const struct routine *r = &routines->items[*next];
-        struct symbol_info info;
-        if (!r->name && r->addr && symbolizer_lookup(s, r->addr & ROUTINE_ADDR_MASK, &info) == 0)
-            symbol_names_put(names, r->addr, info.name, info.file, info.line);
+        struct symbol_name found;
+        if (!r->name && r->addr &&
+            symbols_describe_routine(s, r->addr & ROUTINE_ADDR_MASK, &found) == 0) {
+            found.addr = r->addr;
+            symbol_names_add(names, &found);
+        }
     }
 }

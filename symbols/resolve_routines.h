@@ -9,10 +9,18 @@
 #include "symbols/symbolizer.h"
 #include "trace/routine_table.h"
 
+/* What S knows of the routine entered at ADDR, into OUT (its strings S's):
+ * the symbol holding ADDR and how far past its start ADDR is, the source
+ * file and line (the function's declaration at a symbol's start, else
+ * the line of ADDR itself), and the file mapped there with ADDR's
+ * address in it. 0 when a symbol or a file was found, -1 when neither. */
+int symbols_describe_routine(struct symbolizer *s, uint64_t addr, struct symbol_name *out);
+
 /* Resolves every routine of ROUTINES that has an address but no name
- * against MAPS and saves the names found in the symbol store of the
- * recording (or staging directory) at REC_PATH, in one transaction.
- * Routines no symbol covers are left out (reports print their address). */
+ * against MAPS and saves what symbols_describe_routine() finds in the
+ * symbol store of the recording (or staging directory) at REC_PATH, in
+ * one transaction. Routines outside every mapped file are left out
+ * (reports print their address). */
 int symbols_resolve_routines(const char *rec_path, const struct memory_maps *maps,
                              const struct routine_table *routines, struct trms_error *err);
 

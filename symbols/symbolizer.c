@@ -10,7 +10,9 @@
 
 #include "common/oom.h"
 #include "common/u64map.h"
+#include "common/regular_file.h"
 #include "symbols/build_id.h"
+#include "symbols/safe_debuginfo.h"
 
 /* A loadable segment of a file: what a map's file offset says about where
  * the file was loaded. */
@@ -69,7 +71,7 @@ static struct answer no_module;  /* never given a source: mod stays NULL */
 
 static const Dwfl_Callbacks callbacks = {
     .find_elf = dwfl_build_id_find_elf,
-    .find_debuginfo = dwfl_standard_find_debuginfo,
+    .find_debuginfo = safe_find_debuginfo,
     .section_address = dwfl_offline_section_address,
 };
 
@@ -127,7 +129,8 @@ static struct symbol_info *new_info(struct symbolizer *s, const char *module)
 /* Reads what the bias computation needs: the type and the PT_LOADs. */
 static void read_segments(struct sym_file *f)
 {
-    int fd = open(f->path, O_RDONLY | O_CLOEXEC);
+    const char *why;
+    int fd = regular_file_open(f->path, 0, &why);  /* a map's path is a name, not an order */
     if (fd < 0)
         return;
     Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
@@ -248,7 +251,11 @@ static Dwfl_Module *loaded(struct sym_file *f, struct module *m)
         oom_exit("symbolizer (libdw)");
     dwfl_report_begin(m->dwfl);
     /* add_p_vaddr: BASE is the bias itself; libdw ignores it for ET_EXEC. */
-    m->mod = dwfl_report_elf(m->dwfl, f->path, f->path, -1, m->bias, true);
+    const char *why;
+    int fd = regular_file_open(f->path, 0, &why);
+    m->mod = fd < 0 ? NULL : dwfl_report_elf(m->dwfl, f->path, f->path, fd, m->bias, true);
+    if (!m->mod && fd >= 0)
+        close(fd);
     dwfl_report_end(m->dwfl, NULL, NULL);
     if (m->mod)
         find_plt_sections(m);
@@ -263,30 +270,59 @@ static const char *base_name(const char *path)
     return slash ? slash + 1 : path;
 }
 
+/* The DW_TAG_subprogram among the children of PARENT (and of the
+ * namespaces and classes there) whose own code holds PC, into *OUT. */
+static int concrete_subprogram(Dwarf_Die *parent, Dwarf_Addr pc, Dwarf_Die *out, int depth)
+{
+    Dwarf_Die child;
+    if (depth > 8 || dwarf_child(parent, &child) != 0)
+        return 0;
+    do {
+        switch (dwarf_tag(&child)) {
+        case DW_TAG_subprogram:
+            if (dwarf_haspc(&child, pc) > 0) {
+                *out = child;
+                return 1;
+            }
+            break;
+        case DW_TAG_namespace:
+        case DW_TAG_class_type:
+        case DW_TAG_structure_type:
+        case DW_TAG_union_type:
+            if (concrete_subprogram(&child, pc, out, depth + 1))
+                return 1;
+            break;
+        default:
+            break;
+        }
+    } while (dwarf_siblingof(&child, &child) == 0);
+    return 0;
+}
+
 /* Source file and line of the function at ENTRY: its declaration when the
- * DWARF has the subprogram, else the line table row of the entry. */
+ * DWARF has the subprogram, else the line table row of the entry.
+ *
+ * The subprogram is the concrete one whose code holds ENTRY: when code
+ * inlined from elsewhere starts at ENTRY (a vector's constructor checking
+ * its length, from stl_vector.h), libdw's scopes continue from the inlined
+ * instance into its abstract definition, a DW_TAG_subprogram without code
+ * of its own, which is not the routine the symbol names. So the subprogram
+ * is looked for among the compilation unit's own, by address. */
 static void source_of(Dwfl_Module *mod, uint64_t entry, struct symbol_info *info)
 {
     Dwarf_Addr bias;
     Dwarf_Die *cu = dwfl_module_addrdie(mod, entry, &bias);
-    if (cu) {
-        Dwarf_Die *scopes = NULL;
-        int n = dwarf_getscopes(cu, entry - bias, &scopes);
-        for (int i = 0; i < n; i++) {
-            int line;
-            if (dwarf_tag(&scopes[i]) == DW_TAG_subprogram &&
-                dwarf_decl_line(&scopes[i], &line) == 0 && line > 0) {
-                info->line = line;
-                info->file = base_name(dwarf_decl_file(&scopes[i]));
-                break;
-            }
-        }
-        free(scopes);
+    Dwarf_Die sub;
+    int line = 0;
+    if (cu && concrete_subprogram(cu, entry - bias, &sub, 0) &&
+        dwarf_decl_line(&sub, &line) == 0 && line > 0) {
+        info->line = line;
+        info->file = base_name(dwarf_decl_file(&sub));
     }
     if (info->line)
         return;
     Dwfl_Line *row = dwfl_module_getsrc(mod, entry);
-    int line = 0;
+    line = 0;
     const char *file = row ? dwfl_lineinfo(row, NULL, &line, NULL, NULL, NULL) : NULL;
     if (file && line > 0) {
         info->file = base_name(file);
@@ -354,6 +390,31 @@ int symbolizer_lookup(struct symbolizer *s, uint64_t addr, struct symbol_info *o
     }
     *out = a->info;
     return out->name ? 0 : -1;
+}
+
+int symbolizer_locate(struct symbolizer *s, uint64_t addr, struct code_location *out)
+{
+    *out = (struct code_location){0};
+    const struct map_entry *map = memory_maps_find(&s->maps, addr);
+    if (!map)
+        return -1;
+    struct sym_file *f = file_for(s, map->path);
+    out->module = f->path;
+    struct module *m = module_for(s, map);
+    if (!m) {
+        out->module_addr = addr - map->start + map->offset;
+        return 0;
+    }
+    out->module_addr = addr - m->bias;
+    Dwfl_Module *mod = loaded(f, m);
+    Dwfl_Line *row = mod ? dwfl_module_getsrc(mod, addr) : NULL;
+    int line = 0;
+    const char *file = row ? dwfl_lineinfo(row, NULL, &line, NULL, NULL, NULL) : NULL;
+    if (file && line > 0) {
+        out->file = base_name(file);
+        out->line = line;
+    }
+    return 0;
 }
 
 int symbolizer_is_function_entry(struct symbolizer *s, uint64_t addr)

@@ -52,6 +52,22 @@ int symbolizer_lookup(struct symbolizer *s, uint64_t addr, struct symbol_info *o
  * address is a PLT stub or a function's entry. */
 int symbolizer_classify(struct symbolizer *s, uint64_t addr, struct symbol_info *out);
 
+/* Where ADDR lies in the file mapped there, as perf and callgrind print
+ * code no symbol covers: the file, and ADDR as an address of that file
+ * (its ELF virtual address, what `addr2line -e FILE` and objdump take;
+ * the file offset when the file cannot be read as ELF), with the source
+ * line the line table gives for ADDR (FILE NULL, LINE 0 when none). */
+struct code_location {
+    const char *module;     /* path of the mapped file; NULL: no map holds ADDR */
+    uint64_t module_addr;
+    const char *file;       /* basename */
+    int line;
+};
+
+/* Fills OUT (always); 0 when a map holds ADDR, -1 otherwise. The strings
+ * stay valid until symbolizer_free. */
+int symbolizer_locate(struct symbolizer *s, uint64_t addr, struct code_location *out);
+
 /* True when ADDR is the first instruction of a known function. */
 int symbolizer_is_function_entry(struct symbolizer *s, uint64_t addr);
 

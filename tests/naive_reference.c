@@ -605,3 +605,90 @@ void naive_result_free(struct naive_result *r)
     free(r->thread_tids);
     memset(r, 0, sizeof *r);
 }
+
+/* ---- reuse over the accesses to chosen objects ---- */
+
+struct unit_access {
+    size_t object;
+    uint64_t unit;
+    size_t id;      /* the unit's number among the distinct units, by first access */
+};
+
+static long object_holding(const struct naive_object *objects, size_t n, uint64_t byte)
+{
+    for (size_t i = 0; i < n; i++)
+        if (byte >= objects[i].start && byte - objects[i].start < objects[i].size)
+            return (long)i;
+    return -1;
+}
+
+int naive_object_reuse(const struct event *events, size_t n_events,
+                       const struct naive_object *objects, size_t n_objects,
+                       uint64_t unit, struct naive_histogram *per_object)
+{
+    struct unit_access *stream = NULL;
+    size_t n = 0, cap = 0;
+    int rc = 0;
+    for (size_t e = 0; e < n_events && rc == 0; e++) {
+        const struct event *ev = &events[e];
+        if (ev->type != EVENT_READ && ev->type != EVENT_WRITE)
+            continue;
+        size_t first_of_access = n;
+        for (uint64_t k = 0; k < ev->size && rc == 0; k++) {
+            uint64_t byte = ev->addr + k;
+            long o = object_holding(objects, n_objects, byte);
+            if (o < 0)
+                continue;
+            struct unit_access u = {(size_t)o, (byte - objects[o].start) / unit, n};
+            if (n > first_of_access && stream[n - 1].object == u.object &&
+                stream[n - 1].unit == u.unit)
+                continue;  /* the same unit again in this access */
+            for (size_t j = 0; j < n; j++)
+                if (stream[j].object == u.object && stream[j].unit == u.unit) {
+                    u.id = stream[j].id;
+                    break;
+                }
+            if (n == cap) {
+                cap = cap ? 2 * cap : 64;
+                struct unit_access *grown = realloc(stream, cap * sizeof *stream);
+                if (!grown) {
+                    rc = -1;
+                    break;
+                }
+                stream = grown;
+            }
+            stream[n++] = u;
+        }
+    }
+    /* Each access against the stream before it: the distinct others since
+     * the previous access to the same unit (seen[id] == i + 1: counted). */
+    size_t *seen = rc == 0 ? calloc(n ? n : 1, sizeof *seen) : NULL;
+    if (!seen)
+        rc = -1;
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        struct naive_histogram *h = &per_object[stream[i].object];
+        h->accesses++;
+        size_t distinct = 0;
+        long j = (long)i - 1;
+        for (; j >= 0; j--) {
+            if (stream[j].id == stream[i].id)
+                break;
+            if (seen[stream[j].id] != i + 1) {
+                seen[stream[j].id] = i + 1;
+                distinct++;
+            }
+        }
+        if (j < 0)
+            h->cold++;
+        else if (histogram_count(h, distinct) != 0)
+            rc = -1;
+    }
+    free(seen);
+    free(stream);
+    return rc;
+}
+
+void naive_histogram_free(struct naive_histogram *h)
+{
+    histogram_free(h);
+}

@@ -46,4 +46,21 @@ int naive_analyze(const struct event *events, size_t n_events,
  * result. */
 void naive_result_free(struct naive_result *r);
 
+/* Reuse distance over the accesses to some objects only (the restricted
+ * stream of the memory-distance paper): each load or store, byte by byte
+ * in address order, touches the unit (UNIT bytes from its object's start)
+ * of the object holding the byte, once per unit; the distance of a unit
+ * access is the number of distinct other units in the stream since its
+ * previous access. PER_OBJECT (N_OBJECTS zeroed histograms) receives each
+ * object's. The objects must not overlap; any order. 0, or -1 on
+ * allocation failure. */
+struct naive_object {
+    uint64_t start, size;
+};
+int naive_object_reuse(const struct event *events, size_t n_events,
+                       const struct naive_object *objects, size_t n_objects,
+                       uint64_t unit, struct naive_histogram *per_object);
+
+void naive_histogram_free(struct naive_histogram *h);
+
 #endif

@@ -295,7 +295,8 @@ static void never_contradicts(void)
             int logged = m == GROWTH_LOG || m == GROWTH_NLOGN;
             double from = power[m] + (logged ? 1 / large : 0);
             double to = power[m] + (logged ? 1 / small : 0);
-            double low = fmin(from, slope), high = m == GROWTH_LINEAR ? fmax(to, slope) : to;
+            double low = fmin(from, slope);
+            double high = fit.models[m].error <= GROWTH_OFFSET_FIT ? fmax(to, slope) : to;
             for (int strict = 0; strict < 2; strict++) {
                 double e = strict ? -1e-6 : 1e-6;
                 int ok = low - GROWTH_SLACK_BELOW <= fit.exponent_high + e &&
@@ -324,6 +325,32 @@ static void never_contradicts(void)
     CHECK(models > 500 && powers > 100);
 }
 
+/* Python 3.11's _PyUnicode_JoinArray, recorded (worst-case cost by RMS):
+ * n log n fits within 10% and the exponent allows it; n, slower, fits
+ * within the tie factor of it but not within 10%. Preferring n made the
+ * verdict a power law, ~n^1.2, although a model the exponent allows fits:
+ * a contradiction (tests/e2e/verdict_rule.py found it). */
+static void tie_keeps_a_fitting_model(void)
+{
+    static const double data[][3] = {
+        {6, 27, 1},    {40, 277, 1},  {43, 288, 1},  {44, 300, 11}, {45, 300, 3},
+        {46, 312, 4},  {47, 310, 13}, {48, 298, 8},  {49, 310, 6},  {50, 298, 16},
+        {51, 345, 30}, {52, 310, 14}, {53, 357, 20}, {54, 311, 17}, {55, 311, 7},
+        {56, 309, 5},  {57, 297, 7},  {59, 298, 7},  {60, 421, 15}, {61, 418, 4},
+        {62, 416, 4},  {63, 416, 7},  {64, 494, 3},  {65, 426, 2},  {67, 509, 4},
+        {69, 403, 1},  {77, 579, 1},  {79, 560, 1}};
+    struct growth_point pts[sizeof data / sizeof *data];
+    for (size_t i = 0; i < sizeof data / sizeof *data; i++)
+        pts[i] = (struct growth_point){data[i][0], data[i][1], data[i][2]};
+    struct growth_fit fit;
+    growth_fit(pts, sizeof data / sizeof *data, &fit);
+    CHECK(fit.verdict && fit.kind == GROWTH_MODEL && !fit.power);
+    CHECK_EQ(fit.best, GROWTH_NLOGN);
+    CHECK(growth_model_allowed(&fit, GROWTH_NLOGN));
+    CHECK(fit.models[GROWTH_NLOGN].error <= GROWTH_POOR_ERROR);
+    CHECK(fit.models[GROWTH_LINEAR].error > GROWTH_POOR_ERROR);
+}
+
 static void no_verdict(void)
 {
     struct growth_point pts[MAX_POINTS];
@@ -331,21 +358,25 @@ static void no_verdict(void)
     growth_fit(pts, make(pts, wide, GROWTH_MIN_SIZES - 1, c_quad, 0, 1), &fit);
     CHECK(!fit.verdict && fit.kind == GROWTH_NONE);
     CHECK_EQ(fit.sizes, GROWTH_MIN_SIZES - 1);
-    CHECK_STR(fit.why, "4 input sizes; a fit needs 5");
-    growth_fit(pts, make(pts, wide, GROWTH_MIN_SIZES, c_quad, 0, 1), &fit);
+    CHECK_STR(fit.why, "3 input sizes; a fit needs 4");
+    /* As few sizes as the gate takes, doubling: a verdict. */
+    double doubling[GROWTH_MIN_SIZES];
+    for (size_t i = 0; i < GROWTH_MIN_SIZES; i++)
+        doubling[i] = 16 << i;
+    growth_fit(pts, make(pts, doubling, GROWTH_MIN_SIZES, c_quad, 0, 1), &fit);
     CHECK(fit.verdict);
     growth_fit(pts, make(pts, wide, 1, c_quad, 0, 1), &fit);
-    CHECK_STR(fit.why, "1 input size; a fit needs 5");
+    CHECK_STR(fit.why, "1 input size; a fit needs 4");
     /* n = 0 is no size. */
-    static const double with_zero[] = {0, 16, 32, 64, 128};
-    growth_fit(pts, make(pts, with_zero, 5, c_lin, 0, 1), &fit);
+    static const double with_zero[] = {0, 16, 32, 64};
+    growth_fit(pts, make(pts, with_zero, 4, c_lin, 0, 1), &fit);
     CHECK(!fit.verdict);
-    CHECK_EQ(fit.sizes, 4);
+    CHECK_EQ(fit.sizes, 3);
     /* Many sizes in few classes. */
-    static const double crowded[] = {100, 101, 102, 103, 104, 105, 300, 301, 302, 900, 901, 2700};
-    growth_fit(pts, make(pts, crowded, 12, c_lin, 0, 1), &fit);
+    static const double crowded[] = {100, 101, 102, 103, 104, 105, 300, 301, 302, 900, 901};
+    growth_fit(pts, make(pts, crowded, 11, c_lin, 0, 1), &fit);
     CHECK(!fit.verdict);
-    CHECK_STR(fit.why, "12 input sizes in 4 size classes; a fit needs 5 classes");
+    CHECK_STR(fit.why, "11 input sizes in 3 size classes; a fit needs 4 classes");
     /* Many sizes close together tell nothing about growth. */
     static const double close[] = {100, 115, 130, 145, 160, 175, 190, 200};
     growth_fit(pts, make(pts, close, 8, c_quad, 0, 1), &fit);
@@ -426,6 +457,7 @@ int main(void)
     outliers();
     weak_data();
     never_contradicts();
+    tie_keeps_a_fitting_model();
     no_verdict();
     texts();
     quantiles();

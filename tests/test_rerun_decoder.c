@@ -455,9 +455,10 @@ static void test_calls(void)
     n = with_sp(&r, S - 8);
     run(f, &r, "5d", &n);
     EXPECT(f, "w0x%" PRIx64 "/8 r0x%" PRIx64 "/8", S - 16, S - 16);
-    /* ret: its read of the return address, then the return */
+    /* ret: the return, then its read of the return address, which is the
+     * caller's (it pushed it): no routine reads its return address as input */
     transfer(f, &r, "c3", after_call, S);
-    EXPECT(f, "r0x%" PRIx64 "/8 $3 x", S - 8);
+    EXPECT(f, "$3 x r0x%" PRIx64 "/8", S - 8);
 
     /* call rax (F2); F2: ret 16 */
     set(f, &r, RERUN_RAX, F2);
@@ -465,7 +466,7 @@ static void test_calls(void)
     transfer(f, &r, "ff d0", F2, S - 8);
     EXPECT(f, "$2 c0x%" PRIx64 " w0x%" PRIx64 "/8", F2, S - 8);
     transfer(f, &r, "c2 10 00", after_call, S2);
-    EXPECT(f, "r0x%" PRIx64 "/8 $1 x", S - 8);
+    EXPECT(f, "$1 x r0x%" PRIx64 "/8", S - 8);
 
     /* call [rax + 8] (to F3): the pointer is read before the call */
     set(f, &r, RERUN_RAX, 0x20000);
@@ -492,7 +493,7 @@ static void test_calls(void)
     go(f, &r);
     EXPECT(f, "%s", "");
     transfer(f, &r, "c3", after_call, S2);  /* G's ret ends G and F3 */
-    EXPECT(f, "r0x%" PRIx64 "/8 $5 x x", S2 - 8);
+    EXPECT(f, "$5 x x r0x%" PRIx64 "/8", S2 - 8);
 
     /* call PLT; the stub jumps through its GOT slot to F1: the activation
      * is the stub's destination's; the return address is written at the
@@ -507,8 +508,10 @@ static void test_calls(void)
     run(f, &r, "55", &n);
     n = with_sp(&r, S2 - 8);
     run(f, &r, "5d", &n);
+    /* F1 ends before its ret's read of the return address the caller
+     * pushed before the stub ran: input to neither (the caller wrote it) */
     transfer(f, &r, "c3", after_call, S2);
-    EXPECT(f, "w0x%" PRIx64 "/8 r0x%" PRIx64 "/8 r0x%" PRIx64 "/8 $3 x", S2 - 16, S2 - 16,
+    EXPECT(f, "w0x%" PRIx64 "/8 r0x%" PRIx64 "/8 $3 x r0x%" PRIx64 "/8", S2 - 16, S2 - 16,
            S2 - 8);
 
     /* jmp rax inside a function: reported, but not a tail call */
@@ -1202,7 +1205,7 @@ static void test_signals(void)
     struct rerun_record n = with_sp(&r, entry_sp);
     run(f, &r, "5d", &n);
     transfer(f, &r, "c3", RESTORER, entry_sp + 8);
-    EXPECT(f, "r0x%" PRIx64 "/8 r0x%" PRIx64 "/8 $3", entry_sp - 8, entry_sp);
+    EXPECT(f, "r0x%" PRIx64 "/8 $3 r0x%" PRIx64 "/8", entry_sp - 8, entry_sp);
     /* the restorer: mov eax, 15; syscall. rt_sigreturn's exit is the
      * interrupted state, which then runs. */
     n = r;
@@ -1345,7 +1348,7 @@ static void test_handler_first_instruction(void)
     snprintf(cases[1].events, sizeof cases[1].events, "%s", frame);
     snprintf(cases[2].events, sizeof cases[2].events, "%s $1 c0x%" PRIx64 " w0x%" PRIx64 "/8",
              frame, F1, entry_sp - 8);
-    snprintf(cases[3].events, sizeof cases[3].events, "%s r0x%" PRIx64 "/8 $1", frame, entry_sp);
+    snprintf(cases[3].events, sizeof cases[3].events, "%s $1 r0x%" PRIx64 "/8", frame, entry_sp);
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         struct rerun_record r;
         struct fake *f = with_handler(&r);

@@ -46,7 +46,9 @@ static void test_insn_kinds(void)
     CHECK(kind_of("a4", &len) == STEP_INSN_OTHER);                  /* movsb alone */
     CHECK(kind_of("f3 0f 1e fa", &len) == STEP_INSN_OTHER);         /* endbr64 */
     CHECK(kind_of("f3 c3", &len) == STEP_INSN_OTHER);               /* rep ret */
-    CHECK(kind_of("f3 90", &len) == STEP_INSN_OTHER);               /* pause */
+    CHECK(kind_of("f3 90", &len) == STEP_INSN_PAUSE);               /* pause */
+    CHECK(kind_of("90", &len) == STEP_INSN_OTHER);                  /* nop */
+    CHECK(kind_of("f3 48 90", &len) == STEP_INSN_OTHER);            /* not pause */
     CHECK(kind_of("0f a2", &len) == STEP_INSN_CPUID && len == 2);
     CHECK(kind_of("2e 0f a2", &len) == STEP_INSN_CPUID && len == 3);
     CHECK(kind_of("0f", &len) == STEP_INSN_OTHER);                  /* cut short */
@@ -84,6 +86,66 @@ static void test_schedule(void)
     CHECK_EQ(step_schedule_next(&one), 1);
     step_schedule_init(&one, 0, 0);  /* 0 would never run anyone */
     CHECK_EQ(step_schedule_next(&one), 1);
+}
+
+/* PCT: change points distinct and uniform over [1, k], priorities drawn
+ * from the seed alone, change i reached at the i-th drawn count. */
+static void test_pct(void)
+{
+    struct step_schedule a, b;
+    step_schedule_init_pct(&a, 7, 3, 10);
+    step_schedule_init_pct(&b, 7, 3, 10);
+    CHECK(a.policy == STEP_PCT && a.depth == 3 && a.events == 10);
+    CHECK(a.change_at[0] >= 1 && a.change_at[0] <= 10 && a.change_at[1] >= 1 &&
+          a.change_at[1] <= 10 && a.change_at[0] != a.change_at[1] && a.change_at[2] == 0);
+    CHECK(a.change_at[0] == b.change_at[0] && a.change_at[1] == b.change_at[1]);
+    CHECK_EQ(step_schedule_next(&a), 1);  /* priorities are looked at after every step */
+    int64_t p[4];
+    for (int i = 0; i < 4; i++) {
+        p[i] = step_schedule_priority(&a);
+        CHECK(p[i] >= 3);
+        CHECK_EQ(p[i], step_schedule_priority(&b));
+        for (int j = 0; j < i; j++)
+            CHECK(p[i] != p[j]);
+    }
+    /* The counts hit the change points in order of count, each naming its
+     * index (the thread drops to depth - index). */
+    uint32_t hits[11] = {0};
+    for (uint64_t k = 1; k <= 10; k++)
+        hits[k] = step_schedule_count(&a);
+    for (uint64_t k = 1; k <= 10; k++)
+        CHECK_EQ(hits[k], k == a.change_at[0] ? 1 : k == a.change_at[1] ? 2 : 0);
+    CHECK_EQ(step_schedule_count(&a), 0);  /* past k: none */
+    CHECK(step_schedule_yield_priority(&a) < 1 && step_schedule_yield_priority(&a) < -1);
+
+    /* Uniform: each of k = 5 counts is a change point as often as another
+     * (depth 2: one change point), within 10% over 50,000 seeds; depth 1
+     * has none, and depth k + 1 takes every count. */
+    uint64_t seen[6] = {0};
+    for (uint64_t seed = 1; seed <= 50000; seed++) {
+        struct step_schedule s;
+        step_schedule_init_pct(&s, seed, 2, 5);
+        seen[s.change_at[0]]++;
+    }
+    CHECK_EQ(seen[0], 0);
+    for (int k = 1; k <= 5; k++)
+        CHECK(seen[k] > 9000 && seen[k] < 11000);
+    struct step_schedule one, all, over;
+    step_schedule_init_pct(&one, 3, 1, 100);
+    CHECK_EQ(one.change_at[0], 0);
+    step_schedule_init_pct(&all, 3, 4, 3);
+    CHECK(all.change_at[0] + all.change_at[1] + all.change_at[2] == 6 &&
+          all.change_at[0] * all.change_at[1] * all.change_at[2] == 6);
+    step_schedule_init_pct(&over, 3, 6, 3);  /* more change points than events */
+    int drawn = 0;
+    for (int i = 0; i < 5; i++)
+        drawn += over.change_at[i] != 0;
+    CHECK_EQ(drawn, 3);
+    /* Other seeds, other priorities. */
+    struct step_schedule c;
+    step_schedule_init_pct(&c, 8, 3, 10);
+    step_schedule_init_pct(&b, 7, 3, 10);
+    CHECK(step_schedule_priority(&c) != step_schedule_priority(&b));
 }
 
 static void test_blocking(void)
@@ -219,6 +281,7 @@ int main(void)
 {
     test_insn_kinds();
     test_schedule();
+    test_pct();
     test_blocking();
     test_dump_writer();
     test_proc_maps();

@@ -1,8 +1,11 @@
 /* test_store: results survive the LMDB store exactly; a result replaces
  * only the one with the same options; broken stores and blobs are refused
- * with a message and left as they were. */
+ * with a message and left as they were: a store LMDB cannot read is
+ * damaged (RESULT_STORE_DAMAGED), every single flipped byte of a result is
+ * caught, and a result whose indices do not hold together is refused. */
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <lmdb.h>
@@ -156,10 +159,10 @@ static void broken_store(const char *rec)
     stat(path, &before);
     struct trms_error err;
     struct result_store *s;
-    CHECK(result_store_open(rec, 1, &s, &err) != 0);
-    CHECK(strstr(err.message, "cannot open the result store") != NULL);
+    CHECK_EQ(result_store_open(rec, 1, &s, &err), RESULT_STORE_DAMAGED);
+    CHECK(strstr(err.message, "the result store is damaged (meta page 0") != NULL);
     CHECK(strchr(err.message, '\n') == NULL);
-    CHECK(result_store_open(rec, 0, &s, &err) != 0);
+    CHECK_EQ(result_store_open(rec, 0, &s, &err), RESULT_STORE_DAMAGED);
     stat(path, &after);
     CHECK_EQ(after.st_size, before.st_size);
     CHECK(after.st_mtime == before.st_mtime);
@@ -192,8 +195,57 @@ static void corrupt_blobs(void)
     analysis_result_free(got);
     blob.data[0] = 99; /* a future format version */
     CHECK(result_decode(blob.data, blob.len, &err) == NULL);
-    CHECK_STR(err.message, "stored result has format version 99; this trms reads versions 1 to 2");
+    CHECK_STR(err.message, "stored result has format version 99; this trms reads versions 1 to 3");
+    blob.data[0] = RESULT_CODEC_VERSION;
+    /* Every byte changed anywhere is caught (by the checksum, the version
+     * or the structure), never decoded into other numbers. */
+    for (size_t at = 0; at < blob.len; at++) {
+        uint8_t flip = (uint8_t)(1u << (at % 8) | 0x10);
+        blob.data[at] ^= flip;
+        got = result_decode(blob.data, blob.len, &err);
+        CHECK(got == NULL);
+        analysis_result_free(got);
+        blob.data[at] ^= flip;
+    }
+    got = result_decode(blob.data, blob.len, &err);
+    CHECK(got && results_equal(got, r));
+    analysis_result_free(got);
     byte_buffer_free(&blob);
+    analysis_result_free(r);
+}
+
+/* Results whose checksum holds but whose parts do not fit together (as a
+ * store from elsewhere may hold) are refused: the reports follow those
+ * indices. */
+static void inconsistent_results(void)
+{
+    struct analysis_result *r = random_result_with(7, 4, 64, 1);
+    CHECK(r->n_contexts > 2 && r->n_profiles > 0);
+    struct {
+        const char *what;
+        uint32_t *field;
+        uint32_t bad;
+    } cases[] = {
+        {"a profile of an unknown routine", &r->profiles[0].routine, (uint32_t)r->routines.count},
+        {"a profile of an unknown context", &r->profiles[0].context, (uint32_t)r->n_contexts},
+        {"a context whose parent comes after it", &r->contexts[1].parent, 1},
+        {"a context of an unknown routine", &r->contexts[2].routine, (uint32_t)r->routines.count},
+        {"a root with a parent", &r->contexts[0].parent, 0},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        uint32_t keep = *cases[i].field;
+        *cases[i].field = cases[i].bad;
+        struct byte_buffer blob = {0};
+        result_encode(r, &blob);
+        struct trms_error err;
+        struct analysis_result *got = result_decode(blob.data, blob.len, &err);
+        if (got)
+            fprintf(stderr, "accepted %s\n", cases[i].what);
+        CHECK(got == NULL);
+        analysis_result_free(got);
+        byte_buffer_free(&blob);
+        *cases[i].field = keep;
+    }
     analysis_result_free(r);
 }
 
@@ -295,8 +347,9 @@ static void checkpoints(const char *rec)
     n = 0;
     CHECK(checkpoint_list(s, count_checkpoint, &n, &err) == 0);
     CHECK_EQ(n, 1);
-    /* A save abandoned after several transactions of parts (a kill): the
-     * previous checkpoint is whole; the next save removes the parts left. */
+    /* A save abandoned after several transactions of parts: the previous
+     * checkpoint stays whole, and the parts written go (their room is
+     * the result's, on a full disk). */
     struct checkpoint_save *abandoned;
     CHECK(checkpoint_save_begin(s, &k4, &abandoned, &err) == 0);
     struct state_writer w;
@@ -306,6 +359,25 @@ static void checkpoints(const char *rec)
         state_put_bytes(&w, junk, sizeof junk);
     CHECK(state_writer_finish(&w) == 0);
     checkpoint_save_abort(abandoned);
+    CHECK(checkpoint_is(s, &k4, small));
+    result_store_close(s);
+    CHECK_EQ(store_keys(rec, "cell=4/line=64/"), 2);  /* the head and its one part */
+    /* The same save killed half way (a process that exits without a word):
+     * the parts stay until the next save removes them. */
+    fflush(NULL);
+    pid_t child = fork();
+    if (child == 0) {
+        CHECK(result_store_open(rec, 1, &s, &err) == 0);
+        CHECK(checkpoint_save_begin(s, &k4, &abandoned, &err) == 0);
+        state_writer_init(&w, checkpoint_save_bytes, abandoned);
+        for (int i = 0; i < 40 * 256; i++)
+            state_put_bytes(&w, junk, sizeof junk);
+        CHECK(state_writer_finish(&w) == 0);
+        _exit(0);
+    }
+    int status;
+    CHECK(waitpid(child, &status, 0) == child && WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    CHECK(result_store_open(rec, 1, &s, &err) == 0);
     CHECK(checkpoint_is(s, &k4, small));
     result_store_close(s);
     CHECK(store_keys(rec, "cell=4/line=64/") > 100);
@@ -426,6 +498,7 @@ int main(void)
     contexts(rec);
     broken_store(rec);
     corrupt_blobs();
+    inconsistent_results();
     version_1();
     char cmd[160];
     snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);

@@ -85,6 +85,70 @@ static const char *base(const char *path)
     return slash ? slash + 1 : path;
 }
 
+/* The value of symbol NAME in the .symtab of the ELF file PATH (its
+ * address in the file, as addr2line and objdump take it), or 0. */
+static uint64_t symtab_value(const char *path, const char *name)
+{
+    int fd = open(path, O_RDONLY);
+    Elf *elf = elf_begin(fd, ELF_C_READ, NULL);
+    uint64_t value = 0;
+    for (Elf_Scn *scn = elf ? elf_nextscn(elf, NULL) : NULL; scn && !value;
+         scn = elf_nextscn(elf, scn)) {
+        GElf_Shdr sh;
+        Elf_Data *data = gelf_getshdr(scn, &sh) && sh.sh_type == SHT_SYMTAB
+                             ? elf_getdata(scn, NULL) : NULL;
+        for (size_t i = 0; data && sh.sh_entsize && i < sh.sh_size / sh.sh_entsize; i++) {
+            GElf_Sym sym;
+            const char *n = gelf_getsym(data, (int)i, &sym)
+                                ? elf_strptr(elf, sh.sh_link, sym.st_name) : NULL;
+            if (n && strcmp(n, name) == 0 && GELF_ST_TYPE(sym.st_info) == STT_FUNC)
+                value = sym.st_value;
+        }
+    }
+    elf_end(elf);
+    close(fd);
+    return value;
+}
+
+/* The unstripped file of a sample module. */
+static const char *symtab_file(const char *module)
+{
+    if (strcmp(module, "sym_sample_pie") == 0)
+        return SYM_SAMPLE_PIE;
+    if (strcmp(module, "sym_sample_nopie") == 0)
+        return SYM_SAMPLE_NOPIE;
+    return SYM_SAMPLE_LIB;
+}
+
+/* Where FUNC lies in MODULE: at its symbol's value there, as addr2line
+ * takes it (the run-time address itself in a non-PIE executable), and a
+ * routine entered past its start is named "FUNC+OFFSET" at the line of
+ * that address. */
+static void check_location(struct symbolizer *sym, uint64_t addr, const char *func,
+                           const char *module, int decl_line)
+{
+    struct code_location where;
+    CHECK(symbolizer_locate(sym, addr, &where) == 0);
+    CHECK_STR(base(where.module), module);
+    uint64_t value = symtab_value(symtab_file(module), func);
+    CHECK(value != 0);
+    CHECK_EQ(where.module_addr, value);
+    if (strcmp(module, "sym_sample_nopie") == 0)
+        CHECK_EQ(where.module_addr, addr);
+    struct symbol_name described;
+    CHECK(symbols_describe_routine(sym, addr, &described) == 0);
+    CHECK_STR(described.name, func);
+    CHECK_EQ(described.offset, 0);
+    CHECK_EQ(described.line, decl_line);
+    CHECK_EQ(described.module_addr, value);
+    /* Past the prologue: the function's body, not its declaration. */
+    CHECK(symbols_describe_routine(sym, addr + 8, &described) == 0);
+    CHECK_STR(described.name, func);
+    CHECK_EQ(described.offset, 8);
+    CHECK_EQ(described.module_addr, value + 8);
+    CHECK(described.line > decl_line && described.line < decl_line + 12);
+}
+
 /* FUNC, printed by the sample, resolves to itself from its entry and from
  * inside, with its declaration line in FILE of MODULE. */
 static void check_function(struct symbolizer *sym, const struct sample *s, const char *func,
@@ -117,6 +181,7 @@ static void check_function(struct symbolizer *sym, const struct sample *s, const
     struct symbol_info again;
     symbolizer_lookup(sym, addr, &again);
     CHECK(again.name == info.name && again.file == info.file);
+    check_location(sym, addr, func, module, line);
 }
 
 /* The load bias of PATH from its map at offset 0, and its PLT sections. */
@@ -171,6 +236,11 @@ static void pie(const struct sample *s)
     struct symbol_info info;
     CHECK(symbolizer_lookup(sym, 0x10, &info) != 0);
     CHECK(info.module == NULL && info.name == NULL && info.entry == 0);
+    struct code_location nowhere;
+    CHECK(symbolizer_locate(sym, 0x10, &nowhere) != 0);
+    CHECK(nowhere.module == NULL && nowhere.module_addr == 0 && nowhere.line == 0);
+    struct symbol_name none;
+    CHECK(symbols_describe_routine(sym, 0x10, &none) != 0);
 
     /* munmap of the text forgets it; mapping it again brings it back. */
     uint64_t addr = func_addr(s, "str_tolower", NULL);
@@ -189,6 +259,12 @@ static void pie(const struct sample *s)
         CHECK(symbolizer_add_map(sym, &wrong) != 0);
         CHECK(symbolizer_lookup(sym, addr, &info) != 0);
         CHECK_STR(base(info.module), "sym_sample_pie");
+        /* Its ELF addresses are not known then: the file offset. */
+        struct code_location where;
+        CHECK(symbolizer_locate(sym, addr, &where) == 0);
+        CHECK_STR(base(where.module), "sym_sample_pie");
+        CHECK_EQ(where.module_addr, addr - wrong.start + wrong.offset);
+        CHECK(where.file == NULL && where.line == 0);
         /* Not an ELF file at all. */
         struct map_entry junk = *text;
         junk.path = "/proc/self/status";
@@ -247,6 +323,35 @@ static void separate_debuginfo(const struct sample *s)
     struct symbolizer *sym = symbolizer_of(&maps);
     check_function(sym, s, "lib_hidden_sum", "libsym_sample.c", "libsym_sample_stripped.so");
     check_function(sym, s, "lib_count_vowels", "libsym_sample.c", "libsym_sample_stripped.so");
+    symbolizer_free(sym);
+    memory_maps_free(&maps);
+}
+
+/* The library stripped, with its local functions' symbols in a compressed
+ * .gnu_debugdata section (MiniDebugInfo): libdw names them from there. */
+static void minidebuginfo(const struct sample *s)
+{
+    if (!*SYM_SAMPLE_MINIDEBUG) {
+        printf("test_symbolizer: no objcopy, strip or xz; MiniDebugInfo untested\n");
+        return;
+    }
+    CHECK(!has_symtab(SYM_SAMPLE_MINIDEBUG));
+    struct memory_maps maps;
+    memory_maps_init(&maps);
+    for (size_t i = 0; i < s->maps.count; i++) {
+        struct map_entry e = s->maps.items[i];
+        if (strcmp(base(e.path), "libsym_sample.so") == 0)
+            e.path = SYM_SAMPLE_MINIDEBUG;
+        memory_maps_add(&maps, &e);
+    }
+    struct symbolizer *sym = symbolizer_of(&maps);
+    uint64_t addr = func_addr(s, "lib_hidden_sum", NULL);
+    struct symbol_name found;
+    CHECK(symbols_describe_routine(sym, addr, &found) == 0);
+    CHECK_STR(found.name, "lib_hidden_sum");
+    CHECK_EQ(found.offset, 0);
+    CHECK_STR(base(found.module), "libsym_sample_minidebug.so");
+    CHECK_EQ(found.module_addr, symtab_value(SYM_SAMPLE_LIB, "lib_hidden_sum"));
     symbolizer_free(sym);
     memory_maps_free(&maps);
 }
@@ -444,6 +549,7 @@ int main(void)
     }
     pie(&s);
     separate_debuginfo(&s);
+    minidebuginfo(&s);
     resolve_into_store(&s);
     resolve_with_live_symbolizer(&s);
     resolver_thread_names_alike(&s);

@@ -17,6 +17,7 @@
 
 #include "analyses/analysis_state.h"
 #include "common/oom.h"
+#include "common/regular_file.h"
 #include "common/state_stream.h"
 #include "store/checkpoint_store.h"
 #include "trace/crc32.h"
@@ -38,12 +39,14 @@ static int crc_of(int fd, uint64_t offset, size_t len, uint32_t *crc)
 static int file_identity(const char *path, uint64_t *bytes, uint32_t *head, uint32_t *tail,
                          struct trms_error *err)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    const char *why;
+    int fd = regular_file_open(path, REGULAR_FILE_NOFOLLOW, &why);
     struct stat st;
-    if (fd < 0 || fstat(fd, &st) != 0) {
+    if (fd < 0)
+        return error_set(err, "%s: cannot open: %s", path, why);
+    if (fstat(fd, &st) != 0) {
         int e = errno;
-        if (fd >= 0)
-            close(fd);
+        close(fd);
         return error_set(err, "%s: cannot open: %s", path, strerror(e));
     }
     *bytes = (uint64_t)st.st_size;

@@ -1,5 +1,6 @@
 #include "tools/cli.h"
 
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -40,4 +41,40 @@ int cli_parse_power_of_two(const struct command *cmd, const char *option, const 
 int cli_is_help(const char *arg)
 {
     return strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0;
+}
+
+static void print_visible(FILE *out, const char *s)
+{
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c < 0x20 || c == 0x7f)
+            fprintf(out, "\\x%02x", c);
+        else
+            fputc(c, out);
+    }
+}
+
+void cli_print_field(FILE *out, const char *label, const char *value)
+{
+    size_t len = strlen(label);
+    print_visible(out, label);
+    fprintf(out, "%*s ", len < 16 ? (int)(16 - len) : 0, "");
+    print_visible(out, value);
+    fputc('\n', out);
+}
+
+const char *cli_human_bytes(uint64_t bytes, char buf[static 32])
+{
+    static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+    double v = (double)bytes;
+    size_t u = 0;
+    while (v >= 1024 && u + 1 < sizeof units / sizeof *units) {
+        v /= 1024;
+        u++;
+    }
+    if (u == 0)
+        snprintf(buf, 32, "%" PRIu64 " B", bytes);
+    else
+        snprintf(buf, 32, "%.1f %s", v, units[u]);
+    return buf;
 }

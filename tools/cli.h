@@ -5,6 +5,7 @@
 #define TRMS_CLI_H
 
 #include <stdint.h>
+#include <stdio.h>
 
 #include "common/error.h"
 
@@ -20,7 +21,7 @@ struct command {
 };
 
 extern const struct command cmd_record, cmd_import, cmd_analyze, cmd_report, cmd_diff,
-    cmd_export, cmd_info, cmd_control;
+    cmd_export, cmd_info, cmd_control, cmd_explore, cmd_verify, cmd_gc, cmd_pack, cmd_unpack;
 
 /* Prints "trms: MESSAGE" and returns EXIT_FAILED. */
 int cli_fail(const struct trms_error *err);
@@ -33,7 +34,19 @@ int cli_usage_error(const struct command *cmd, const char *fmt, ...);
 int cli_parse_power_of_two(const struct command *cmd, const char *option, const char *text,
                            uint64_t *out);
 
+/* Prints "LABEL VALUE" (label padded to 16) on a line of its own, with
+ * the control characters of both, which a recording from elsewhere may
+ * hold (escape sequences for the terminal), shown as \xNN. */
+void cli_print_field(FILE *out, const char *label, const char *value);
+
 /* True when ARG is -h or --help. */
 int cli_is_help(const char *arg);
+
+/* "1.5 MiB", "512 B". */
+const char *cli_human_bytes(uint64_t bytes, char buf[static 32]);
+
+/* Says in one line on stderr which staging directories of a trms that
+ * died DIR holds, if any, and that `trms gc DIR` removes them. */
+void cli_note_leftovers(const char *dir);
 
 #endif

@@ -11,9 +11,15 @@
 #include "analyses/analysis.h"
 #include "analyses/analysis_state.h"
 #include "common/parse_number.h"
+#include "common/regular_file.h"
+#include "common/stop_signals.h"
 #include "replayer/rr_replay.h"
 #include "store/checkpoint_store.h"
 #include "store/result_store.h"
+#include "store/store_compact.h"
+#include "store/store_env.h"
+#include "store/store_lock.h"
+#include "store/store_repair.h"
 #include "store/symbol_store.h"
 #include "symbols/resolve_routines.h"
 #include "tools/analyze_checkpoint.h"
@@ -55,6 +61,7 @@ struct run_state {
      * recording), also in activations completed after the replay. */
     struct rr_replay_result replay;
     int replayed;
+    int stopped;                    /* a signal asked to stop: the pass did */
 };
 
 /* Events between two looks at the clock (progress line, checkpoints). */
@@ -101,6 +108,12 @@ static int feed(void *ctx, const struct event *ev, struct trms_error *err)
     }
     if (st->events % PROGRESS_EVERY == 0) {
         progress_update(st->progress, st->events - st->progress_base);
+        /* Here the read's position is after this event, as for a
+         * checkpoint: the place to stop when asked. */
+        if (stop_signals_requested()) {
+            st->stopped = 1;
+            return error_set(err, "stopped");
+        }
         maybe_checkpoint(st);
     }
     return 0;
@@ -121,9 +134,44 @@ static int feed_run(void *ctx, const struct event *events, size_t n, struct trms
     st->events += n;
     if (st->events / PROGRESS_EVERY != before / PROGRESS_EVERY) {
         progress_update(st->progress, st->events - st->progress_base);
+        /* As in feed(): the read's position is after this run. */
+        if (stop_signals_requested()) {
+            st->stopped = 1;
+            return error_set(err, "stopped");
+        }
         maybe_checkpoint(st);
     }
     return 0;
+}
+
+/* A signal stopped the pass: its state is saved as a checkpoint when the
+ * analysis takes them, and nothing else is stored. Fills ERR with the
+ * line that says so. */
+static int stop_analysis(const char *rec_path, struct run_state *st, uint64_t total,
+                         struct trms_error *err)
+{
+    const char *sig = stop_signals_name(stop_signals_requested());
+    char after[96];
+    snprintf(after, sizeof after, "after event %" PRIu64 "%s", st->events, total ? " of " : "");
+    if (total)
+        snprintf(after + strlen(after), sizeof after - strlen(after), "%" PRIu64, total);
+    if (stop_signals_aborted())
+        return error_set(err, "analyze aborted by a second %s %s: nothing stored; the previous "
+                              "checkpoint, if any, is kept", sig, after);
+    if (st->checkpoint_every <= 0)
+        return error_set(err, "analyze stopped by %s %s: nothing stored (this analysis takes "
+                              "no checkpoints)", sig, after);
+    /* A second signal while saving: the save is abandoned, whole. */
+    stop_signals_abort_exits("analyze aborted by a second signal while saving its checkpoint: "
+                             "the previous checkpoint, if any, is kept");
+    analysis_quiesce(st->analysis);
+    struct trms_error save_err;
+    if (analyze_checkpoint_save(st->store, &st->key, &st->identity, &st->at, st->events,
+                                &st->routines, st->analysis, &save_err) != 0)
+        return error_set(err, "analyze stopped by %s %s: nothing stored, and the checkpoint "
+                              "could not be saved (%s)", sig, after, save_err.message);
+    return error_set(err, "analyze stopped by %s %s; checkpoint saved: `trms analyze %s "
+                          "--resume` continues from there", sig, after, rec_path);
 }
 
 static void write_activation(void *ctx, const struct activation *a)
@@ -231,9 +279,10 @@ static int read_events(const char *rec_path, const struct recording *rec,
                        struct trms_error *err)
 {
     char *events_path = recording_file(rec_path, RECORDING_EVENTS);
-    FILE *fp = fopen(events_path, "rb");
+    const char *why;
+    FILE *fp = regular_file_fopen(events_path, REGULAR_FILE_NOFOLLOW, &why);
     if (!fp) {
-        error_set(err, "%s: cannot open: %s", events_path, strerror(errno));
+        error_set(err, "%s: cannot open: %s", events_path, why);
         free(events_path);
         return -1;
     }
@@ -287,6 +336,34 @@ static int resume_from_checkpoint(const char *rec_path, const struct analysis_op
     return 0;
 }
 
+/* Opens the store to write to. Nothing is written into a damaged store:
+ * its every page is walked first (store_check_pages), and a damaged one is
+ * set aside, said on stderr, and analyzed into anew: all it held comes
+ * from the recording. */
+static int open_store(const char *rec_path, struct result_store **store, struct trms_error *err)
+{
+    struct store_usage usage;
+    int rc = store_check_pages(rec_path, &usage, err);
+    if (rc == 0 || rc == STORE_ENV_ABSENT)
+        rc = result_store_open(rec_path, 1, store, err);
+    else if (rc == STORE_ENV_DAMAGED)
+        rc = RESULT_STORE_DAMAGED;
+    if (rc != RESULT_STORE_DAMAGED)
+        return rc;
+    char *hint = strstr(err->message, STORE_DAMAGED_HINT), *aside;
+    if (hint)
+        *hint = '\0';
+    struct trms_error why = *err;
+    rc = store_set_aside(rec_path, &aside, err);
+    if (rc == 0) {
+        fprintf(stderr, "trms: warning: %s; set aside as %s, analyzing into a new store\n",
+                why.message, aside);
+        rc = result_store_open(rec_path, 1, store, err);
+    }
+    free(aside);
+    return rc;
+}
+
 struct analyze_request {
     const char *csv_path;         /* --activations, or NULL */
     double checkpoint_every;      /* seconds; 0 for none */
@@ -315,6 +392,7 @@ static int analyze(const char *rec_path, const struct analysis_options *opt,
         recording_close(&rec);
         return -1;
     }
+    double started = progress_now();
     struct result_store *store = NULL;
     struct run_state st = {0};
     /* Checkpoints: of event traces, and not with --activations (the rows
@@ -336,7 +414,13 @@ static int analyze(const char *rec_path, const struct analysis_options *opt,
      * A replay names routines in the same environment afterwards: there
      * the store is opened again at the end. */
     if (rc == 0)
-        rc = result_store_open(rec_path, 1, &store, err);
+        rc = open_store(rec_path, &store, err);
+    /* One analysis per options at a time: they would share a checkpoint. */
+    int lock_fd = -1;
+    if (rc == 0 && (rc = store_lock_analysis(rec_path, &st.key, &lock_fd, err)) == STORE_LOCK_BUSY)
+        rc = error_set(err, "%s: another `trms analyze` of it with these options is running; "
+                            "wait for it to end (its result is the same), or stop it first",
+                       rec_path);
     if (rc == 0 && is_rr) {
         result_store_close(store);
         store = NULL;
@@ -356,9 +440,13 @@ static int analyze(const char *rec_path, const struct analysis_options *opt,
             analysis_on_activation(st.analysis, write_activation, &st);
         rc = is_rr ? replay_rr(rec_path, window, &st, err)
                    : read_events(rec_path, &rec, from, &st, err);
+        if (rc != 0 && st.stopped) {
+            const char *total = recording_meta(&rec, "events");
+            stop_analysis(rec_path, &st, total ? strtoull(total, NULL, 10) : 0, err);
+        }
     }
     if (rc == 0 && !store)
-        rc = result_store_open(rec_path, 1, &store, err);
+        rc = open_store(rec_path, &store, err);
     if (rc == 0) {
         result = analysis_finish(st.analysis, &st.routines);
         struct result_key key = *window;
@@ -376,6 +464,18 @@ static int analyze(const char *rec_path, const struct analysis_options *opt,
         if (rc != 0)
             unlink(csv_tmp);
     }
+    /* Pages freed by checkpoints and replaced results go back to the disk
+     * when they are half the store (unless another trms has it open, or
+     * there is no room for the copy: then `trms gc` later). */
+    struct store_usage before = {0}, after = {0};
+    if (rc == 0) {
+        result_store_close(store);
+        store = NULL;
+        struct trms_error ignored;
+        int busy;
+        if (store_compact(rec_path, 0, &before, &after, &busy, &ignored) != 1)
+            before.file_bytes = 0;
+    }
     if (rc == 0) {
         uint64_t accesses = 0;
         for (int t = EVENT_READ; t <= EVENT_KWRITE; t++)
@@ -389,7 +489,14 @@ static int analyze(const char *rec_path, const struct analysis_options *opt,
             printf("; resumed after event %" PRIu64, st.resumed_after);
         else if (req->resume)
             printf("; no checkpoint to resume from: analyzed from the start");
-        printf("\n");
+        if (before.file_bytes) {
+            char was[32], now[32];
+            printf("; store compacted from %s to %s", cli_human_bytes(before.file_bytes, was),
+                   cli_human_bytes(after.file_bytes, now));
+        }
+        char took[64];
+        printf("; %s\n", progress_summary(started, st.events - st.progress_base, "events", took,
+                                          sizeof took));
     }
     analysis_result_free(result);
     analysis_free(st.analysis);
@@ -398,6 +505,8 @@ static int analyze(const char *rec_path, const struct analysis_options *opt,
     routine_table_free(&st.routines);
     symbol_names_free(&st.symbols);
     result_store_close(store);
+    if (lock_fd >= 0)
+        close(lock_fd);
     recording_close(&rec);
     free(csv_tmp);
     return rc;
@@ -473,6 +582,10 @@ static int run(int argc, char **argv)
         return cli_usage_error(&cmd_analyze, "--activations writes every activation in one "
                                "run: it takes no checkpoints and cannot --resume");
     struct trms_error err;
+    /* SIGTERM, SIGHUP, SIGINT: the pass stops, its checkpoint is saved and
+     * nothing else stored: a failure like any other (exit status 1), never
+     * a death by the signal. */
+    stop_signals_install(0);
     if (analyze(argv[optind], &opt, &window, &req, &err) != 0)
         return cli_fail(&err);
     return 0;
@@ -496,6 +609,13 @@ const struct command cmd_analyze = {
         "`--resume` continues from the last checkpoint with the same options and\n"
         "ends with the result an uninterrupted run stores. The checkpoint is\n"
         "dropped when the result is stored.\n\n"
+        "SIGTERM, SIGHUP or SIGINT stops the analysis cleanly: it saves a checkpoint\n"
+        "where it stands (when it takes checkpoints), stores nothing else, and exits\n"
+        "with status 1; a second signal abandons the save (the previous checkpoint\n"
+        "stays).\n"
+        "A second analysis with the same options while one runs is refused. A full\n"
+        "disk is said as such, before anything is written; a damaged result store is\n"
+        "refused, and left as it is.\n\n"
         "options:\n"
         "  --cell-size N          bytes per memory cell for RMS/TRMS, a power of two\n"
         "                         (default 4); an access touches every cell it overlaps\n"

@@ -12,9 +12,12 @@
 #include "common/oom.h"
 #include "store/checkpoint_store.h"
 #include "store/result_store.h"
+#include "store/symbol_file.h"
 #include "tools/cli.h"
+#include "tools/recording_health.h"
 #include "report/json.h"
 #include "trace/recording.h"
+#include "trace/staging.h"
 
 /* Meta keys shown under their own label, in this order; the rest follow
  * as they are. A recording made by another engine lacks some. */
@@ -61,22 +64,6 @@ static uint64_t disk_usage(const char *path)
     return total;
 }
 
-static const char *human_bytes(uint64_t bytes, char buf[static 32])
-{
-    static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-    double v = (double)bytes;
-    size_t u = 0;
-    while (v >= 1024 && u + 1 < sizeof units / sizeof *units) {
-        v /= 1024;
-        u++;
-    }
-    if (u == 0)
-        snprintf(buf, 32, "%" PRIu64 " B", bytes);
-    else
-        snprintf(buf, 32, "%.1f %s", v, units[u]);
-    return buf;
-}
-
 struct sizes {
     uint64_t total, events, results;
 };
@@ -85,11 +72,13 @@ static void measure(const char *rec_path, struct sizes *s)
 {
     char *events = recording_file(rec_path, RECORDING_EVENTS);
     char *results = recording_file(rec_path, RECORDING_RESULTS);
+    char *names = recording_file(rec_path, SYMBOL_FILE_NAME);
     s->total = disk_usage(rec_path);
     s->events = disk_usage(events);
-    s->results = disk_usage(results);
+    s->results = disk_usage(results) + disk_usage(names);
     free(events);
     free(results);
+    free(names);
 }
 
 /* The stored analyses, gathered from the store. */
@@ -133,21 +122,33 @@ static int load_analyses(const char *rec_path, struct analyses *a, struct trms_e
 }
 
 static void print_text(FILE *out, const char *rec_path, const struct recording *rec,
-                       const struct sizes *sz, const struct analyses *a)
+                       const struct sizes *sz, const struct analyses *a,
+                       const struct recording_health *h)
 {
     fprintf(out, "%-16s %s\n", "recording", rec_path);
     for (size_t i = 0; i < N_SHOWN; i++) {
         const char *v = recording_meta(rec, shown[i].key);
+        if (strcmp(shown[i].key, "complete") == 0)
+            v = h->complete_text;  /* what the trace bears out */
         if (v)
-            fprintf(out, "%-16s %s\n", shown[i].label, v);
+            cli_print_field(out, shown[i].label, v);
     }
     for (size_t i = 0; i < rec->n_meta; i++)
         if (!is_shown(rec->meta[i].key))
-            fprintf(out, "%-16s %s\n", rec->meta[i].key, rec->meta[i].value);
+            cli_print_field(out, rec->meta[i].key, rec->meta[i].value);
     char total[32], events[32], results[32];
     fprintf(out, "%-16s %s (events %s, results and names %s)\n", "size on disk",
-            human_bytes(sz->total, total), human_bytes(sz->events, events),
-            human_bytes(sz->results, results));
+            cli_human_bytes(sz->total, total), cli_human_bytes(sz->events, events),
+            cli_human_bytes(sz->results, results));
+    if (h->store.file_bytes) {
+        char file[32], used[32], room[32];
+        int worth = h->store.free_bytes >= (1u << 20);
+        fprintf(out, "%-16s %s: %s in use, %s free%s%s%s\n", "result store",
+                cli_human_bytes(h->store.file_bytes, file),
+                cli_human_bytes(h->store.used_bytes, used),
+                cli_human_bytes(h->store.free_bytes, room), worth ? " (`trms gc " : "",
+                worth ? rec_path : "", worth ? "` gives it back)" : "");
+    }
     if (a->n == 0)
         fprintf(out, "%-16s none yet: `trms analyze %s`\n", "analyses", rec_path);
     for (size_t i = 0; i < a->n; i++) {
@@ -170,13 +171,14 @@ static void print_text(FILE *out, const char *rec_path, const struct recording *
         fprintf(out, "%-16s cell size %" PRIu64 ", line size %" PRIu64 "%s, %s, saved %s: "
                      "`trms analyze --resume` continues it\n",
                 i == 0 ? "checkpoints" : "", c->key.cell_size, c->key.line_size,
-                c->key.contexts ? ", calling contexts" : "", human_bytes(c->bytes, bytes),
+                c->key.contexts ? ", calling contexts" : "", cli_human_bytes(c->bytes, bytes),
                 c->saved);
     }
 }
 
 static void print_json(FILE *out, const char *rec_path, const struct recording *rec,
-                       const struct sizes *sz, const struct analyses *a)
+                       const struct sizes *sz, const struct analyses *a,
+                       const struct recording_health *h)
 {
     fputs("{\"recording\": ", out);
     json_string(out, rec_path);
@@ -189,8 +191,18 @@ static void print_json(FILE *out, const char *rec_path, const struct recording *
     }
     fprintf(out,
             "}, \"size_bytes\": %" PRIu64 ", \"events_bytes\": %" PRIu64
-            ", \"results_bytes\": %" PRIu64 ", \"analyses\": [",
+            ", \"results_bytes\": %" PRIu64,
             sz->total, sz->events, sz->results);
+    fprintf(out, ", \"complete\": %s, \"trace_check\": \"%s\", \"trace_bytes\": %" PRIu64
+                 ", \"trace_cut_at\": ",
+            h->complete ? "true" : "false", h->trace_state, h->trace.bytes);
+    if (h->trace.status == TRACE_CHECK_CUT)
+        fprintf(out, "%" PRIu64, h->trace.cut_at);
+    else
+        fputs("null", out);
+    fprintf(out, ", \"store_bytes\": %" PRIu64 ", \"store_used_bytes\": %" PRIu64
+                 ", \"store_free_bytes\": %" PRIu64 ", \"analyses\": [",
+            h->store.file_bytes, h->store.used_bytes, h->store.free_bytes);
     for (size_t i = 0; i < a->n; i++) {
         const struct result_key *k = &a->items[i].key;
         fprintf(out, "%s{\"cell_size\": %" PRIu64 ", \"line_size\": %" PRIu64
@@ -236,15 +248,21 @@ static int run(int argc, char **argv)
     struct recording rec;
     if (recording_open(rec_path, &rec, &err) != 0)
         return cli_fail(&err);
+    /* Staging directories a trms that died left beside it. */
+    char *folder = staging_parent_dir(rec_path);
+    cli_note_leftovers(folder);
+    free(folder);
     struct sizes sz;
     measure(rec_path, &sz);
+    struct recording_health health;
+    recording_health_check(&rec, &health);
     struct analyses a = {0};
     /* A store that cannot be read is reported after what is known. */
     int store_rc = load_analyses(rec_path, &a, &err);
     if (json)
-        print_json(stdout, rec_path, &rec, &sz, &a);
+        print_json(stdout, rec_path, &rec, &sz, &a, &health);
     else
-        print_text(stdout, rec_path, &rec, &sz, &a);
+        print_text(stdout, rec_path, &rec, &sz, &a, &health);
     free(a.items);
     free(a.checkpoints);
     recording_close(&rec);
@@ -266,6 +284,12 @@ const struct command cmd_info = {
              "shows by default, and the checkpoints of analyses that were stopped\n"
              "before their end (`trms analyze --resume`). A result store that cannot be read is reported on\n"
              "stderr after the rest, with exit status 1.\n\n"
+             "`complete` says what the event trace bears out: its end block is read and\n"
+             "its totals compared with the meta (`no (trace cut at byte N ...)` for a\n"
+             "trace cut short; `trms verify REC` reads every block). `result store`\n"
+             "gives the store's size and how much of it is free (`trms gc REC` gives\n"
+             "that back). Staging directories left beside the recording by a trms that\n"
+             "died are named on stderr.\n\n"
              "options:\n"
              "  --format F   text (default) or json\n",
     .run = run,

@@ -14,11 +14,13 @@
 
 #include "common/oom.h"
 #include "common/parse_number.h"
+#include "common/stop_signals.h"
 #include "recorder/rr_engine.h"
 #include "recorder/step_recording.h"
 #include "recorder/step_schedule.h"
 #include "recorder/syscall_effects.h"
 #include "recorder/valgrind_engine.h"
+#include "symbols/data_objects.h"
 #include "symbols/memory_maps.h"
 #include "symbols/resolve_routines.h"
 #include "symbols/routine_resolver.h"
@@ -26,9 +28,11 @@
 #include "tools/cli.h"
 #include "tools/record_analysis.h"
 #include "tools/record_control.h"
+#include "tools/progress.h"
 #include "tools/record_progress.h"
 #include "tools/record_windows.h"
 #include "trace/recording.h"
+#include "trace/staging.h"
 #include "trace/trace_writer.h"
 
 #define EXIT_NOT_FOUND 127
@@ -44,11 +48,17 @@ struct record {
     const char *tool_dir;           /* valgrind */
     const char *engine_version;     /* "valgrind-3.19.0", "rr version 5.6.0" */
     struct step_options step;       /* step */
+    int chaos;                      /* rr: chaos mode */
     const char *capture_dir;        /* step: rr's view of the run, for tests */
     struct record_analysis *analysis;   /* analyzes the events as they are written, or NULL */
     struct record_windows windows;      /* valgrind: which parts of the run to keep */
     char window_said[512];
+    int watch_objects;              /* step, PCT: count accesses to these variables */
+    const char **watch;
+    size_t n_watch;
     const char *binding;            /* "now" (LD_BIND_NOW) or "lazy" */
+    int out_of_space;               /* errno of the trace write that failed */
+    uint64_t trace_bytes;           /* what the trace kept then */
 };
 
 static int poll_window(void *ctx, struct trms_error *err)
@@ -74,8 +84,9 @@ struct record_stats {
     const struct u64map *unmodeled;     /* syscall number -> calls, or NULL */
     int complete;
     const char *exec_path;              /* the program exec'd this; NULL */
-    const char *extra_keys[12];         /* the engine's own */
-    const char *extra_values[12];
+    const char *stopped;                /* why the recording ends early; NULL */
+    const char *extra_keys[20];         /* the engine's own */
+    const char *extra_values[20];
     size_t n_extra;
 };
 
@@ -254,17 +265,29 @@ static int write_meta(const char *staging, const char *engine, const char *progr
     char cwd[PATH_MAX];
     if (!getcwd(cwd, sizeof cwd))
         strcpy(cwd, "?");
-    const char *keys[32] = {"engine", "engine-version", "program", "command", "cwd", "created",
+    const char *keys[40] = {"engine", "engine-version", "program", "command", "cwd", "created",
                             "trms-version", "outcome", "complete", "events", "threads",
                             "routines", "tail-calls", "unwound-frames", "unmodeled-syscalls",
                             "unmodeled-syscall-list", "exec", "binding"};
-    const char *values[32] = {engine, r->engine_version, program, command, cwd,
+    const char *values[40] = {engine, r->engine_version, program, command, cwd,
                               created, TRMS_VERSION, how, s->complete ? "yes" : "no", events,
                               threads, routine_count, tails, unwound, unmodeled_total,
                               unmodeled_list[0] ? unmodeled_list : "-",
                               s->exec_path ? s->exec_path : "-",
                               r->binding};
     size_t n = 18;
+    /* A recording cut short says why, and is not complete. */
+    char stopped[128];
+    if (!s->stopped && stop_signals_stopped_target())
+        snprintf(stopped, sizeof stopped, "%s to trms: the program was stopped",
+                 stop_signals_name(stop_signals_requested()));
+    else
+        snprintf(stopped, sizeof stopped, "%s", s->stopped ? s->stopped : "");
+    if (stopped[0]) {
+        values[8] = "no";
+        keys[n] = "stopped";
+        values[n++] = stopped;
+    }
     for (size_t i = 0; i < s->n_extra; i++, n++) {
         keys[n] = s->extra_keys[i];
         values[n] = s->extra_values[i];
@@ -325,6 +348,29 @@ static void first_log_line(const char *log_path, char *buf, size_t size)
     fclose(f);
 }
 
+/* The disk filled (or failed) while the trace was written: the engine has
+ * stopped the program; the trace's whole blocks are kept, closed with an
+ * end block, as an incomplete recording. 0 when kept; *EVENTS then the
+ * events it holds. */
+static int keep_whole_blocks(struct record *r, const char *staging, uint64_t *events,
+                             struct trms_error *err)
+{
+    r->out_of_space = trace_writer_failed(r->writer);
+    int rc = trace_writer_salvage(r->writer, events, err);
+    r->writer = NULL;
+    char *events_path = recording_file(staging, RECORDING_EVENTS);
+    r->trace_bytes = staging_disk_usage(events_path);
+    free(events_path);
+    return rc;
+}
+
+static const char *out_of_space_reason(int errnum)
+{
+    return errnum == ENOSPC ? "no space left on device while writing the event trace"
+           : errnum == EDQUOT ? "disk quota exceeded while writing the event trace"
+                              : "the event trace could not be written";
+}
+
 static int record_valgrind(const char *staging, const char *program, char **argv,
                            struct record *r, struct record_stats *stats,
                            struct program_outcome *outcome, struct trms_error *err)
@@ -346,6 +392,8 @@ static int record_valgrind(const char *staging, const char *program, char **argv
                                            .poll = poll_window, .ctx = r};
         rc = valgrind_record(&run, r->writer, &r->routines, &cb, &summary, outcome, err);
         argv[0] = run_argv0;
+        /* The program has ended: the reserve makes room for the end. */
+        staging_release_reserve(staging);
         if (rc != 0 && summary.words == 0) {
             char line[400];
             first_log_line(log_path, line, sizeof line);
@@ -354,20 +402,29 @@ static int record_valgrind(const char *staging, const char *program, char **argv
         }
     }
     free(log_path);
-    if (rc == 0) {
+    uint64_t kept = 0;
+    if (rc != 0 && r->writer && trace_writer_failed(r->writer))
+        rc = keep_whole_blocks(r, staging, &kept, err);
+    else if (rc == 0) {
         rc = trace_writer_close(r->writer, &r->routines, err);
         r->writer = NULL;
     }
-    *stats = (struct record_stats){.events = total_events(summary.events),
+    *stats = (struct record_stats){.events = r->out_of_space ? kept : total_events(summary.events),
                                    .threads = summary.threads,
                                    .tail_calls = summary.tail_calls,
                                    .unwound = summary.unwound_frames,
                                    .unmodeled = &summary.unmodeled_syscalls,
-                                   .complete = summary.ended, .exec_path = summary.exec_path};
-    if (r->windows.window) /* what it kept, and what it left out */
+                                   .complete = summary.ended, .exec_path = summary.exec_path,
+                                   .stopped = r->out_of_space
+                                                  ? out_of_space_reason(r->out_of_space)
+                                                  : NULL};
+    if (r->windows.window) { /* what it kept, and what it left out */
+        uint64_t written;
         stats->n_extra = record_windows_meta(&r->windows, stats->extra_keys, stats->extra_values,
-                                             &stats->events, r->window_said,
-                                             sizeof r->window_said);
+                                             &written, r->window_said, sizeof r->window_said);
+        if (!r->out_of_space)  /* else the trace's whole blocks hold fewer */
+            stats->events = written;
+    }
     /* Named by the resolver's symbolizer when there is one: it followed
      * every mapping and looked most routines up already. */
     struct symbolizer *warm = r->resolver ? routine_resolver_finish(r->resolver) : NULL;
@@ -391,7 +448,7 @@ static int record_valgrind(const char *staging, const char *program, char **argv
     stats->unmodeled = NULL;
     stats->exec_path = NULL;
     stats->n_extra = 0;
-    stats->complete = summary.ended || summary.exec_path;
+    stats->complete = (summary.ended || summary.exec_path) && !r->out_of_space;
     raw_summary_free(&summary);
     record_windows_close(&r->windows);
     return rc;
@@ -426,17 +483,35 @@ static int record_step(const char *staging, const char *program, char **argv, st
     struct step_recording_config c = {.step = &r->step, .writer = r->writer,
                                       .routines = &r->routines, .maps = &r->maps,
                                       .symbols = r->symbols, .capture_dir = r->capture_dir,
-                                      .rec_path = staging};
+                                      .rec_path = staging, .watch_objects = r->watch_objects,
+                                      .watch = r->watch, .n_watch = r->n_watch};
     struct step_recording_result res;
     int rc = step_recording_run(&c, &res, err);
     *outcome = res.outcome;
-    if (rc == 0) {
+    staging_release_reserve(staging);  /* room for the end */
+    uint64_t kept = 0;
+    if (rc != 0 && r->writer && trace_writer_failed(r->writer))
+        rc = keep_whole_blocks(r, staging, &kept, err);
+    else if (rc == 0) {
         rc = trace_writer_close(r->writer, &r->routines, err);
         r->writer = NULL;
     }
     const struct rerun_summary *d = &res.decoded;
     char seed[32], quantum[32], records[32], undecodable[32], approximated[32], signals[32],
-        blocked[32], left_out[32], late[32];
+        blocked[32], left_out[32], late[32], depth[32], pct_events[32], counted[32],
+        changes[32], yields[32];
+    char *watched = NULL;
+    if (r->watch_objects) {
+        size_t size = 16;
+        for (size_t i = 0; i < r->n_watch; i++)
+            size += strlen(r->watch[i]) + 1;
+        watched = xmalloc(size);
+        watched[0] = '\0';
+        for (size_t i = 0; i < r->n_watch; i++)
+            strcat(strcat(watched, i ? " " : ""), r->watch[i]);
+        if (!r->n_watch)
+            strcpy(watched, "*");
+    }
     struct address_list undecodable_at = {.text = "-"};
     undecodable_at.text[0] = d->undecodable.count ? '\0' : '-';
     u64map_each(&d->undecodable, describe_address, &undecodable_at);
@@ -449,15 +524,27 @@ static int record_step(const char *staging, const char *program, char **argv, st
     snprintf(blocked, sizeof blocked, "%" PRIu64, res.step.blocked);
     snprintf(left_out, sizeof left_out, "%" PRIu64, d->other_process_threads);
     snprintf(late, sizeof late, "%" PRIu64, res.step.late_wakes);
+    int pct = r->step.policy == STEP_PCT;
+    snprintf(depth, sizeof depth, "%" PRIu32, r->step.depth);
+    snprintf(pct_events, sizeof pct_events, "%" PRIu64, r->step.pct_events);
+    snprintf(counted, sizeof counted, "%" PRIu64, res.step.counted);
+    snprintf(changes, sizeof changes, "%" PRIu64, res.step.change_points);
+    snprintf(yields, sizeof yields, "%" PRIu64, res.step.yields);
     *stats = (struct record_stats){
-        .events = total_events(d->events), .threads = d->threads, .tail_calls = d->tail_calls,
-        .unwound = d->unwound_frames, .unmodeled = &d->unmodeled_syscalls, .complete = 1,
+        .events = r->out_of_space ? kept : total_events(d->events), .threads = d->threads,
+        .tail_calls = d->tail_calls, .unwound = d->unwound_frames,
+        .unmodeled = &d->unmodeled_syscalls, .complete = !r->out_of_space,
+        .stopped = r->out_of_space ? out_of_space_reason(r->out_of_space) : NULL,
         .extra_keys = {"seed", "quantum", "records", "undecodable", "undecodable-at",
                        "approximated", "signals", "blocked-syscalls", "late-wakes",
-                       "other-process-threads"},
-        .extra_values = {seed, quantum, records, undecodable, undecodable_at.text, approximated,
-                         signals, blocked, late, left_out},
-        .n_extra = 10};
+                       "other-process-threads", "schedule", "pct-depth", "pct-events",
+                       "pct-counted", "pct-change-points", "pct-yields", "pct-objects"},
+        .extra_values = {seed, pct ? "-" : quantum, records, undecodable, undecodable_at.text,
+                         approximated, signals, blocked, late, left_out,
+                         pct ? "pct" : "round-robin", pct ? depth : "-",
+                         pct ? pct_events : "-", pct ? counted : "-", pct ? changes : "-",
+                         pct ? yields : "-", watched ? watched : "-"},
+        .n_extra = 17};
     if (rc == 0)
         rc = finish_recording(staging, "step", program, argv, r, stats, outcome, NULL, err);
     if (rc == 0 && d->undecodable.count)
@@ -469,6 +556,7 @@ static int record_step(const char *staging, const char *program, char **argv, st
                         "stepped and left out\n", d->other_process_threads);
     stats->unmodeled = NULL;
     stats->n_extra = 0;
+    free(watched);
     rerun_summary_free(&res.decoded);
     return rc;
 }
@@ -480,11 +568,12 @@ static int record_rr(const char *staging, const char *program, char **argv, stru
     char *trace_dir = recording_file(staging, RR_ENGINE_TRACE_DIR);
     char *run_argv0 = argv[0];
     argv[0] = (char *)program;
-    int rc = rr_engine_record(trace_dir, argv, outcome, err);
+    int rc = rr_engine_record(trace_dir, argv, r->chaos, outcome, err);
     argv[0] = run_argv0;
     free(trace_dir);
     /* Events, threads and names come when `trms analyze` replays it. */
-    *stats = (struct record_stats){.complete = 1};
+    *stats = (struct record_stats){.complete = 1, .extra_keys = {"chaos"},
+                                   .extra_values = {r->chaos ? "yes" : "no"}, .n_extra = 1};
     if (rc == 0)
         rc = write_meta(staging, "rr", program, argv, r, stats, outcome, 0, err);
     return rc;
@@ -549,6 +638,62 @@ static int prepare_engine(enum engine engine, struct record *r, char **version,
     return 0;
 }
 
+/* --pct-objects names variables of the program: each must name one. */
+static int check_watch(const char *program, const char **watch, size_t n, struct trms_error *err)
+{
+    struct data_objects names;
+    data_objects_init(&names);
+    int rc = data_objects_names_in_file(program, &names);
+    const char *unmatched = rc == 0 ? data_objects_select(&names, watch, n) : NULL;
+    if (rc != 0)
+        error_set(err, "--pct-objects: %s has no symbols trms can read", program);
+    else if (unmatched || names.count == 0)
+        rc = error_set(err, "--pct-objects: no variable of %s matches '%s'", program,
+                       unmatched ? unmatched : "*");
+    data_objects_free(&names);
+    return rc;
+}
+
+/* The one line that ends a recording: how the program ended, what was
+ * recorded where, and why it ends early when it does. */
+static void say_recorded(enum engine engine, const char *name, const char *output,
+                         const struct program_outcome *outcome, const struct record_stats *stats,
+                         const struct record *r, double started, const char *analyzed)
+{
+    char how[96], what[320], took[64], also[600] = "";
+    describe_outcome(outcome, how, sizeof how);
+    snprintf(what, sizeof what, "%" PRIu64 " events, %" PRIu64 " threads, %zu routines",
+             stats->events, stats->threads, r->routines.count);
+    progress_summary(started, engine == ENGINE_RR ? 0 : stats->events,
+                     engine == ENGINE_RR ? NULL : "events", took, sizeof took);
+    /* A recording cut short is said in one line, its analysis included. */
+    if (analyzed[0])
+        snprintf(also, sizeof also, "; %s", analyzed);
+    int stop = stop_signals_requested();
+    if (r->out_of_space)
+        fprintf(stderr, "trms: %s of %s (after %.1f MiB): %s was stopped; the %" PRIu64
+                        " events recorded before are kept in %s, marked incomplete\n",
+                out_of_space_reason(r->out_of_space), output,
+                (double)r->trace_bytes / (1 << 20), name, stats->events, output);
+    else if (stop && stop_signals_stopped_target())
+        fprintf(stderr, "trms: stopped by %s: %s %s; recorded %s into %s (incomplete: it ends "
+                        "where the program was stopped)%s\n",
+                stop_signals_name(stop), name, how, what, output, also);
+    else if (stop)
+        fprintf(stderr, "trms: %s arrived after %s %s; recorded %s into %s%s\n",
+                stop_signals_name(stop), name, how, what, output, also);
+    else if (engine == ENGINE_RR)
+        fprintf(stderr, "trms: %s %s; recorded with rr into %s (`trms analyze %s` replays it) "
+                        "%s\n", name, how, output, output, took);
+    else {
+        fprintf(stderr, "trms: %s %s%s; recorded %s into %s %s\n", name, how,
+                stats->complete ? "" : " (recording stops where it died)", what, output, took);
+        fputs(r->window_said, stderr);
+        if (analyzed[0])
+            fprintf(stderr, "trms: %s\n", analyzed);
+    }
+}
+
 static int parse_count(const char *option, const char *text, uint64_t max, uint64_t *out)
 {
     if (parse_u64_cstr(text, out) != PARSE_NUMBER_OK || *out > max)
@@ -564,19 +709,33 @@ static int run(int argc, char **argv)
                                             {"seed", required_argument, NULL, 's'},
                                             {"quantum", required_argument, NULL, 'q'},
                                             {"capture-rr", required_argument, NULL, 'c'},
-                                            {"cell-size", required_argument, NULL, 'C'},
-                                            {"line-size", required_argument, NULL, 'L'},
+                                            {"cell-size", required_argument, NULL, 0x201},
+                                            {"line-size", required_argument, NULL, 0x202},
                                             {"contexts", no_argument, NULL, 'X'},
                                             {"no-analysis", no_argument, NULL, 'N'},
                                             RECORD_WINDOW_LONG_OPTIONS,
+                                            {"schedule", required_argument, NULL, 'S'},
+                                            {"depth", required_argument, NULL, 'd'},
+                                            {"pct-events", required_argument, NULL, 'k'},
+                                            {"pct-objects", required_argument, NULL, 'w'},
+                                            {"chaos", no_argument, NULL, 'C'},
                                             {"lazy-binding", no_argument, NULL, 'l'},
                                             {NULL, 0, NULL, 0}};
+    /* SIGTERM, SIGHUP, SIGINT to trms: the program is stopped and what was
+     * recorded kept; a second one aborts. From the start: one that comes
+     * before the program runs records nothing. */
+    stop_signals_install(1);
     struct record_windows windows = {0};
     const char *output = NULL, *engine_name = "auto", *capture_dir = NULL;
-    uint64_t seed = 0, quantum = STEP_DEFAULT_QUANTUM;
-    int c, step_options = 0, analyze = 1, analysis_options = 0, window_option, lazy_binding = 0;
+    uint64_t seed = 0, quantum = STEP_DEFAULT_QUANTUM, depth = 0, pct_events = 0;
+    int c, step_options = 0, quantum_given = 0, lazy_binding = 0;
+    int analyze = 1, analysis_options = 0, window_option;
     struct analysis_options analysis;
     analysis_options_default(&analysis);
+    enum step_policy policy = STEP_ROUND_ROBIN;
+    const char **watch = NULL;
+    size_t n_watch = 0;
+    int watch_objects = 0, chaos = 0;
     /* '+': options end at the program's name, so its own options pass through. */
     while ((c = getopt_long(argc, argv, "+o:e:", options, NULL)) != -1) {
         if (c == 'o') {
@@ -592,14 +751,45 @@ static int run(int argc, char **argv)
                 return EXIT_USAGE;
             if (quantum == 0)
                 return cli_usage_error(&cmd_record, "--quantum must be at least 1");
+            step_options = quantum_given = 1;
+        } else if (c == 'S') {
+            if (strcmp(optarg, "pct") == 0)
+                policy = STEP_PCT;
+            else if (strcmp(optarg, "round-robin") != 0)
+                return cli_usage_error(&cmd_record, "--schedule is round-robin or pct, not '%s'",
+                                       optarg);
             step_options = 1;
+        } else if (c == 'd') {
+            if (parse_count("--depth", optarg, STEP_PCT_MAX_DEPTH, &depth) != 0)
+                return EXIT_USAGE;
+            if (depth == 0)
+                return cli_usage_error(&cmd_record, "--depth must be at least 1");
+            step_options = 1;
+        } else if (c == 'k') {
+            if (parse_count("--pct-events", optarg, UINT64_MAX, &pct_events) != 0)
+                return EXIT_USAGE;
+            if (pct_events == 0)
+                return cli_usage_error(&cmd_record, "--pct-events must be at least 1");
+            step_options = 1;
+        } else if (c == 'C') {
+            chaos = 1;
+        } else if (c == 'w') {
+            /* "*" alone: every variable; else names or patterns, comma-separated */
+            watch_objects = step_options = 1;
+            if (strcmp(optarg, "*") != 0) {
+                char *list = optarg;
+                for (char *name = strtok(list, ","); name; name = strtok(NULL, ",")) {
+                    watch = xrealloc(watch, (n_watch + 1) * sizeof *watch);
+                    watch[n_watch++] = name;
+                }
+            }
         } else if (c == 'c') {
             capture_dir = optarg;
             step_options = 1;
-        } else if (c == 'C' || c == 'L') {
-            if (cli_parse_power_of_two(&cmd_record, c == 'C' ? "--cell-size" : "--line-size",
-                                       optarg, c == 'C' ? &analysis.cell_size
-                                                        : &analysis.line_size))
+        } else if (c == 0x201 || c == 0x202) {
+            if (cli_parse_power_of_two(&cmd_record, c == 0x201 ? "--cell-size" : "--line-size",
+                                       optarg, c == 0x201 ? &analysis.cell_size
+                                                          : &analysis.line_size))
                 return EXIT_USAGE;
             analysis_options = 1;
         } else if (c == 'X') {
@@ -626,8 +816,9 @@ static int run(int argc, char **argv)
                                                 "rr)", engine_name);
     }
     if (step_options && strcmp(engine_name, "step") != 0)
-        return cli_usage_error(&cmd_record, "--seed, --quantum and --capture-rr are options "
-                                            "of --engine step");
+        return cli_usage_error(&cmd_record, "--seed, --quantum, --schedule, --depth, "
+                                            "--pct-events and --capture-rr are options of "
+                                            "--engine step");
     if (windows.given && strcmp(engine_name, "auto") != 0 && strcmp(engine_name, "valgrind") != 0)
         return cli_usage_error(&cmd_record, "--toggle-collect, --collect-at-start, --start-after, "
                                             "--max-events and --max-size are for --engine "
@@ -635,6 +826,23 @@ static int run(int argc, char **argv)
     if (analysis_options && !analyze)
         return cli_usage_error(&cmd_record, "--cell-size, --line-size and --contexts choose the "
                                             "analysis that --no-analysis leaves out");
+    if (chaos && strcmp(engine_name, "rr") != 0)
+        return cli_usage_error(&cmd_record, "--chaos is rr's chaos mode: an option of --engine "
+                                            "rr (the step engine explores with --schedule pct "
+                                            "or --seed)");
+    if (policy == STEP_PCT && quantum_given)
+        return cli_usage_error(&cmd_record, "--quantum is for the round-robin schedule; PCT "
+                                            "runs the thread of highest priority");
+    if (policy != STEP_PCT && (depth || pct_events || watch_objects))
+        return cli_usage_error(&cmd_record, "--depth, --pct-events and --pct-objects are "
+                                            "options of --schedule pct");
+    if (policy == STEP_PCT && !depth)
+        depth = STEP_PCT_DEFAULT_DEPTH;
+    if (policy == STEP_PCT && depth > 1 && !pct_events)
+        return cli_usage_error(&cmd_record, "--schedule pct --depth %" PRIu64 " draws its "
+                                            "change points among the first K events: give "
+                                            "--pct-events K (`trms explore` measures it)",
+                               depth);
     char **prog_argv = argv + optind;
 
     int not_found_status;
@@ -646,10 +854,18 @@ static int run(int argc, char **argv)
         return not_found_status;
     }
     struct trms_error err;
+    if (watch_objects && check_watch(program, watch, n_watch, &err) != 0) {
+        free(watch);
+        free(program);
+        return cli_fail(&err);
+    }
     enum engine engine = choose_engine(engine_name, &known);
     char *version = NULL, *tool_dir = NULL;
-    struct record r = {.step = {.seed = seed, .quantum = (uint32_t)quantum},
-                       .capture_dir = capture_dir, .windows = windows};
+    struct record r = {.step = {.seed = seed, .quantum = policy == STEP_PCT ? 0 : (uint32_t)quantum,
+                                .policy = policy, .depth = (uint32_t)depth,
+                                .pct_events = pct_events},
+                       .capture_dir = capture_dir, .watch_objects = watch_objects, .chaos = chaos,
+                       .watch = watch, .n_watch = n_watch, .windows = windows};
     if (prepare_engine(engine, &r, &version, &tool_dir, &err) != 0) {
         free(version);
         free(tool_dir);
@@ -677,6 +893,10 @@ static int run(int argc, char **argv)
     r.binding = binding;
     struct record_stats stats = {0};
     struct program_outcome outcome = {0};
+    char *folder = staging_parent_dir(output);
+    cli_note_leftovers(folder);  /* of a trms that died recording there */
+    free(folder);
+    double started = progress_now();
     int rc = 0;
     char analyzed[512] = "";
     /* An rr recording is analyzed by replaying it: nothing to see here. */
@@ -684,6 +904,11 @@ static int run(int argc, char **argv)
         rc = -1;
     if (rc == 0)
         rc = recording_stage(output, &staging, &err);
+    if (rc == 0)
+        rc = staging_reserve(staging, STAGING_RESERVE_BYTES, output, &err);
+    if (rc == 0 && stop_signals_requested())
+        rc = error_set(&err, "record stopped by %s before %s started: nothing recorded",
+                       stop_signals_name(stop_signals_requested()), prog_argv[0]);
     if (rc == 0) {
         int (*record_with[])(const char *, const char *, char **, struct record *,
                              struct record_stats *, struct program_outcome *,
@@ -701,7 +926,19 @@ static int run(int argc, char **argv)
         if (rc != 0 && r.writer)
             trace_writer_abandon(r.writer);
     }
-    if (r.analysis && rc == 0) {
+    if (rc == 0 && stop_signals_aborted())
+        rc = error_set(&err, "record aborted by a second %s: nothing kept of %s",
+                       stop_signals_name(stop_signals_aborted()), output);
+    else if (rc != 0 && stop_signals_stopped_target() && !stop_signals_aborted()) {
+        /* Stopped before the engine had anything to keep. */
+        char inner[sizeof err.message];
+        memcpy(inner, err.message, sizeof inner);
+        error_set(&err, "record stopped by %s before %s recorded anything: nothing kept (%s)",
+                  stop_signals_name(stop_signals_requested()), prog_argv[0], inner);
+    }
+    /* The analysis saw every event the trace writer took; a trace cut short
+     * by a full disk holds fewer, so its result would not be the trace's. */
+    if (r.analysis && rc == 0 && !r.out_of_space) {
         /* Stored with the recording; a failure leaves the recording without
          * (its warning says so). */
         struct trms_error store_err = {.message = ""};
@@ -718,25 +955,16 @@ static int run(int argc, char **argv)
     if (rc != 0 && staging)
         recording_discard(staging);
 
-    int status = rc != 0 ? EXIT_FAILED
+    /* Stopped by a signal, trms still exits; the status is the program's,
+     * which the signal (forwarded) usually ended. */
+    int status = rc != 0          ? EXIT_FAILED
+                 : r.out_of_space ? EXIT_FAILED
                  : outcome.signal ? 128 + outcome.signal
                                   : outcome.exit_code;
-    if (rc != 0) {
+    if (rc != 0)
         cli_fail(&err);
-    } else {
-        char how[96];
-        describe_outcome(&outcome, how, sizeof how);
-        if (engine == ENGINE_RR)
-            fprintf(stderr, "trms: %s %s; recorded with rr into %s (`trms analyze %s` "
-                            "replays it)\n", prog_argv[0], how, output, output);
-        else
-            fprintf(stderr, "trms: %s %s%s; recorded %" PRIu64 " events, %" PRIu64
-                            " threads, %zu routines into %s\n",
-                    prog_argv[0], how, stats.complete ? "" : " (recording stops where it died)",
-                    stats.events, stats.threads, r.routines.count, output);
-        fputs(r.window_said, stderr);
-        fputs(analyzed, stderr);
-    }
+    else
+        say_recorded(engine, prog_argv[0], output, &outcome, &stats, &r, started, analyzed);
     if (r.resolver)  /* the recording failed before naming */
         symbolizer_free(routine_resolver_finish(r.resolver));
     symbolizer_free(r.symbols);
@@ -747,6 +975,7 @@ static int run(int argc, char **argv)
     free(tool_dir);
     free(version);
     free(program);
+    free(watch);
     return status;
 }
 
@@ -757,7 +986,10 @@ const struct command cmd_record = {
         "usage: trms record [--engine auto|valgrind|step|rr] [-o REC] [--cell-size N]\n"
         "                   [--line-size N] [--contexts] [--no-analysis] [WINDOW OPTIONS]\n"
         "                   [--] PROG [ARGS...]\n"
+        "       trms record --engine rr [--chaos] ...\n"
         "       trms record --engine step [--seed N] [--quantum N] [--capture-rr DIR] ...\n"
+        "       trms record --engine step --schedule pct [--depth D] [--pct-events K]\n"
+        "                   [--pct-objects LIST] [--seed N] ...\n"
         "       trms record --lazy-binding ...\n\n"
         "Runs PROG with its arguments, keeping its stdin, stdout and stderr, and\n"
         "records every routine call and return, load, store, kernel read and write\n"
@@ -768,7 +1000,12 @@ const struct command cmd_record = {
         "`trms report REC`. The recording is kept whole: `trms analyze REC` analyzes\n"
         "it again, with any options, to the same result.\n\n"
         "The exit status is the program's (128 + N when signal N killed it); a\n"
-        "program that crashes still leaves a recording up to the crash. A program\n"
+        "program that crashes still leaves a recording up to the crash. SIGTERM,\n"
+        "SIGHUP or SIGINT sent to trms is passed to the program (killed 3 s later if\n"
+        "it has not ended) and the recording kept up to there, marked incomplete;\n"
+        "a second one, a second later, aborts and keeps nothing (exit status 1). A\n"
+        "disk that fills keeps what was recorded before, marked incomplete (exit\n"
+        "status 1). A program\n"
         "that cannot be found exits 127 and one that cannot be run 126, recording\n"
         "nothing.\n\n"
         "engines:\n"
@@ -794,6 +1031,22 @@ const struct command cmd_record = {
         "                    turns of exactly --quantum instructions, another seed turns\n"
         "                    of random length (mean --quantum); a seed repeats its run\n"
         "  --quantum N       step: instructions per turn (default 1000)\n"
+        "  --schedule S      step: round-robin (default) or pct: each thread gets a\n"
+        "                    random priority (from --seed) and the highest enabled one\n"
+        "                    runs; D - 1 change points among the first K counted events\n"
+        "                    (system calls, and accesses outside the thread's stack, made\n"
+        "                    while another thread could run) each drop the thread that\n"
+        "                    made it below all others\n"
+        "  --depth D         pct: the depth (default 3)\n"
+        "  --pct-events K    pct: the counted events expected (`trms explore` measures\n"
+        "                    them; each recording's meta says how many it had)\n"
+        "  --pct-objects LIST  pct: count the instructions that access these variables\n"
+        "                    of the program (names or shell patterns, comma-separated;\n"
+        "                    '*' for all of them) instead of every access outside the\n"
+        "                    thread's stack\n"
+        "  --chaos           rr: rr's chaos mode (randomized priorities and time slices,\n"
+        "                    to bring out rare interleavings; the recording replays the\n"
+        "                    one it got)\n"
         "  --capture-rr DIR  step: also write DIR/rerun.raw and DIR/dump.txt, what `rr\n"
         "                    rerun` and `rr dump` would print for an rr recording of\n"
         "                    this run (to test rr tooling without rr)\n\n"

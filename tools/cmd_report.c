@@ -47,6 +47,7 @@ static int parse(int argc, char **argv, struct report_args *a)
                                             {"aggregate-threads", no_argument, NULL, 'A'},
                                             {"contexts", no_argument, NULL, 'C'},
                                             {"metric", required_argument, NULL, 'm'},
+                                            {"sort", required_argument, NULL, 's'},
                                             {"output", required_argument, NULL, 'o'},
                                             {NULL, 0, NULL, 0}};
     a->top = 25;
@@ -104,6 +105,11 @@ static int parse(int argc, char **argv, struct report_args *a)
                 a->opt.metric = METRIC_TRMS;
             else
                 return cli_usage_error(&cmd_report, "--metric is rms or trms, not '%s'", optarg);
+            break;
+        case 's':
+            if (strcmp(optarg, "cum") != 0 && strcmp(optarg, "self") != 0)
+                return cli_usage_error(&cmd_report, "--sort is cum or self, not '%s'", optarg);
+            a->sel.by_self = strcmp(optarg, "self") == 0;
             break;
         default:
             return cli_usage_error(&cmd_report, "unknown option");
@@ -176,14 +182,16 @@ const struct command cmd_report = {
         "usage: trms report REC [REC...] [--format text|json|csv|html|aprof] [-o FILE]\n"
         "                   [--top N] [--routine PATTERN]... [--thread TID]...\n"
         "                   [--aggregate-threads] [--contexts] [--metric rms|trms]\n"
+        "                   [--sort cum|self]\n"
         "                   [--cell-size N --line-size N]\n\n"
         "Reports the latest analysis stored in REC, or the one computed with the\n"
         "given cell and line sizes. Several recordings of the same program are\n"
         "merged: each routine's performance tuples from all of them, by name.\n"
-        "Each routine's cost is fitted against its input size: worst-case and\n"
-        "average cost, against RMS and TRMS, as a power law c*n^k (k with a 95%\n"
-        "interval) and as the best of 1, log n, n, n log n, n^2, n^3 (with the\n"
-        "relative error of each); no fit below 5 distinct input sizes spanning 4x.\n\n"
+        "Each routine's cost gets one growth verdict, worst-case and average,\n"
+        "against RMS and TRMS, judged at the large end of its input sizes: a model\n"
+        "among 1, log n, n, n log n, n^2, n^3, or ~n^k between them ('?': a poor\n"
+        "fit), with the exponent k and its 95% interval; none below 4 distinct\n"
+        "input sizes spanning 4x.\n\n"
         "formats:\n"
         "  text   routines ranked by cost with calls, input sizes, fitted growth,\n"
         "         shares of thread-induced and external input, source location;\n"
@@ -198,7 +206,12 @@ const struct command cmd_report = {
         "  aprof  the classic aprof report (version 6), one file per thread and\n"
         "         input metric (rms, drms) in the directory -o DIR\n\n"
         "options:\n"
-        "  --top N             show the N costliest routines (default 25, 0 = all)\n"
+        "  --top N             show the N costliest routines (default 25, 0 = all);\n"
+        "                      text and the HTML plots leave out wrappers (routines\n"
+        "                      called once with under 10% of their cost in their own\n"
+        "                      code: <root>, libc start-up, main), which --top 0 lists\n"
+        "  --sort cum|self     rank by cost with descendants (cum, default) or by\n"
+        "                      self cost, in their own code\n"
         "  --routine PATTERN   only routines whose name matches PATTERN (a shell\n"
         "                      pattern, or a routine's 0x address), repeatable; text\n"
         "                      also prints their performance tuples and fits\n"

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Fuzzes the parsers of outside input with libFuzzer, each for a bounded
 # time: the text trace parser, the binary trace reader, rr rerun's record
-# stream (with the decoder behind it) and the `rr dump` parser.
+# stream (with the decoder behind it), the `rr dump` parser, and a whole
+# recording directory (meta, maps, routine names, trace, result store, an
+# archive of `trms pack`) opened by info, report, analyze and pack.
 #
 #   bash tools/fuzz.sh [SECONDS] [TARGET...]   (default 30 s each, every target)
 #
@@ -16,7 +18,7 @@ cd "$(dirname "$0")/.."
 seconds=${1:-30}
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(text_trace trace_reader rerun_stream rr_dump)
+[ ${#targets[@]} -gt 0 ] || targets=(text_trace trace_reader rerun_stream rr_dump recording)
 bash tools/install-deps.sh
 CC=${FUZZ_CC:-clang} cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTRMS_FUZZ=ON \
     >/dev/null
@@ -30,7 +32,7 @@ for t in "${targets[@]}"; do
     mkdir -p "$work" "$artifacts"
     echo "fuzz: $t for ${seconds} s" >&2
     if ! build-fuzz/fuzz/fuzz_$t -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
-            -max_len=65536 -print_final_stats=1 -artifact_prefix="$artifacts/" \
+            -max_len=65536 -close_fd_mask=3 -print_final_stats=1 -artifact_prefix="$artifacts/" \
             "$work" "tests/fuzz/corpus/$t" >"build-fuzz/fuzz_$t.log" 2>&1; then
         tail -40 "build-fuzz/fuzz_$t.log" >&2
         echo "fuzz: $t failed on $(ls -t "$artifacts" | head -1 | sed "s|^|$artifacts/|");" \

@@ -4,10 +4,12 @@
 set -euo pipefail
 
 # chromium: the HTML report's test opens the page in headless Chromium.
+# pigz: the HTML layout test records it (a real program, 4 threads); gawk,
+# sqlite3 and xz-utils: the growth verdicts are tested on real programs.
 # clang and libclang-rt-14-dev: libFuzzer, for tools/fuzz.sh.
 # libzstd-dev: recordings compress their event blocks with zstd.
 packages=(gcc g++ make cmake pkg-config liblmdb-dev libdw-dev libcapstone-dev libzstd-dev valgrind
-          rr python3 chromium clang libclang-rt-14-dev)
+          rr python3 chromium pigz gawk sqlite3 xz-utils clang libclang-rt-14-dev)
 
 if ! command -v dpkg-query >/dev/null 2>&1; then
     echo "install-deps: not a Debian system; make sure these are installed: ${packages[*]}" >&2

@@ -76,9 +76,9 @@ int record_analysis_finish(struct record_analysis *ra, const struct routine_tabl
         rc = result_store_save_key(store, result, &key, err);
     result_store_close(store);
     if (rc == 0)
-        snprintf(said, said_size, "trms: analyzed as it recorded: %" PRIu64 " activations of %zu "
+        snprintf(said, said_size, "analyzed as it recorded: %" PRIu64 " activations of %zu "
                                   "routines, cell size %" PRIu64 ", line size %" PRIu64 "%s "
-                                  "(`trms report %s`)\n",
+                                  "(`trms report %s`)",
                  result->activations, result->routines.count, result->cell_size,
                  result->line_size, key.contexts ? ", calling contexts" : "", shown);
     analysis_result_free(result);

@@ -77,7 +77,8 @@ static void *watch(void *arg)
 
 struct record_progress *record_progress_start(const char *path)
 {
-    struct progress *line = progress_start("recording", "bytes written", 0);
+    /* The program writes to the terminal too: the line keeps to its last row. */
+    struct progress *line = progress_start_status("recording", "bytes written", 0);
     if (!line)
         return NULL;
     struct record_progress *rp = xcalloc(1, sizeof *rp);

@@ -1,7 +1,8 @@
 /* record_progress: the progress line of `trms record`, drawn from a thread
  * of its own that looks at the growing recording a few times a second
- * (every engine's, and the engines' hot paths are left alone). Nothing at
- * all when stderr is not a terminal. */
+ * (every engine's, and the engines' hot paths are left alone), on the
+ * terminal's last row, below the program's own output (progress.h).
+ * Nothing at all when stderr is not a terminal. */
 #ifndef TRMS_RECORD_PROGRESS_H
 #define TRMS_RECORD_PROGRESS_H
 

@@ -2,6 +2,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +10,8 @@
 #include <unistd.h>
 
 #include "common/oom.h"
+#include "common/regular_file.h"
+#include "trace/staging.h"
 
 char *recording_file(const char *path, const char *name)
 {
@@ -38,6 +41,12 @@ int recording_stage(const char *final_path, char **staging, struct trms_error *e
         int e = errno;
         free(tmpl);
         return error_set(err, "%s: cannot create the recording: %s", final_path, strerror(e));
+    }
+    /* Held while this process builds it: one nobody holds is a leftover. */
+    if (staging_lock(tmpl, err) != 0) {
+        rmdir(tmpl);
+        free(tmpl);
+        return -1;
     }
     *staging = tmpl;
     return 0;
@@ -78,27 +87,19 @@ int recording_commit(const char *staging, const char *final_path, struct trms_er
     if (stat(final_path, &st) == 0)
         return error_set(err, "%s already exists; choose another -o or remove it first",
                          final_path);
+    staging_release_reserve(staging);
     if (rename(staging, final_path) != 0)
         return error_set(err, "%s: cannot create the recording: %s", final_path,
                          strerror(errno));
+    staging_unlock(staging);
     return 0;
 }
 
 void recording_discard(const char *staging)
 {
-    DIR *dir = opendir(staging);
-    if (dir) {
-        struct dirent *d;
-        while ((d = readdir(dir)) != NULL) {
-            if (strcmp(d->d_name, ".") == 0 || strcmp(d->d_name, "..") == 0)
-                continue;
-            char *path = recording_file(staging, d->d_name);
-            unlink(path);
-            free(path);
-        }
-        closedir(dir);
-    }
-    rmdir(staging);
+    /* Whatever it holds: an rr trace, the routine names, a result store. */
+    staging_remove_tree(staging);
+    staging_unlock(staging);
 }
 
 static int read_meta(struct recording *rec, FILE *fp, const char *path, struct trms_error *err)
@@ -151,15 +152,19 @@ int recording_open(const char *path, struct recording *rec, struct trms_error *e
     rec->path = xmalloc(strlen(path) + 1);
     strcpy(rec->path, path);
     char *meta = recording_file(path, RECORDING_META);
-    FILE *fp = fopen(meta, "r");
+    const char *why;
+    FILE *fp = regular_file_fopen(meta, REGULAR_FILE_NOFOLLOW, &why);
+    struct stat meta_st;
     int rc;
     if (!fp)
-        rc = error_set(err, "%s: not a trms recording (cannot open %s: %s)", path, meta,
-                       strerror(errno));
-    else {
+        rc = error_set(err, "%s: not a trms recording (cannot open %s: %s)", path, meta, why);
+    else if (fstat(fileno(fp), &meta_st) != 0 || meta_st.st_size > RECORDING_META_MAX)
+        rc = error_set(err, "%s: not a trms recording (%s is larger than a meta file can be)",
+                       path, meta);
+    else
         rc = read_meta(rec, fp, meta, err);
+    if (fp)
         fclose(fp);
-    }
     free(meta);
     if (rc != 0)
         recording_close(rec);

@@ -19,6 +19,9 @@
 #define RECORDING_EVENTS "events.trms"
 #define RECORDING_RESULTS "results"
 
+/* The largest meta file read: a few hundred bytes and the command line. */
+#define RECORDING_META_MAX (16 << 20)
+
 struct recording_meta_entry {
     char *key;
     char *value;

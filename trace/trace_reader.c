@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "common/oom.h"
+#include "common/regular_file.h"
 #include "trace/crc32.h"
 #include "trace/event_codec.h"
 
@@ -318,9 +319,10 @@ int trace_read_stream(FILE *fp, const char *name, struct routine_table *routines
 int trace_read(const char *path, struct routine_table *routines, event_sink sink,
                void *ctx, struct trace_stats *stats, struct trms_error *err)
 {
-    FILE *fp = fopen(path, "rb");
+    const char *why;
+    FILE *fp = regular_file_fopen(path, REGULAR_FILE_NOFOLLOW, &why);
     if (!fp)
-        return error_set(err, "%s: cannot open: %s", path, strerror(errno));
+        return error_set(err, "%s: cannot open: %s", path, why);
     int rc = trace_read_stream(fp, path, routines, sink, ctx, NULL, stats, err);
     fclose(fp);
     return rc;

@@ -32,6 +32,9 @@ struct trace_block {
     uint32_t kind;
     uint32_t events;
     int refs;                   /* holders: the writer thread */
+    /* An events block: the trace's totals once it is written. */
+    uint64_t events_after, blocks_after;
+    uint32_t routines_after;
     struct trace_block *next;   /* in the queue or the free list */
 };
 
@@ -61,8 +64,11 @@ struct trace_writer {
     struct trace_block *free_list;
     unsigned buffers;           /* allocated so far */
     int closing;
-    int failed;                 /* the writer thread could not write */
+    int failed;                 /* errno of a write that failed, or 0 */
     char failure[sizeof(((struct trms_error *)0)->message)];
+    /* The whole events blocks in the file, for trace_writer_salvage. */
+    uint64_t kept_events, kept_blocks;
+    uint32_t kept_routines;
     pthread_t thread_id;
     int thread_started;
     /* The writer thread's own. */
@@ -75,6 +81,7 @@ struct trace_writer {
 
 /* ---- the writer thread: compresses, checksums and writes, in order ---- */
 
+/* 0, or the errno of a write that failed (W->failure then says it). */
 static int write_bytes(struct trace_writer *w, const void *data, size_t len)
 {
     const char *p = data;
@@ -83,9 +90,10 @@ static int write_bytes(struct trace_writer *w, const void *data, size_t len)
         if (n < 0 && errno == EINTR)
             continue;
         if (n < 0) {
+            int errnum = errno ? errno : EIO;
             snprintf(w->failure, sizeof w->failure, "%s: cannot write: %s", w->path,
-                     strerror(errno));
-            return -1;
+                     strerror(errnum));
+            return errnum;
         }
         p += n;
         len -= (size_t)n;
@@ -163,6 +171,7 @@ static void *writer_thread(void *arg)
         int failed = w->failed;
         pthread_mutex_unlock(&w->lock);
         int rc = 0;
+        uint64_t start = w->written;
         if (!failed) {
             if (b->kind == TRACE_BLOCK_EVENTS) {
                 rc = write_events_block(w, b);
@@ -170,12 +179,22 @@ static void *writer_thread(void *arg)
                 put_header(b->data, b->kind, b->used, b->events, b->data + TRACE_BLOCK_HEADER_SIZE);
                 rc = write_bytes(w, b->data, TRACE_BLOCK_HEADER_SIZE + b->used);
             }
-            if (rc == 0)
+            if (rc == 0) {
                 start_writeback(w);
+            } else if (ftruncate(w->fd, (off_t)start) == 0 &&
+                       lseek(w->fd, (off_t)start, SEEK_SET) >= 0) {
+                /* The whole blocks before stay readable: the partial one goes. */
+                __atomic_store_n(&w->written, start, __ATOMIC_RELAXED);
+            }
         }
         pthread_mutex_lock(&w->lock);
-        if (rc != 0)
-            w->failed = 1;
+        if (rc != 0) {
+            w->failed = rc;
+        } else if (!failed && b->kind == TRACE_BLOCK_EVENTS) {
+            w->kept_events = b->events_after;
+            w->kept_blocks = b->blocks_after;
+            w->kept_routines = b->routines_after;
+        }
         release_locked(w, b);
     }
     pthread_mutex_unlock(&w->lock);
@@ -233,6 +252,9 @@ static void seal(struct trace_writer *w, uint32_t kind, uint32_t events)
     b->used = w->used;
     b->events = events;
     b->refs = 1;
+    b->events_after = w->total_events;
+    b->blocks_after = w->blocks;
+    b->routines_after = w->routines_written;
     pthread_mutex_lock(&w->lock);
     if (w->queue_tail)
         w->queue_tail->next = b;
@@ -381,8 +403,8 @@ static int flush_events(struct trace_writer *w, struct trms_error *err)
         return 0;
     if (failure(w, err) != 0)
         return -1;
-    seal(w, TRACE_BLOCK_EVENTS, w->block_events);
     w->blocks++;
+    seal(w, TRACE_BLOCK_EVENTS, w->block_events);
     w->block_events = 0;
     return 0;
 }
@@ -490,6 +512,38 @@ void trace_writer_close_window(struct trace_writer *w, const struct trace_window
     w->encoder = win->encoder;
     w->block_events += records;
     w->total_events += records;
+}
+
+int trace_writer_failed(const struct trace_writer *w)
+{
+    struct trace_writer *shared = (struct trace_writer *)w; /* the lock only */
+    pthread_mutex_lock(&shared->lock);
+    int failed = shared->failed;
+    pthread_mutex_unlock(&shared->lock);
+    return failed;
+}
+
+int trace_writer_salvage(struct trace_writer *w, uint64_t *events, struct trms_error *err)
+{
+    /* The writer thread passes over what is queued once a write failed. */
+    stop_thread(w);
+    *events = w->kept_events;
+    uint8_t end[TRACE_BLOCK_HEADER_SIZE + 4 * 10];
+    uint8_t *payload = end + TRACE_BLOCK_HEADER_SIZE;
+    size_t len = put_varint(payload, w->kept_events);
+    len += put_varint(payload + len, w->kept_blocks);
+    len += put_varint(payload + len, w->kept_routines);
+    len += put_varint(payload + len, TRACE_VERSION);
+    put_header(end, TRACE_BLOCK_END, len, 0, payload);
+    int rc = 0;
+    if (write_bytes(w, end, TRACE_BLOCK_HEADER_SIZE + len) != 0)
+        rc = error_set(err, "%s", w->failure);
+    if (rc == 0 && fsync(w->fd) != 0)
+        rc = error_set(err, "%s: cannot write: %s", w->path, strerror(errno));
+    if (close(w->fd) != 0 && rc == 0)
+        rc = error_set(err, "%s: cannot write: %s", w->path, strerror(errno));
+    free_writer(w);
+    return rc;
 }
 
 void trace_writer_abandon(struct trace_writer *w)

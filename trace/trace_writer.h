@@ -84,6 +84,15 @@ uint64_t trace_writer_bytes(const struct trace_writer *w);
 int trace_writer_close(struct trace_writer *w, const struct routine_table *routines,
                        struct trms_error *err);
 
+/* The errno of a write that failed (the disk filled), or 0. The file
+ * then holds the whole blocks written before it, and nothing after. */
+int trace_writer_failed(const struct trace_writer *w);
+
+/* After a failed write: ends the file after its whole blocks (events in
+ * the block that could not be written are left out; *EVENTS receives the
+ * count kept) and closes; the writer is freed either way. */
+int trace_writer_salvage(struct trace_writer *w, uint64_t *events, struct trms_error *err);
+
 /* Closes without completing the file (after an error elsewhere). */
 void trace_writer_abandon(struct trace_writer *w);
 

@@ -25,6 +25,7 @@
 #include "pub_tool_libcprint.h"
 #include "pub_tool_libcproc.h"
 #include "pub_tool_machine.h"
+#include "pub_tool_mallocfree.h"
 #include "pub_tool_options.h"
 #include "pub_tool_threadstate.h"
 #include "pub_tool_tooliface.h"
@@ -220,12 +221,18 @@ static VG_REGPARM(2) void on_call(Addr target, Addr sp)
     put(raw_access_word(RAW_WRITE, sizeof(Addr), sp));
 }
 
-static VG_REGPARM(2) void on_return(Addr target, Addr sp)
+/* The ret's read of its return address (RETURN_ADDRESS, 0 when it was
+ * reported inline) is reported here, after the return: the caller's, which
+ * pushed it, so that no routine reads its return address as input however
+ * it was reached (a call, a PLT stub, a tail call). */
+static VG_REGPARM(3) void on_return(Addr target, Addr sp, Addr return_address)
 {
     report_cost();
-    reserve(2);
+    reserve(3);
     put_control(RAW_RET, target);
     put(sp);
+    if (return_address)
+        put(raw_access_word(RAW_READ, sizeof(Addr), return_address));
 }
 
 static VG_REGPARM(2) void on_jump(Addr target, Addr sp)
@@ -305,6 +312,7 @@ struct builder {
     UInt committed;     /* of which committed */
     UInt instructions;  /* instructions not yet added to the counter */
     Int sp_offset;
+    IRExpr *return_address;  /* a ret's load of it, for on_return; or NULL */
 };
 
 static IRTemp assign(struct builder *b, IRType type, IRExpr *e)
@@ -405,9 +413,13 @@ static Bool jump_is_interesting(Addr from, Addr target, Bool from_plt)
         return True;
     if (!VG_(get_fnname_if_entry)(ep, target, &to_name))
         return False;
-    if (VG_(get_fnname)(ep, from, &from_name) && VG_(strcmp)(from_name, to_name) == 0)
-        return False;  /* a loop back to its own entry */
-    return True;
+    /* A C++ name is demangled into the demangler's one buffer, which the
+     * next lookup reuses: keep a copy, or every jump between two C++
+     * functions would look like a loop. */
+    HChar *to = VG_(strdup)("trms.jump", to_name);
+    Bool loop = VG_(get_fnname)(ep, from, &from_name) && VG_(strcmp)(from_name, to) == 0;
+    VG_(free)(to);
+    return !loop;  /* a loop back to its own entry is not interesting */
 }
 
 /* The index of the store that pushes a call's return address (to where
@@ -428,6 +440,42 @@ static Int return_address_store(const IRSB *in, Int sp_offset)
         if (st->tag == Ist_Store && st->Ist.Store.addr->tag == Iex_RdTmp &&
             st->Ist.Store.addr->Iex.RdTmp.tmp == new_sp)
             return i;
+    }
+    return -1;
+}
+
+static Bool accesses_memory(const IRStmt *st)
+{
+    switch (st->tag) {
+    case Ist_WrTmp:
+        return st->Ist.WrTmp.data->tag == Iex_Load;
+    case Ist_Store:
+    case Ist_StoreG:
+    case Ist_LoadG:
+    case Ist_CAS:
+    case Ist_LLSC:
+        return True;
+    case Ist_Dirty:
+        return st->Ist.Dirty.details->mFx != Ifx_None;
+    default:
+        return False;
+    }
+}
+
+/* The index of the load of a `ret`'s return address (the address the
+ * superblock leaves for), when it is the superblock's last access, or -1. */
+static Int return_address_load(const IRSB *in)
+{
+    if (in->jumpkind != Ijk_Ret || in->next->tag != Iex_RdTmp)
+        return -1;
+    IRTemp target = in->next->Iex.RdTmp.tmp;
+    for (Int i = in->stmts_used - 1; i >= 0; i--) {
+        const IRStmt *st = in->stmts[i];
+        if (st->tag == Ist_WrTmp && st->Ist.WrTmp.tmp == target)
+            return st->Ist.WrTmp.data->tag == Iex_Load &&
+                           st->Ist.WrTmp.data->Iex.Load.ty == Ity_I64 ? i : -1;
+        if (accesses_memory(st))
+            return -1;
     }
     return -1;
 }
@@ -513,7 +561,10 @@ static void instrument_end(struct builder *b, IRSB *in, Addr sb_addr, Bool in_pl
         add_call(b, "on_call", on_call, 2, mkIRExprVec_2(next, stack_pointer(b)), NULL);
         break;
     case Ijk_Ret:
-        add_call(b, "on_return", on_return, 2, mkIRExprVec_2(next, stack_pointer(b)), NULL);
+        add_call(b, "on_return", on_return, 3,
+                 mkIRExprVec_3(next, stack_pointer(b),
+                               b->return_address ? b->return_address : mkIRExpr_HWord(0)),
+                 NULL);
         break;
     case Ijk_Boring:
         if (next->tag != Iex_Const ||
@@ -559,10 +610,14 @@ static IRSB *instrument(VgCallbackClosure *closure, IRSB *in, const VexGuestLayo
     reload_base(&b);
 
     Int pushed_return = return_address_store(in, b.sp_offset);
+    Int popped_return = return_address_load(in);
     for (; i < in->stmts_used; i++) {
-        if (i == pushed_return)
+        if (i == pushed_return) {
             addStmtToIRSB(b.out, in->stmts[i]);  /* on_call reports it */
-        else if (in->stmts[i]->tag != Ist_NoOp)
+        } else if (i == popped_return) {
+            addStmtToIRSB(b.out, in->stmts[i]);  /* on_return reports it */
+            b.return_address = in->stmts[i]->Ist.WrTmp.data->Iex.Load.addr;
+        } else if (in->stmts[i]->tag != Ist_NoOp)
             instrument_statement(&b, in, in->stmts[i], sb_addr, in_plt);
     }
     instrument_end(&b, in, sb_addr, in_plt);

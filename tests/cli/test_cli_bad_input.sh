@@ -118,18 +118,27 @@ run "$TRMS" info other.rec
 expect_status 1
 expect_error_line "other.rec: not a trms recording (empty meta file"
 
-# A result store LMDB cannot open: refused, and not "repaired" away.
+# A result store LMDB cannot read: report and info name the damage in one
+# line; analyze sets it aside, untouched, and analyzes into a new store.
 cp -r good.rec badstore.rec
 head -c 8192 /dev/urandom >badstore.rec/results/data.mdb
 digest=$(sha256sum <badstore.rec/results/data.mdb)
-run "$TRMS" analyze badstore.rec
-expect_status 1
-expect_error_line "cannot open the result store"
 run "$TRMS" report badstore.rec
 expect_status 1
-expect_error_line "cannot open the result store"
-# (lock.mdb is LMDB's reader table, rewritten by any open; the data is not.)
-[ "$(sha256sum <badstore.rec/results/data.mdb)" = "$digest" ] || fail "the broken store was modified"
+expect_error_line "badstore.rec/results: the result store is damaged (meta page 0"
+run "$TRMS" info badstore.rec
+expect_status 1
+expect_error_line "the result store is damaged"
+run "$TRMS" analyze badstore.rec
+expect_status 0
+grep -qF "trms: warning: badstore.rec/results: the result store is damaged (meta page 0" "$T/err" ||
+    fail "analyze did not say the store was damaged: $(cat "$T/err")"
+grep -qF "set aside as badstore.rec/results.damaged" "$T/err" || fail "no set-aside: $(cat "$T/err")"
+[ "$(sha256sum <badstore.rec/results.damaged/data.mdb)" = "$digest" ] ||
+    fail "the damaged store was modified"
+run "$TRMS" report badstore.rec --format json
+expect_status 0
+cmp -s "$T/out" <(sed 's/good.rec/badstore.rec/' before.json) || fail "the rebuilt result differs"
 cp -r good.rec filestore.rec
 rm -rf filestore.rec/results
 echo "not a directory" >filestore.rec/results

@@ -98,7 +98,11 @@ expect_status 2
 run "$TRMS" report s.rec --format html -o page.html
 expect_status 0
 head -c 15 page.html | grep -q "<!DOCTYPE html>" || fail "not an HTML page"
-grep -q '<section class="routine" id="r-0"' page.html || fail "no routine section"
+# Thread 1's root (row 0) is a wrapper, not plotted; main (row 1, a sixth of
+# its cost its own) is.
+grep -q '<section class="routine" id="r-1" data-rms-points="1" data-trms-points="1"><h3 title="main"' \
+    page.html || fail "no section for main"
+grep -q '<section class="routine" id="r-0"' page.html && fail "the root, a wrapper, is plotted"
 run "$TRMS" report s.rec --contexts --format csv
 expect_out_contains "routine,thread,metric,n,calls,min,max,sum,sumsq,self_min,self_max,self_sum,self_sumsq,real_sum,context"
 expect_out_contains "f,1,rms,1,1,3,3,3,9,3,3,3,9,0,main > f > f"

@@ -131,3 +131,18 @@ expect_status 1
 expect_error_line "--from and --to choose part of an rr recording; this one was recorded by import"
 run "$TRMS" analyze rec.rec --from 5 --to 2
 expect_status 2
+
+# An rr recording travels packed: its rr trace directory with it, its
+# result and routine names, the same report on the other side.
+echo "rr trace file" >rec.rec/rr/version
+run "$TRMS" report rec.rec --format json
+expect_status 0
+cp "$T/out" rr-before.json
+run "$TRMS" pack rec.rec -o rr.trmspack
+expect_status 0
+run "$TRMS" unpack rr.trmspack -o moved.rec
+expect_status 0
+cmp -s rec.rec/rr/version moved.rec/rr/version || fail "the rr trace did not travel"
+run "$TRMS" report moved.rec --format json
+expect_status 0
+cmp -s "$T/out" <(sed 's/rec\.rec/moved.rec/g' rr-before.json) || fail "the unpacked rr report differs"

@@ -71,6 +71,50 @@ expect_out_contains 'str_tolower,1,rms,'
 expect_out_contains 'strlen,1,rms,'
 expect_out_contains '0x402000,1,rms,'
 
+# As perf and callgrind print them: a routine no symbol covers by its
+# address in the file mapped there, a symbol's source unknown by its file,
+# a routine entered past a symbol's start as symbol+offset.
+cat >mod.txt <<'TRACE'
+thread 1
+call 0x48600e0
+cost 5
+return
+call 0x4871000
+cost 4
+return
+call 0x4872010
+cost 3
+return
+TRACE
+run "$TRMS" import mod.txt -o mod.rec
+expect_status 0
+run "$TRMS" analyze mod.rec
+expect_status 0
+run "$PUT_SYMBOLS" mod.rec -m 0x48600e0 - - 0 0 /usr/lib/liblzma.so.5.4.1 0x190e0 \
+    0x4871000 lzma_code - 0 0 /usr/lib/liblzma.so.5.4.1 0x1a000 \
+    0x4872010 lzma_end common.c 12 0x10 /usr/lib/liblzma.so.5.4.1 0x1b010
+expect_status 0
+run "$TRMS" report mod.rec
+expect_status 0
+grep -q "^  0x190e0 \[liblzma.so.5.4.1\] " "$T/out" || fail "unnamed routine not as module+offset"
+grep -q "^  lzma_code \[liblzma.so.5.4.1\] " "$T/out" || fail "symbol without source not with its module"
+grep -q "^  lzma_end+0x10 (common.c:12) " "$T/out" || fail "routine past a symbol's start not as symbol+offset"
+run "$TRMS" report mod.rec --routine "0x190e0 [liblzma.so.5.4.1]"
+expect_status 0
+expect_out_contains "0x190e0 [liblzma.so.5.4.1] in thread 1: 1 calls"
+run "$TRMS" report mod.rec --format json
+expect_status 0
+python3 - "$T/out" <<'PY' || fail "JSON report lacks modules"
+import json, sys
+r = json.load(open(sys.argv[1]))
+by = {x["name"]: x for x in r["routines"]}
+u = by["0x190e0 [liblzma.so.5.4.1]"]
+assert u["module"] == "/usr/lib/liblzma.so.5.4.1" and u["module_address"] == "0x190e0", u
+assert u["address"] == "0x48600e0", u
+assert by["lzma_code"]["module_address"] == "0x1a000" and "file" not in by["lzma_code"]
+assert by["lzma_end+0x10"]["file"] == "common.c" and by["lzma_end+0x10"]["module_address"] == "0x1b010"
+PY
+
 run "$TRMS" analyze wf.rec --activations act.csv
 expect_status 0
 grep -q '^1,str_tolower,1,' act.csv || fail "activations CSV lacks str_tolower: $(cat act.csv)"

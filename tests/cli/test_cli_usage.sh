@@ -55,7 +55,22 @@ expect_status 2
 expect_error_line "unknown engine 'bogus' (auto, valgrind, step or rr)"
 run "$TRMS" record --seed 3 -- /bin/true
 expect_status 2
-expect_error_line "--seed, --quantum and --capture-rr are options of --engine step"
+expect_error_line "--seed, --quantum, --schedule, --depth, --pct-events and --capture-rr are options of --engine step"
+run "$TRMS" record --engine step --schedule pct --quantum 5 -- /bin/true
+expect_status 2
+expect_error_line "--quantum is for the round-robin schedule"
+run "$TRMS" record --engine step --depth 2 -- /bin/true
+expect_status 2
+expect_error_line "--depth, --pct-events and --pct-objects are options of --schedule pct"
+run "$TRMS" record --engine step --schedule pct --depth 0 -- /bin/true
+expect_status 2
+expect_error_line "--depth must be at least 1"
+run "$TRMS" record --engine step --schedule fifo -- /bin/true
+expect_status 2
+expect_error_line "--schedule is round-robin or pct, not 'fifo'"
+run "$TRMS" record --engine step --schedule pct --depth 1 --pct-objects no_such_variable -- /bin/true
+expect_status 1
+expect_error_line "--pct-objects: no variable of"
 run "$TRMS" record --engine step --quantum x -- /bin/true
 expect_status 2
 expect_error_line "--quantum expects a number up to 4294967295, not 'x'"

@@ -8,6 +8,7 @@ Exit 0 passes, 77 skips (with the reason on stderr), anything else fails."""
 import csv
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -140,6 +141,59 @@ def case_names_travel(tmp):
     check(program in maps, "the maps name the program's file")
 
 
+def case_module_offsets(tmp):
+    # Routines no symbol names print as perf and callgrind print them,
+    # `0xOFFSET [module]`, with an address that addr2line and objdump take:
+    # array_walk without its symbol table (its DWARF kept) has no name for
+    # walk, and addr2line finds walk's source line at the printed offset.
+    import shutil
+    for tool in ("strip", "addr2line", "nm"):
+        if not shutil.which(tool):
+            print(f"skipped: no {tool} (binutils)", file=sys.stderr)
+            return SKIP
+    original = os.path.join(PROGRAMS, "array_walk")
+    program = os.path.join(tmp, "walk_nosym")
+    run(["strip", "--strip-all", "--keep-section=.debug_*", "-o", program, original])
+    rec = os.path.join(tmp, "nosym.rec")
+    run([TRMS, "record", "-o", rec, "--", program, "2", "10", "64"])
+    run([TRMS, "analyze", rec])
+    report = json.loads(run([TRMS, "report", rec, "--format", "json", "--top", "0"]).stdout)
+    walks = [r for r in report["routines"] if r.get("module") == program and r["calls"] == 3]
+    check(len(walks) == 1, f"one routine of walk_nosym called 3 times: {walks}")
+    walk = walks[0]
+    offset = walk["module_address"]
+    check(walk["name"] == f"{offset} [walk_nosym]", f"unnamed routine named {walk['name']}")
+    check(int(offset, 16) != int(walk["address"], 16), "a PIE's offset is not its run-time address")
+    text = run([TRMS, "report", rec, "--top", "0"]).stdout
+    check(f"  {offset} [walk_nosym] (array_walk.c:" in text, f"text lacks {offset}: {text[:1500]}")
+    source = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "programs",
+                          "array_walk.c")
+    # The line of walk's entry: its declaration, or the brace after it.
+    decl = next(i for i, line in enumerate(open(source), 1) if "long walk(" in line)
+    check(walk.get("file") == "array_walk.c" and decl <= walk.get("line", 0) <= decl + 1,
+          f"walk at {walk.get('file')}:{walk.get('line')}, declared at line {decl}")
+    where = run(["addr2line", "-e", program, offset]).stdout.strip()
+    check(where.endswith(f"array_walk.c:{walk['line']}"),
+          f"addr2line -e {program} {offset}: {where}, expected array_walk.c:{walk['line']}")
+    named = run(["addr2line", "-f", "-e", original, offset]).stdout.split()[0]
+    check(named == "walk", f"addr2line -f on the unstripped program: {named}")
+    # A shared library's routines: module addresses are the symbols' values.
+    values = {}
+    libc = next(r["module"] for r in report["routines"] if "libc.so" in r.get("module", ""))
+    for line in run(["nm", "-D", "--defined-only", libc]).stdout.splitlines():
+        fields = line.split()
+        if len(fields) == 3:
+            values.setdefault(fields[2].split("@")[0], set()).add(int(fields[0], 16))
+    compared = 0
+    for r in report["routines"]:
+        bare = r["name"].split("@")[0]
+        if r.get("module") == libc and bare in values:
+            compared += 1
+            check(int(r["module_address"], 16) in values[bare],
+                  f"{r['name']} at {r['module_address']} in {libc}, nm -D says {values[bare]}")
+    check(compared >= 5, f"only {compared} libc routines compared with nm -D")
+
+
 def case_longjmp(tmp):
     rec, _ = record(tmp, "jumps", [])
     rows = activations(rec)
@@ -182,6 +236,15 @@ def case_indirect(tmp):
     report = json.loads(run([TRMS, "report", rec, "--format", "json"]).stdout)
     names = {r["name"] for r in report["routines"]}
     check({"twice", "lib_scale", "through_plt", "main"} <= names, "the report names the routines")
+    # A return address is no routine's input, however the routine was
+    # reached: twice (a call through a pointer) and lib_scale (through the
+    # PLT, whose stub runs between the call's push and lib_scale's entry)
+    # read only their own frames (-O0).
+    for cell in (1, 4):
+        rows = activations(rec, cell)
+        for routine in ("twice", "lib_scale"):
+            sizes = {(r["rms"], r["trms"]) for r in of(rows, routine)}
+            check(sizes == {("0", "0")}, f"cell {cell}: {routine}'s input {sizes}, expected none")
 
 
 def case_lazy_binding(tmp):
@@ -235,36 +298,32 @@ def case_signal(tmp):
     check(only_depth(rows, "raiser") == only_depth(rows, "main") + 1, "raiser is main's child")
 
 
-def check_tail_calls(rows, calls, cell):
+def check_tail_calls(rows, calls, cell, suffix=""):
     """tailcall's dispatch ends in `jmp target_a` or `jmp target_b` (-O2):
-    the target runs as dispatch's child, so dispatch's input is its
-    target's (it reads no memory itself) and its cost includes it.
-    One cell of difference, by definition: a `call` pushes the return
-    address inside the callee's activation (the call event comes first), so
-    an ordinary `ret` reads a cell its own activation wrote; the target's
-    `ret` reads the return address that main's call pushed before the
-    target began, 8 bytes of input to the target, but not to dispatch,
-    within whose activation they were written."""
-    dispatches = of(rows, "dispatch")
+    the target runs as dispatch's child, so dispatch's input is exactly its
+    target's (it reads no memory itself) and its cost includes it. The
+    target's `ret`, which ends both, reads the return address main's call
+    pushed: that read is the return's, after both end, so it is input to
+    neither. SUFFIX follows each routine's name but main's (the C++
+    build's "(long)")."""
+    dispatch_, target_a, target_b = (f"{n}{suffix}" for n in ("dispatch", "target_a", "target_b"))
+    dispatches = of(rows, dispatch_)
     check(len(dispatches) == calls, f"dispatch is called {calls} times")
-    check(len(of(rows, "target_a")) == calls // 2 and len(of(rows, "target_b")) == calls // 2,
+    check(len(of(rows, target_a)) == calls // 2 and len(of(rows, target_b)) == calls // 2,
           "each tail-called target half the time")
-    depth = only_depth(rows, "dispatch")
-    check(only_depth(rows, "target_a") == depth + 1 and only_depth(rows, "target_b") == depth + 1,
+    depth = only_depth(rows, dispatch_)
+    check(only_depth(rows, target_a) == depth + 1 and only_depth(rows, target_b) == depth + 1,
           "a tail-called routine is its caller's child")
     check(depth == only_depth(rows, "main") + 1, "dispatch is main's child")
     # Activations complete child first: each target just before its dispatch.
-    order = [r["routine"] for r in rows if r["routine"] in ("dispatch", "target_a", "target_b")]
+    order = [r["routine"] for r in rows if r["routine"] in (dispatch_, target_a, target_b)]
     check(order == [t for _ in range(calls // 2)
-                    for t in ("target_b", "dispatch", "target_a", "dispatch")],
+                    for t in (target_b, dispatch_, target_a, dispatch_)],
           f"completion order {order}")
-    targets = [r for r in rows if r["routine"] in ("target_a", "target_b")]
+    targets = [r for r in rows if r["routine"] in (target_a, target_b)]
     for target, dispatch in zip(targets, dispatches):
-        ret = 8 // cell
-        check(int(target["rms"]) >= ret and int(dispatch["rms"]) == int(target["rms"]) - ret
-              and int(dispatch["trms"]) == int(target["trms"]) - ret,
-              f"dispatch's input {dispatch['rms']} is its target's {target['rms']}, "
-              f"less the return address")
+        check(dispatch["rms"] == target["rms"] and dispatch["trms"] == target["trms"],
+              f"dispatch's input {dispatch['rms']} is its target's {target['rms']}")
         check(0 < int(dispatch["cost"]) - int(target["cost"]) < 10,
               f"dispatch's cost {dispatch['cost']} is its target's {target['cost']} and a few")
     sizes = {int(r["rms"]) for r in dispatches}
@@ -275,6 +334,17 @@ def case_tail_call(tmp):
     rec, _ = record(tmp, "tailcall", ["20"])
     for cell in (1, 4):
         check_tail_calls(activations(rec, cell), 20, cell)
+    check(int(meta(rec)["tail-calls"]) >= 20, f"tail calls in the meta: {meta(rec)}")
+
+
+def case_tail_call_cxx(tmp):
+    """The same between C++ functions (mangled names)."""
+    if not os.path.exists(os.path.join(PROGRAMS, "tailcall_cxx")):
+        print("skipped: no C++ compiler built the tailcall_cxx program", file=sys.stderr)
+        return SKIP
+    rec, _ = record(tmp, "tailcall_cxx", ["20"])
+    for cell in (1, 4):
+        check_tail_calls(activations(rec, cell), 20, cell, "(long)")
     check(int(meta(rec)["tail-calls"]) >= 20, f"tail calls in the meta: {meta(rec)}")
 
 
@@ -348,25 +418,109 @@ def case_crashes(tmp):
     check(open(os.path.join(rec, "events.trms"), "rb").read() == before, "recording intact")
 
 
+class Terminal:
+    """The few terminal controls trms's progress line uses, enough to see
+    what a person would: printable text, CR, LF, ESC 7/8 (save and restore
+    the cursor), CSI n A (up), CSI r;c H (move), CSI K (erase to the end of
+    the row), CSI t;b r (scroll region; bare CSI r resets it). Rows that
+    scroll off the top of the screen are kept in SCROLLBACK."""
+
+    def __init__(self, rows, cols):
+        self.rows, self.cols = rows, cols
+        self.screen = [[" "] * cols for _ in range(rows)]
+        self.scrollback = []
+        self.row = self.col = 0
+        self.top, self.bottom = 0, rows - 1
+        self.saved = (0, 0)
+
+    def line_feed(self):
+        if self.row == self.bottom:
+            gone = self.screen.pop(self.top)
+            if self.top == 0:
+                self.scrollback.append("".join(gone).rstrip())
+            self.screen.insert(self.bottom, [" "] * self.cols)
+        elif self.row < self.rows - 1:
+            self.row += 1
+
+    def feed(self, text):
+        i = 0
+        while i < len(text):
+            c = text[i]
+            if c == "\x1b" and text[i + 1:i + 2] in ("7", "8"):
+                if text[i + 1] == "7":
+                    self.saved = (self.row, self.col)
+                else:
+                    self.row, self.col = self.saved
+                i += 2
+                continue
+            m = re.match(r"\x1b\[([?0-9;]*)([A-Za-z])", text[i:])
+            if m:
+                args, op = m.group(1), m.group(2)
+                nums = [int(x) for x in args.split(";") if x.isdigit()]
+                if op == "A":
+                    self.row = max(self.top, self.row - (nums[0] if nums else 1))
+                elif op == "H":
+                    self.row = (nums[0] if nums else 1) - 1
+                    self.col = (nums[1] if len(nums) > 1 else 1) - 1
+                elif op == "K":
+                    self.screen[self.row][self.col:] = [" "] * (self.cols - self.col)
+                elif op == "r":
+                    self.top = nums[0] - 1 if nums else 0
+                    self.bottom = nums[1] - 1 if len(nums) > 1 else self.rows - 1
+                    self.row = self.col = 0
+                i += len(m.group(0))
+                continue
+            if c == "\r":
+                self.col = 0
+            elif c == "\n":
+                self.line_feed()
+            elif c >= " ":
+                if self.col >= self.cols:
+                    self.col = 0
+                    self.line_feed()
+                self.screen[self.row][self.col] = c
+                self.col += 1
+            i += 1
+
+    def lines(self):
+        return self.scrollback + ["".join(r).rstrip() for r in self.screen]
+
+
 def case_progress(tmp):
-    # On a terminal (a pseudo-terminal from script(1)), record draws a
-    # progress line on stderr and erases it before its summary.
+    # On a terminal (a pseudo-terminal from script(1), 12 rows), record
+    # keeps its progress line on the last row while the program's own
+    # output scrolls above it: no row mixes the two, every line the program
+    # wrote is whole, and at the end the row is cleared and the summary
+    # (with the time taken and the rate) printed.
     import shutil
     if not shutil.which("script"):
         print("skipped: script(1) is missing (util-linux)", file=sys.stderr)
         return SKIP
-    program = os.path.join(PROGRAMS, "wordcase")
     rec = os.path.join(tmp, "tty.rec")
-    p = subprocess.run(["script", "-qec", f"'{TRMS}' record -o '{rec}' -- '{program}' slow 1 150 "
-                        "2048", "/dev/null"], capture_output=True)  # bytes: \r stays \r
+    program = ("i=0; while [ $i -lt 15 ]; do echo \"line $i of the program\"; i=$((i+1)); "
+               "sleep 0.1; done")
+    p = subprocess.run(["script", "-qec", f"stty rows 12 cols 200; '{TRMS}' record -o '{rec}' "
+                        f"-- /bin/sh -c '{program}'", "/dev/null"],
+                       capture_output=True)  # bytes: \r stays \r
     out = p.stdout.decode(errors="replace")
     check(p.returncode == 0, f"script: exit {p.returncode}: {out!r}")
-    check("\r\x1b[Krecording: " in out and " bytes written, " in out,
-          f"no progress line on the terminal: {out!r}")
-    check("\r\x1b[Ktrms: " in out, f"the line is not erased before the summary: {out!r}")
-    # Elsewhere, nothing of the kind.
+    check("\x1b[1;11r" in out and "recording: " in out and " bytes written, " in out,
+          f"no progress line on the last row: {out!r}")
+    term = Terminal(12, 200)
+    term.feed(out)
+    lines = term.lines()
+    for i in range(15):
+        check(f"line {i} of the program" in lines, f"line {i} is not whole: {lines}")
+    mixed = [l for l in lines if "recording:" in l]
+    check(not mixed, f"the progress line is left on the screen or mixed: {mixed}")
+    summary = [l for l in lines if l.startswith("trms: /bin/sh exited with status 0; recorded ")]
+    check(len(summary) == 1 and re.search(r" in \d+\.\d\d s \([0-9.]+[kMG]? events/s\)$",
+                                          summary[0]), f"summary: {lines}")
+    check("\x1b[r" in out, "the scroll region is given back")
+    # Elsewhere, nothing of the kind, and the summary has the time too.
     _, p = record(tmp, "wordcase", ["slow", "1", "150", "2048"])
     check("\x1b" not in p.stderr and "recording:" not in p.stderr, f"stderr: {p.stderr!r}")
+    check(re.search(r"into \S+ in \d+\.\d\d s \(", p.stderr), f"stderr: {p.stderr!r}")
 
 
 def case_ring_edge(tmp):

@@ -93,7 +93,7 @@ def case_growth(tmp):
     check(min(models, key=lambda m: models[m]["error"]) == "n^2", f"errors {models}")
     # Too few sizes: no verdict, and the reason says how many are needed.
     main = row(r, "main")["fit"]["rms"]["worst"]
-    check(not main["verdict"] and main["why"] == "1 input size; a fit needs 5", f"main: {main}")
+    check(not main["verdict"] and main["why"] == "1 input size; a fit needs 4", f"main: {main}")
     # The text report says it at a glance, with the source location.
     text = run([TRMS, "report", rec]).stdout
     line = next((l for l in text.splitlines() if "str_tolower (wordcase.c:" in l), "")
@@ -224,13 +224,14 @@ def case_html(tmp):
     body = re.search(r"<body[^>]*>", dom).group(0)
     check('data-ready="1"' in body, "the page's script did not run to its end")
     check("data-errors" not in body, f"the page's script reported errors: {body}")
-    names = re.findall(r'<tr data-name="([^"]*)"', dom)
+    names = re.findall(r'<tr(?: class="wrapper")? data-name="([^"]*)"', dom)
     check(len(names) == len(r["routines"]), f"{len(names)} table rows, {len(r['routines'])} routines")
     for name in ("str_tolower", "str_tolower_fixed", "lower_word", "sort_numbers", "count_word",
                  "put_word", "take_word", "counter", "main"):
         check(any(n.startswith(name + " (wordcase.c:") for n in names), f"table lacks {name}")
     # Sorted by calls, descending, by the address.
-    calls = [int(c) for c in re.findall(r'<tr data-name="[^"]*"><td class="name"[^>]*>.*?</td>'
+    calls = [int(c) for c in re.findall(r'<tr(?: class="wrapper")? data-name="[^"]*">'
+                                        r'<td class="name"[^>]*>.*?</td>'
                                         r'<td data-v="[^"]*">[^<]*</td><td data-v="(\d+)"', dom)]
     check(len(calls) == len(names) and calls == sorted(calls, reverse=True), f"calls {calls[:8]}")
     check('data-key="calls" data-type="num" data-sorted="desc"' in dom, "the heading says so")
@@ -271,7 +272,8 @@ def case_html(tmp):
     dom, console = browse(tmp, "file://" + page + "#filter=str_tolower", "--dump-dom")
     check(not console, f"console messages: {console}")
     shown = re.search(r'<span id="shown">(\d+)</span>', dom)
-    visible = [n for n in re.findall(r'<tr data-name="([^"]*)"(?! style="display: none;")', dom)]
+    visible = re.findall(r'<tr(?: class="wrapper")? data-name="([^"]*)"'
+                         r'(?! style="display: none;")', dom)
     check(shown and int(shown.group(1)) == 2 == len(visible), f"filter: {shown and shown.group(1)}, {visible}")
     # A screenshot, kept as an artifact of the test run.
     artifacts = os.environ.get("ARTIFACTS", tmp)
@@ -285,6 +287,76 @@ def case_html(tmp):
         png = f.read()
     check(png[:8] == b"\x89PNG\r\n\x1a\n" and len(png) > 20000, "screenshot")
     shutil.copy(page, os.path.join(artifacts, "html_report.html"))
+
+
+def layout(tmp, page, width):
+    """PAGE in Chromium at WIDTH pixels, with tests/e2e/layout_check.js
+    run on it; returns what the script found (problems, plots, height)."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    checked = page + ".checked.html"
+    with open(page) as f, open(os.path.join(here, "layout_check.js")) as js:
+        html = f.read().replace("</body>", "<script>" + js.read() + "</script></body>")
+    with open(checked, "w") as f:
+        f.write(html)
+    dom, console = browse(tmp, "file://" + checked, "--dump-dom", f"--window-size={width},900")
+    check(not console, f"console messages: {console}")
+    found = re.search(r'data-layout="([^"]*)"', dom)
+    check(found, "the layout check did not run")
+    import html as html_module
+    return json.loads(html_module.unescape(found.group(1)))
+
+
+def case_layout(tmp):
+    """The HTML page of a real multithreaded recording with hundreds of
+    routines (pigz, 4 compressing threads) laid out by Chromium at 1400
+    pixels: nothing overflows its box, no two labels overlap, no two plots
+    overlap (tests/e2e/layout_check.js, from the DOM). Full-page
+    screenshots are kept in ARTIFACTS for a person to look at."""
+    pigz = shutil.which("pigz")
+    if not pigz:
+        print("skipped: no pigz (tools/install-deps.sh installs it)", file=sys.stderr)
+        return 77
+    import random
+    rng = random.Random(16)
+    words = ["".join(rng.choice("abcdefghij") for _ in range(rng.randint(2, 9)))
+             for _ in range(3000)]
+    text = os.path.join(tmp, "words.txt")
+    with open(text, "w") as f:
+        for _ in range(8000):
+            f.write(" ".join(rng.choice(words) for _ in range(8)) + "\n")
+    rec = os.path.join(tmp, "pigz.rec")
+    run([TRMS, "record", "-o", rec, "--", pigz, "-p", "4", "-b", "32", "-k", "-f", text])
+    run([TRMS, "analyze", rec])
+    r = report_json(rec)
+    threads = {x["thread"] for x in r["routines"]}
+    check(len(threads) >= 5, f"threads {threads}: pigz -p 4 runs 4 compressing threads")
+    check(len(r["routines"]) >= 300, f"{len(r['routines'])} routines")
+    page = os.path.join(tmp, "pigz.html")
+    run([TRMS, "report", rec, "--format", "html", "-o", page])
+    artifacts = os.environ.get("ARTIFACTS", tmp)
+    os.makedirs(artifacts, exist_ok=True)
+    shutil.copy(page, os.path.join(artifacts, "layout_report.html"))
+    for width in (1400, 1100):
+        found = layout(tmp, page, width)
+        check(found["plots"] >= 25 * 3, f"{found['plots']} plots")
+        check(not found["problems"], f"at {width} px, {len(found['problems'])} layout problems: "
+                                     + "\n".join(found["problems"][:20]))
+        shot = os.path.join(artifacts, f"layout_report_{width}.png")
+        if os.path.exists(shot):
+            os.remove(shot)
+        browse(tmp, "file://" + page, f"--screenshot={shot}",
+               f"--window-size={width},{min(found['height'], 16000)}", "--hide-scrollbars")
+        with open(shot, "rb") as f:
+            check(f.read(8) == b"\x89PNG\r\n\x1a\n", "screenshot")
+    # The wrappers (<root>, start_thread, pigz's thread routines: one call
+    # each, their callees' cost) are in the table, and not plotted.
+    html = open(page).read()
+    wrappers = [x for x in r["routines"] if x["wrapper"]]
+    check(any(x["name"] == "<root>" for x in wrappers), "<root> is a wrapper")
+    check(html.count('<tr class="wrapper"') == len(wrappers), "wrappers greyed in the table")
+    plotted = re.findall(r'<section class="routine" id="r-\d+"[^>]*><h3 title="([^"]*)"', html)
+    check(len(plotted) == 25 and not any(p.startswith("&lt;root&gt;") for p in plotted),
+          f"plotted: {plotted[:6]}")
 
 
 CASES = {name[5:]: fn for name, fn in globals().items() if name.startswith("case_")}

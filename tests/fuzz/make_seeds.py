@@ -4,17 +4,19 @@ inputs that start the fuzzer inside each format.
 
     python3 tests/fuzz/make_seeds.py build/bin/trms
 
-The binary traces are the text seeds imported with `trms import`. Run it
-again when a format changes; the corpora are committed. The *.v2.trms seeds
-are the same texts as trms wrote them in format version 2 (before
-compressed blocks), kept so that the fuzzer also starts from the old
-format, which trms still reads."""
+The binary traces are the text seeds imported with `trms import`; the
+recording seeds are recordings imported from them, analyzed, and packed,
+with a store damaged as in issue 19. Run it again when a format changes;
+the corpora are committed. The *.v2.trms seeds are the same texts as trms
+wrote them in format version 2 (before compressed blocks), kept so that the
+fuzzer also starts from the old format, which trms still reads."""
 import os
 import shutil
 import struct
 import subprocess
 import sys
 import tempfile
+import zlib
 
 here = os.path.dirname(os.path.abspath(__file__))
 corpus = os.path.join(here, "corpus")
@@ -115,4 +117,93 @@ write("rerun_stream", "cut_record", code + record(100, 1, 0, 0x401000, rsp)[:100
 dump = open(os.path.join(here, "..", "fixtures", "rr", "dump_e_m_p.txt")).read()
 write("rr_dump", "dump_e_m_p.txt", dump)
 write("rr_dump", "first_frame.txt", dump[: dump.index("}\n") + 2])
+
+# Whole recordings (fuzz_recording.c): sections of a tag byte, a 2-byte
+# little-endian length and the bytes.
+def section(tag, data):
+    data = data if isinstance(data, bytes) else data.encode()
+    assert len(data) < 65536, (tag, len(data))
+    return tag.encode() + struct.pack("<H", len(data)) + data
+
+
+def varint(v):
+    out = b""
+    while True:
+        b = v & 0x7F
+        v >>= 7
+        out += bytes([b | (0x80 if v else 0)])
+        if not v:
+            return out
+
+
+def symbols_file(names):
+    """REC/symbols (store/symbol_file.h) for [(addr, name, file, line)]."""
+    body = b"TRMSSYMS" + varint(1) + varint(len(names))
+    for addr, name, file, line in sorted(names):
+        body += varint(addr) + varint(1) + varint(len(name)) + name.encode()
+        body += varint(len(file) + 1) + file.encode() if file else varint(0)
+        body += varint(line)
+    return body + struct.pack("<I", zlib.crc32(body))
+
+
+def recording(tmp, text, analyses):
+    rec = os.path.join(tmp, "r%d.rec" % len(os.listdir(tmp)))
+    src = rec + ".txt"
+    open(src, "w").write(text)
+    subprocess.run([trms, "import", src, "-o", rec], check=True, stdout=subprocess.DEVNULL)
+    for options in analyses:
+        subprocess.run([trms, "analyze", rec] + options, check=True, stdout=subprocess.DEVNULL,
+                       stderr=subprocess.DEVNULL)
+    return rec
+
+
+def read(path):
+    return open(path, "rb").read()
+
+
+maps = ("# trms memory maps: START END OFFSET PROT BUILD_ID PATH\n"
+        "401000 402000 1000 r-x - /usr/bin/prog\n"
+        "7f0000000000 7f0000002000 0 r-x 0123456789abcdef0123456789abcdef01234567 "
+        "/lib/libc\\040copy.so\n")
+addressed = texts["threads.txt"] + "thread 7\ncall 0x401136\nread 0x601000 4\nreturn\n"
+names = [(0x401136, "str_tolower", "wf.c", 44), (0x401a2c, "helper", None, 0)]
+with tempfile.TemporaryDirectory() as tmp:
+    slides = recording(tmp, texts["slides.txt"], [[]])
+    write("recording", "slides_store",
+          section("m", read(os.path.join(slides, "meta"))) +
+          section("e", read(os.path.join(slides, "events.trms"))) +
+          section("d", read(os.path.join(slides, "results", "data.mdb"))))
+    threads = recording(tmp, addressed, [[], ["--contexts"], ["--cell-size", "1"]])
+    open(os.path.join(threads, "maps"), "w").write(maps)
+    open(os.path.join(threads, "symbols"), "wb").write(symbols_file(names))
+    write("recording", "threads_contexts",
+          section("m", read(os.path.join(threads, "meta"))) + section("p", maps) +
+          section("s", symbols_file(names)) +
+          section("e", read(os.path.join(threads, "events.trms"))) +
+          section("d", read(os.path.join(threads, "results", "data.mdb"))) +
+          section("o", bytes([0x3d])))
+    subprocess.run([trms, "pack", threads, "-o", os.path.join(tmp, "t.trmspack")], check=True,
+                   stderr=subprocess.DEVNULL)
+    write("recording", "packed",
+          section("k", read(os.path.join(tmp, "t.trmspack"))) + section("o", bytes([0x22])))
+    # Three bytes changed in the first 24 bytes of pages, as the issue did.
+    store = read(os.path.join(threads, "results", "data.mdb"))
+    patches = b"".join(struct.pack("<IB", page * 4096 + at, value)
+                       for page, at, value in [(2, 12, 0x40), (3, 17, 0x9f), (1, 10, 0)])
+    write("recording", "damaged_store",
+          section("m", read(os.path.join(threads, "meta"))) +
+          section("e", read(os.path.join(threads, "events.trms"))) + section("d", store) +
+          section("x", patches))
+    # A checkpoint after event 20 resumed (--resume), once as saved and once
+    # with bytes of its analysis state changed.
+    events = read(os.path.join(threads, "events.trms"))
+    write("recording", "checkpoint",
+          section("m", read(os.path.join(threads, "meta"))) + section("e", events) +
+          section("c", struct.pack("<H", 20)) + section("o", bytes([0x40])))
+    write("recording", "checkpoint_changed",
+          section("m", read(os.path.join(threads, "meta"))) + section("e", events) +
+          section("c", struct.pack("<H", 12) + struct.pack("<HB", 200, 0x7f) +
+                  struct.pack("<HB", 321, 0)) + section("o", bytes([0x50])))
+    meta = read(os.path.join(slides, "meta")).replace(b"engine import", b"engine rr")
+    write("recording", "rr_meta", section("m", meta) + section("o", bytes([0x10])))
 print("seeds written under", corpus)

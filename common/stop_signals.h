@@ -1,0 +1,49 @@
+/* stop_signals: SIGTERM, SIGHUP and SIGINT as a request to stop cleanly,
+ * for the commands that must not die of them: `record` keeps what it has
+ * recorded, `analyze` its checkpoint.
+ *
+ * The first signal is the request: it is forwarded to the target process
+ * (the program being recorded), which gets STOP_SIGNALS_GRACE_SECONDS to
+ * end before it is killed (SIGKILL). A second signal, a second or more
+ * after the first, aborts: the target is killed at once, or, once
+ * stop_signals_abort_exits() has been called, the process writes its
+ * message and exits with status 1 on the spot (never a death by the
+ * signal). The same signal arriving again
+ * within the second is the same request (`timeout` and a shell's kill of
+ * a process group send it to the process and to its group).
+ *
+ * With PROGRAM_SHARES_TERMINAL (record), a SIGINT or SIGHUP that the
+ * kernel sent (^C, a terminal hanging up) reached the program too, which
+ * decides what it means; only one sent to trms itself (kill) is a
+ * request. Signals that were ignored when trms started stay ignored
+ * (nohup). */
+#ifndef TRMS_STOP_SIGNALS_H
+#define TRMS_STOP_SIGNALS_H
+
+#include <sys/types.h>
+
+#define STOP_SIGNALS_GRACE_SECONDS 3
+
+void stop_signals_install(int program_shares_terminal);
+
+/* The first signal received (the request to stop), or 0. */
+int stop_signals_requested(void);
+
+/* Whether the request stopped a target (the program was running). */
+int stop_signals_stopped_target(void);
+
+/* "SIGTERM", "SIGHUP", "SIGINT" (or "signal N" for another). */
+const char *stop_signals_name(int sig);
+
+/* The signal that aborted, or 0. */
+int stop_signals_aborted(void);
+
+/* The process a request goes to (0: none). A request received before is
+ * forwarded at once. */
+void stop_signals_set_target(pid_t pid);
+
+/* From now on, a second signal writes "trms: MESSAGE" (a string that must
+ * live on) and exits with status 1. */
+void stop_signals_abort_exits(const char *message);
+
+#endif

@@ -1,0 +1,539 @@
+#include "pack/recording_pack.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/oom.h"
+#include "common/regular_file.h"
+#include "pack/pack_format.h"
+#include "store/result_codec.h"
+#include "store/result_store.h"
+#include "store/result_transfer.h"
+#include "store/store_repair.h"
+#include "store/symbol_file.h"
+#include "store/symbol_store.h"
+#include "symbols/memory_maps.h"
+#include "trace/recording.h"
+#include "trace/trace_reader.h"
+
+#define COPY_CHUNK (64 * 1024)
+/* The longest name a file record may carry ("rr/" and an rr file name). */
+#define PACK_NAME_MAX 1024
+/* The largest result a result record may carry. */
+#define PACK_RESULT_MAX (UINT64_C(1) << 32)
+
+__attribute__((format(printf, 2, 3)))
+static void note(struct pack_summary *s, const char *fmt, ...)
+{
+    char line[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    s->notes = xrealloc(s->notes, (s->n_notes + 1) * sizeof *s->notes);
+    s->notes[s->n_notes++] = xstrdup(line);
+}
+
+void pack_summary_free(struct pack_summary *s)
+{
+    for (size_t i = 0; i < s->n_notes; i++)
+        free(s->notes[i]);
+    free(s->notes);
+    memset(s, 0, sizeof *s);
+}
+
+/* ---- what a recording's files must be, on both sides ---- */
+
+static int count_event(void *ctx, const struct event *ev, struct trms_error *err)
+{
+    (void)ev;
+    (void)err;
+    ++*(uint64_t *)ctx;
+    return 0;
+}
+
+static int exists(const char *dir, const char *name)
+{
+    char *path = recording_file(dir, name);
+    struct stat st;
+    int yes = lstat(path, &st) == 0;
+    free(path);
+    return yes;
+}
+
+/* Reads the files of the recording in DIR as trms does, in full: its
+ * meta, its event trace, its maps, its routine names. */
+static int check_files(const char *dir, uint64_t *events, struct trms_error *err)
+{
+    struct recording rec;
+    if (recording_open(dir, &rec, err) != 0)
+        return -1;
+    recording_close(&rec);
+    int rc = 0;
+    *events = 0;
+    if (exists(dir, RECORDING_EVENTS)) {
+        char *path = recording_file(dir, RECORDING_EVENTS);
+        struct routine_table routines;
+        routine_table_init(&routines);
+        rc = trace_read(path, &routines, count_event, events, NULL, err);
+        routine_table_free(&routines);
+        free(path);
+    }
+    if (rc == 0 && exists(dir, MAPS_FILE)) {
+        char *path = recording_file(dir, MAPS_FILE);
+        struct memory_maps maps;
+        memory_maps_init(&maps);
+        rc = memory_maps_read(&maps, path, err);
+        memory_maps_free(&maps);
+        free(path);
+    }
+    if (rc == 0 && exists(dir, SYMBOL_FILE_NAME)) {
+        struct symbol_names names;
+        symbol_names_init(&names);
+        rc = symbol_file_read(dir, &names, err) < 0 ? -1 : 0;
+        symbol_names_free(&names);
+    }
+    return rc;
+}
+
+/* A name inside a recording, as a file record carries it: one or two
+ * plain names joined by '/', no control characters, nothing hidden, and
+ * never the result store, which is rebuilt rather than taken. */
+static int valid_part(const char *p, size_t len)
+{
+    if (len == 0 || p[0] == '.')
+        return 0;
+    for (size_t i = 0; i < len; i++)
+        if ((unsigned char)p[i] < 0x20 || p[i] == 0x7f || p[i] == '/')
+            return 0;
+    return 1;
+}
+
+static int valid_name(const char *name)
+{
+    const char *slash = strchr(name, '/');
+    size_t first = slash ? (size_t)(slash - name) : strlen(name);
+    if (!valid_part(name, first) || (slash && !valid_part(slash + 1, strlen(slash + 1))))
+        return 0;
+    return !((first == strlen(RECORDING_RESULTS) && !strncmp(name, RECORDING_RESULTS, first)) ||
+             (first == strlen(STORE_SET_ASIDE) && !strncmp(name, STORE_SET_ASIDE, first)));
+}
+
+/* ---- packing ---- */
+
+struct names {
+    char **items;
+    size_t n;
+};
+
+static void names_add(struct names *l, const char *name)
+{
+    l->items = xrealloc(l->items, (l->n + 1) * sizeof *l->items);
+    l->items[l->n++] = xstrdup(name);
+}
+
+static void names_free(struct names *l)
+{
+    for (size_t i = 0; i < l->n; i++)
+        free(l->items[i]);
+    free(l->items);
+}
+
+static int by_name(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The regular files of DIR (PREFIX/ before their names), and when DEPTH
+ * allows, those of its directories; what else is there is noted. */
+static void list_files(const char *dir, const char *prefix, int depth, struct names *out,
+                       struct pack_summary *s)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return;
+    struct names here = {0};
+    for (struct dirent *e; (e = readdir(d));)
+        if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+            names_add(&here, e->d_name);
+    closedir(d);
+    if (here.n > 1)
+        qsort(here.items, here.n, sizeof *here.items, by_name);
+    for (size_t i = 0; i < here.n; i++) {
+        char name[PACK_NAME_MAX + 1], *path = recording_file(dir, here.items[i]);
+        snprintf(name, sizeof name, "%s%s%s", prefix, *prefix ? "/" : "", here.items[i]);
+        struct stat st;
+        if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode) && depth > 0 && valid_name(name))
+            list_files(path, name, depth - 1, out, s);
+        else if (lstat(path, &st) == 0 && S_ISREG(st.st_mode) && valid_name(name))
+            names_add(out, name);
+        else if (!(*prefix == '\0' && (strcmp(here.items[i], RECORDING_RESULTS) == 0 ||
+                                      strcmp(here.items[i], STORE_SET_ASIDE) == 0)) &&
+                 here.items[i][0] != '.')
+            note(s, "%s: not packed (not a regular file, or a name a recording does not hold)",
+                 path);
+        free(path);
+    }
+    names_free(&here);
+}
+
+/* One file record: DIR/NAME's bytes. */
+static int pack_file(struct pack_writer *w, const char *dir, const char *name,
+                     struct trms_error *err)
+{
+    char *path = recording_file(dir, name);
+    const char *why;
+    int fd = regular_file_open(path, REGULAR_FILE_NOFOLLOW, &why);
+    struct stat st;
+    int rc = 0;
+    if (fd < 0 || fstat(fd, &st) != 0) {
+        rc = error_set(err, "%s: cannot open: %s", path, fd < 0 ? why : strerror(errno));
+    } else {
+        uint64_t size = (uint64_t)st.st_size, done = 0;
+        pack_begin(w, PACK_FILE);
+        pack_put_string(w, name, strlen(name));
+        pack_put_varint(w, size);
+        uint8_t *buf = xmalloc(COPY_CHUNK);
+        while (rc == 0 && done < size) {
+            size_t want = size - done < COPY_CHUNK ? (size_t)(size - done) : COPY_CHUNK;
+            ssize_t n = read(fd, buf, want);
+            if (n < 0 && errno == EINTR)
+                continue;
+            if (n <= 0)
+                rc = error_set(err, "%s: %s", path,
+                               n < 0 ? strerror(errno) : "it shrank while it was packed");
+            else {
+                pack_put(w, buf, (size_t)n);
+                done += (uint64_t)n;
+            }
+        }
+        free(buf);
+        pack_end(w);
+    }
+    if (fd >= 0)
+        close(fd);
+    free(path);
+    return rc;
+}
+
+struct result_packing {
+    struct pack_writer *w;
+    struct pack_summary *s;
+    const char *rec_path;
+};
+
+/* The result decoded is the one KEY names (its sizes, its contexts). */
+static int matches_key(const struct analysis_result *r, const struct result_key *key)
+{
+    return r->cell_size == key->cell_size && r->line_size == key->line_size &&
+           (r->n_contexts > 0) == (key->contexts != 0);
+}
+
+static int pack_result(void *ctx, const struct stored_result_bytes *r)
+{
+    struct result_packing *p = ctx;
+    char key[128];
+    result_transfer_key_string(key, sizeof key, &r->info.key);
+    struct trms_error why;
+    struct analysis_result *decoded = result_decode(r->value, r->len, &why);
+    if (decoded && !matches_key(decoded, &r->info.key))
+        error_set(&why, "it is not the result its key names");
+    if (!decoded || !matches_key(decoded, &r->info.key)) {
+        note(p->s, "%s: the result %s is not packed: %s", p->rec_path, key, why.message);
+        analysis_result_free(decoded);
+        return 0;
+    }
+    analysis_result_free(decoded);
+    pack_begin(p->w, PACK_RESULT);
+    pack_put_string(p->w, key, strlen(key));
+    pack_put_string(p->w, r->info.analyzed, strlen(r->info.analyzed));
+    uint8_t latest = r->info.latest ? 1 : 0;
+    pack_put(p->w, &latest, 1);
+    pack_put_varint(p->w, r->len);
+    pack_put(p->w, r->value, r->len);
+    pack_end(p->w);
+    p->s->results++;
+    return 0;
+}
+
+/* The stored results, as records; a damaged store is noted (its results
+ * are rebuilt by analyzing the unpacked recording). */
+static int pack_results(struct pack_writer *w, const char *rec_path, struct pack_summary *s,
+                        struct trms_error *err)
+{
+    struct result_store *store;
+    struct trms_error why;
+    int rc = result_store_open(rec_path, 0, &store, &why);
+    if (rc == RESULT_STORE_NONE)
+        return 0;
+    if (rc != 0) {
+        note(s, "%s; packed without results: `trms analyze` the unpacked recording", why.message);
+        return 0;
+    }
+    struct result_packing p = {w, s, rec_path};
+    rc = result_store_each_bytes(store, pack_result, &p, err);
+    result_store_close(store);
+    return rc;
+}
+
+/* The routine names of a recording that keeps them in its result store
+ * (made before the symbols file existed), as a symbols file record. */
+static int pack_legacy_names(struct pack_writer *w, const char *rec_path,
+                             struct pack_summary *s)
+{
+    struct symbol_names names;
+    struct trms_error why;
+    if (symbol_store_load(rec_path, &names, &why) != 0) {
+        note(s, "%s; packed without routine names", why.message);
+        return 0;
+    }
+    if (names.count) {
+        struct byte_buffer bytes = {0};
+        symbol_file_encode(&names, &bytes);
+        pack_begin(w, PACK_FILE);
+        pack_put_string(w, SYMBOL_FILE_NAME, strlen(SYMBOL_FILE_NAME));
+        pack_put_varint(w, bytes.len);
+        pack_put(w, bytes.data, bytes.len);
+        pack_end(w);
+        byte_buffer_free(&bytes);
+        s->files++;
+    }
+    symbol_names_free(&names);
+    return 0;
+}
+
+int recording_pack(const char *rec_path, const char *out_path, struct pack_summary *s,
+                   struct trms_error *err)
+{
+    memset(s, 0, sizeof *s);
+    uint64_t events;
+    if (check_files(rec_path, &events, err) != 0)
+        return -1;
+    struct names files = {0};
+    list_files(rec_path, "", 1, &files, s);
+    size_t len = strlen(out_path) + 32;
+    char *tmp = xmalloc(len);
+    snprintf(tmp, len, "%s.tmp-%ld", out_path, (long)getpid());
+    FILE *fp = fopen(tmp, "wb");
+    int rc = 0;
+    if (!fp) {
+        rc = error_set(err, "%s: cannot create: %s", out_path, strerror(errno));
+    } else {
+        struct pack_writer w;
+        pack_writer_start(&w, fp);
+        /* The meta first: an unpack knows at once what it is reading. */
+        rc = pack_file(&w, rec_path, RECORDING_META, err);
+        for (size_t i = 0; rc == 0 && i < files.n; i++)
+            if (strcmp(files.items[i], RECORDING_META) != 0)
+                rc = pack_file(&w, rec_path, files.items[i], err);
+        s->files = files.n;
+        if (rc == 0 && !exists(rec_path, SYMBOL_FILE_NAME))
+            rc = pack_legacy_names(&w, rec_path, s);
+        if (rc == 0)
+            rc = pack_results(&w, rec_path, s, err);
+        if (rc == 0 && pack_writer_finish(&w) != 0)
+            rc = error_set(err, "%s: cannot write: %s", out_path, strerror(errno));
+        s->bytes = w.bytes;
+        if (fclose(fp) != 0 && rc == 0)
+            rc = error_set(err, "%s: cannot write: %s", out_path, strerror(errno));
+        if (rc == 0 && rename(tmp, out_path) != 0)
+            rc = error_set(err, "%s: cannot create: %s", out_path, strerror(errno));
+        if (rc != 0)
+            unlink(tmp);
+    }
+    s->events = events;
+    free(tmp);
+    names_free(&files);
+    return rc;
+}
+
+/* ---- unpacking ---- */
+
+struct unpacking {
+    struct pack_reader r;
+    const char *staging;
+    int dir;                        /* the staging directory */
+    struct result_store *store;     /* opened at the first result */
+    struct pack_summary *s;
+};
+
+/* The directory a file record's NAME goes into (its first part created
+ * when new), and in *BASE the name inside it. */
+static int directory_for(struct unpacking *u, const char *name, const char **base,
+                         struct trms_error *err)
+{
+    const char *slash = strchr(name, '/');
+    *base = slash ? slash + 1 : name;
+    if (!slash)
+        return dup(u->dir);
+    char sub[PACK_NAME_MAX + 1];
+    snprintf(sub, sizeof sub, "%.*s", (int)(slash - name), name);
+    if (mkdirat(u->dir, sub, 0777) != 0 && errno != EEXIST)
+        return error_set(err, "%s/%s: cannot create: %s", u->staging, sub, strerror(errno));
+    int fd = openat(u->dir, sub, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0)
+        error_set(err, "%s: record %" PRIu64 ": %s is not a directory of the recording",
+                  u->r.name, u->r.records + 1, sub);
+    return fd;
+}
+
+static int unpack_file(struct unpacking *u, struct trms_error *err)
+{
+    char name[PACK_NAME_MAX + 1];
+    uint64_t size;
+    if (pack_get_string(&u->r, name, PACK_NAME_MAX, "file name", err) != 0 ||
+        pack_get_varint(&u->r, &size, err) != 0)
+        return -1;
+    if (!valid_name(name))
+        return error_set(err, "%s: record %" PRIu64 " at byte %" PRIu64 " names a file a "
+                              "recording does not hold", u->r.name, u->r.records + 1,
+                         u->r.record_start);
+    const char *base;
+    int dir = directory_for(u, name, &base, err);
+    if (dir < 0)
+        return -1;
+    int fd = openat(dir, base, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+    close(dir);
+    if (fd < 0)
+        return error_set(err, "%s: record %" PRIu64 ": cannot create %s: %s", u->r.name,
+                         u->r.records + 1, name,
+                         errno == EEXIST ? "the archive holds it twice" : strerror(errno));
+    uint8_t *buf = xmalloc(COPY_CHUNK);
+    int rc = 0;
+    for (uint64_t done = 0; rc == 0 && done < size;) {
+        size_t n = size - done < COPY_CHUNK ? (size_t)(size - done) : COPY_CHUNK;
+        rc = pack_get(&u->r, buf, n, err);
+        for (size_t put = 0; rc == 0 && put < n;) {
+            ssize_t m = write(fd, buf + put, n - put);
+            if (m < 0 && errno == EINTR)
+                continue;
+            if (m <= 0)
+                rc = error_set(err, "%s/%s: cannot write: %s", u->staging, name,
+                               strerror(errno));
+            else
+                put += (size_t)m;
+        }
+        done += n;
+    }
+    free(buf);
+    if (close(fd) != 0 && rc == 0)
+        rc = error_set(err, "%s/%s: cannot write: %s", u->staging, name, strerror(errno));
+    if (rc == 0)
+        rc = pack_end_record(&u->r, err);
+    u->s->files++;
+    u->s->bytes += size;
+    return rc;
+}
+
+static int printable(const char *s)
+{
+    for (; *s; s++)
+        if ((unsigned char)*s < 0x20 || *s == 0x7f)
+            return 0;
+    return 1;
+}
+
+static int unpack_result(struct unpacking *u, struct trms_error *err)
+{
+    char key[128];
+    struct stored_result_bytes r = {0};
+    uint8_t latest;
+    uint64_t len;
+    if (pack_get_string(&u->r, key, sizeof key - 1, "result key", err) != 0 ||
+        pack_get_string(&u->r, r.info.analyzed, sizeof r.info.analyzed - 1, "date", err) != 0 ||
+        pack_get(&u->r, &latest, 1, err) != 0 || pack_get_varint(&u->r, &len, err) != 0)
+        return -1;
+    uint64_t at = u->r.record_start, number = u->r.records + 1;
+    if (result_transfer_key_parse(key, &r.info.key) != 0 || latest > 1 || !printable(r.info.analyzed))
+        return error_set(err, "%s: record %" PRIu64 " at byte %" PRIu64 " is not a result "
+                              "trms stores", u->r.name, number, at);
+    if (len > PACK_RESULT_MAX)
+        return error_set(err, "%s: record %" PRIu64 " at byte %" PRIu64 ": a result of %" PRIu64
+                              " bytes", u->r.name, number, at, len);
+    uint8_t *value = xmalloc(len ? (size_t)len : 1);
+    int rc = pack_get(&u->r, value, (size_t)len, err);
+    if (rc == 0)
+        rc = pack_end_record(&u->r, err);
+    struct analysis_result *decoded = NULL;
+    struct trms_error why;
+    if (rc == 0 && !(decoded = result_decode(value, (size_t)len, &why)))
+        rc = error_set(err, "%s: record %" PRIu64 " at byte %" PRIu64 ": %s", u->r.name,
+                       number, at, why.message);
+    if (rc == 0 && !matches_key(decoded, &r.info.key))
+        rc = error_set(err, "%s: record %" PRIu64 " at byte %" PRIu64 ": the result is not "
+                            "the one its key says", u->r.name, number, at);
+    analysis_result_free(decoded);
+    if (rc == 0 && !u->store && result_store_open(u->staging, 1, &u->store, err) != 0)
+        rc = -1;
+    r.info.latest = latest;
+    r.value = value;
+    r.len = (size_t)len;
+    if (rc == 0)
+        rc = result_store_put_bytes(u->store, &r, err);
+    free(value);
+    u->s->results += rc == 0;
+    return rc;
+}
+
+static int unpack_records(struct unpacking *u, struct trms_error *err)
+{
+    for (;;) {
+        int kind;
+        if (pack_next(&u->r, &kind, err) != 0)
+            return -1;
+        if (u->r.records == 0 && kind != PACK_END && kind != PACK_FILE)
+            return error_set(err, "%s: the archive does not start with a file", u->r.name);
+        int rc = kind == PACK_FILE     ? unpack_file(u, err)
+                 : kind == PACK_RESULT ? unpack_result(u, err)
+                                       : pack_read_end(&u->r, err);
+        if (rc != 0 || kind == PACK_END)
+            return rc;
+    }
+}
+
+int recording_unpack(const char *in_path, const char *rec_path, struct pack_summary *s,
+                     struct trms_error *err)
+{
+    memset(s, 0, sizeof *s);
+    int from_stdin = strcmp(in_path, "-") == 0;
+    const char *why;
+    FILE *in = from_stdin ? stdin : regular_file_fopen(in_path, 0, &why);
+    if (!in)
+        return error_set(err, "%s: cannot open: %s", in_path, why);
+    struct unpacking u = {.s = s};
+    char *staging = NULL;
+    struct trms_error inner;
+    int rc = pack_reader_start(&u.r, in, from_stdin ? "<stdin>" : in_path, err);
+    if (rc == 0)
+        rc = recording_stage(rec_path, &staging, err);
+    if (rc == 0) {
+        u.staging = staging;
+        if ((u.dir = open(staging, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+            rc = error_set(err, "%s: %s", staging, strerror(errno));
+    }
+    if (rc == 0) {
+        rc = unpack_records(&u, err);
+        close(u.dir);
+    }
+    result_store_close(u.store);
+    /* Then every file again, as trms reads it, before the recording is
+     * put in place. */
+    if (rc == 0 && check_files(staging, &s->events, &inner) != 0)
+        rc = error_set(err, "%s: the recording it holds is damaged: %s", in_path, inner.message);
+    if (rc == 0)
+        rc = recording_commit(staging, rec_path, err);
+    if (rc != 0 && staging)
+        recording_discard(staging);
+    free(staging);
+    if (!from_stdin)
+        fclose(in);
+    return rc;
+}

@@ -1,0 +1,310 @@
+#!/usr/bin/env python3
+"""A recording from elsewhere is untrusted input (issue 19):
+
+  - control characters in its meta reach no terminal raw (`info`);
+  - a damaged store is named as such, not as "Cannot allocate memory";
+  - paths inside it are names, not orders: a FIFO, a device or a symbolic
+    link where its meta, maps, trace, routine names or store files belong is
+    never opened (no command hangs, none reads /dev/zero), and nothing is
+    written through a link out of the recording;
+  - `trms unpack` refuses a damaged archive (every record's checksum, a
+    cut, a flipped byte anywhere), an archive naming a file outside the
+    recording or the result store's files, and one whose files do not read
+    as a recording; each in one line, leaving nothing behind;
+  - `trms pack` refuses a damaged recording, packs a recording whose store
+    is damaged without its results (saying so), and round-trips from
+    standard input.
+
+Environment: TRMS (the binary)."""
+import os
+import shutil
+import struct
+import subprocess
+import sys
+import tempfile
+import zlib
+
+TRMS = os.environ["TRMS"]
+SLIDES = """thread 1
+call f
+read 0x100 4
+write 0x104 4
+cost 3
+call g
+read 0x100 4
+read 0x104 4
+read 0x108 4
+write 0x10c 4
+cost 10
+return
+read 0x10c 4
+cost 2
+return
+thread 2
+call 0x401136
+read 0x100 4
+return
+"""
+
+
+def fail(message):
+    sys.exit("FAIL: " + message)
+
+
+def run(*args, stdin=None):
+    try:
+        return subprocess.run([TRMS] + list(args), capture_output=True, timeout=20, input=stdin)
+    except subprocess.TimeoutExpired:
+        fail("trms %s hangs" % " ".join(args))
+
+
+def ok(*args):
+    r = run(*args)
+    if r.returncode != 0:
+        fail("trms %s: %s" % (" ".join(args), r.stderr.decode()))
+    return r
+
+
+def refused(text, *args):
+    """The command fails with one line on stderr containing TEXT."""
+    r = run(*args)
+    err = r.stderr.decode()
+    if r.returncode != 1 or len(err.splitlines()) != 1 or text not in err:
+        fail("trms %s: expected one line with %r and exit 1, got %d: %s" %
+             (" ".join(args), text, r.returncode, err))
+    return r
+
+
+def digest(path):
+    return open(path, "rb").read()
+
+
+def paths_are_names(tmp, good):
+    """Each file of a recording replaced by a FIFO, a device, a link."""
+    outside = os.path.join(tmp, "outside.txt")
+    open(outside, "w").write("not the recording's\n")
+    cases = {
+        "meta": ["info", "report", "analyze", "pack"],
+        "events.trms": ["analyze", "export", "pack"],
+        "symbols": ["report", "pack"],
+        "maps": ["pack"],
+    }
+    for name, commands in cases.items():
+        for kind in ("fifo", "device", "link"):
+            rec = os.path.join(tmp, "%s-%s.rec" % (name.replace(".", "_"), kind))
+            shutil.copytree(good, rec, symlinks=True)
+            path = os.path.join(rec, name)
+            if os.path.exists(path):
+                os.unlink(path)
+            if kind == "fifo":
+                os.mkfifo(path)
+            elif kind == "device":
+                os.symlink("/dev/zero", path)  # a device, through a link
+            else:
+                os.symlink(outside, path)
+            for command in commands:
+                args = [command, rec] + (["-o", rec + ".pack"] if command == "pack" else [])
+                r = run(*args)
+                err = r.stderr.decode()
+                if r.returncode != 1 or len(err.splitlines()) != 1 or name not in err:
+                    fail("%s as a %s: trms %s: exit %d: %s" % (name, kind, command, r.returncode,
+                                                                err))
+                if kind == "fifo" and "FIFO" not in err:
+                    fail("%s as a FIFO: trms %s does not say so: %s" % (name, command, err))
+            # The maps only name a report's objects: a report goes on without.
+            if name == "maps":
+                ok("report", rec)
+
+    # The store's files: a link to a file outside is not followed, read or
+    # written; analyze sets the store aside and builds a new one.
+    for victim in ("data.mdb", "lock.mdb"):
+        rec = os.path.join(tmp, "store-%s.rec" % victim.replace(".", "_"))
+        shutil.copytree(good, rec, symlinks=True)
+        path = os.path.join(rec, "results", victim)
+        os.unlink(path)
+        os.symlink(outside, path)
+        before = digest(outside)
+        refused("the result store is damaged (%s is a symbolic link)" % victim, "report", rec)
+        r = ok("analyze", rec)
+        if b"set aside as" not in r.stderr:
+            fail("analyze did not set a linked store aside: %s" % r.stderr.decode())
+        ok("report", rec)
+        if digest(outside) != before or not os.path.islink(
+                os.path.join(rec, "results.damaged", victim)):
+            fail("the file a store's link names was touched")
+    # The store directory itself a link out of the recording: refused.
+    rec = os.path.join(tmp, "store-dir.rec")
+    shutil.copytree(good, rec, symlinks=True)
+    elsewhere = os.path.join(tmp, "elsewhere-store")
+    shutil.move(os.path.join(rec, "results"), elsewhere)
+    os.symlink(elsewhere, os.path.join(rec, "results"))
+    before = digest(os.path.join(elsewhere, "data.mdb"))
+    refused("not a result store (a symbolic link)", "analyze", rec)
+    refused("not a result store (a symbolic link)", "report", rec)
+    if digest(os.path.join(elsewhere, "data.mdb")) != before:
+        fail("a store outside the recording was written")
+
+
+def wrong_cause(tmp, good):
+    """A store whose meta pages say it has 2^40 pages made LMDB map that
+    much and fail with "Cannot allocate memory": the message names the
+    damage instead."""
+    rec = os.path.join(tmp, "huge.rec")
+    shutil.copytree(good, rec)
+    with open(os.path.join(rec, "results", "data.mdb"), "r+b") as f:
+        for meta in (0, 1):
+            f.seek(meta * 4096 + 16 + 120)  # the meta's last page number
+            f.write(struct.pack("<Q", 1 << 40))
+    for command in ("report", "info"):
+        r = refused("the result store is damaged (meta page 0 says the file has 1099511627777 "
+                    "pages", command, rec)
+        if b"allocate" in r.stderr:
+            fail("the wrong cause is named: %s" % r.stderr.decode())
+
+
+def varint(v):
+    out = b""
+    while True:
+        b, v = v & 0x7F, v >> 7
+        out += bytes([b | (0x80 if v else 0)])
+        if not v:
+            return out
+
+
+def archive(records):
+    """A pack archive of [(kind, payload)], checksummed as trms does."""
+    data = b"TRMSPACK" + varint(1)
+    for kind, payload in records:
+        body = kind + payload
+        data += body + struct.pack("<I", zlib.crc32(body))
+    end = b"E" + varint(len(records)) + varint(len(data))
+    data += end
+    return data + struct.pack("<I", zlib.crc32(data))
+
+
+def file_record(name, content):
+    name = name.encode()
+    return (b"F", varint(len(name)) + name + varint(len(content)) + content)
+
+
+def unpack_refuses(tmp, data, text, label):
+    path = os.path.join(tmp, "crafted.trmspack")
+    open(path, "wb").write(data)
+    target = os.path.join(tmp, "crafted.rec")
+    r = run("unpack", path, "-o", target)
+    err = r.stderr.decode()
+    if r.returncode != 1 or len(err.splitlines()) != 1 or text not in err:
+        fail("unpack of %s: expected one line with %r, got exit %d: %s" %
+             (label, text, r.returncode, err))
+    leftovers = [n for n in os.listdir(tmp) if "crafted.rec" in n]
+    if leftovers:
+        fail("unpack of %s left %s behind" % (label, leftovers))
+
+
+def archives(tmp, good):
+    pack = os.path.join(tmp, "good.trmspack")
+    r = ok("pack", good, "-o", pack)
+    data = open(pack, "rb").read()
+    ok("unpack", pack, "-o", os.path.join(tmp, "whole.rec"))
+    expected = ok("report", good, "--format", "json").stdout.replace(good.encode(), b"REC")
+    got = ok("report", os.path.join(tmp, "whole.rec"), "--format", "json").stdout
+    if got.replace(os.path.join(tmp, "whole.rec").encode(), b"REC") != expected:
+        fail("the unpacked report differs")
+    # From standard input.
+    r = run("unpack", "-", "-o", os.path.join(tmp, "stdin.rec"), stdin=data)
+    if r.returncode != 0:
+        fail("unpack from stdin: " + r.stderr.decode())
+    # Onto an existing path: refused, the path untouched.
+    refused("already exists", "unpack", pack, "-o", os.path.join(tmp, "whole.rec"))
+
+    # Every byte of the archive changed, and every cut: refused in one
+    # line, nothing left behind (the archive is small: all of them).
+    for at in range(len(data)):
+        bad = bytearray(data)
+        bad[at] ^= 1 << (at % 8)
+        unpack_refuses(tmp, bytes(bad), "crafted.trmspack", "a byte changed at %d" % at)
+    for cut in range(0, len(data), max(1, len(data) // 200)):
+        unpack_refuses(tmp, data[:cut], "crafted.trmspack", "a cut at %d" % cut)
+
+    meta = open(os.path.join(good, "meta"), "rb").read()
+    events = open(os.path.join(good, "events.trms"), "rb").read()
+    base = [file_record("meta", meta), file_record("events.trms", events)]
+    for name in ("../escape", "/etc/passwd", "rr/../../escape", "a/b/c", "results/data.mdb",
+                 "results.damaged/data.mdb", ".hidden", "new\nline", "rr/", "."):
+        unpack_refuses(tmp, archive(base + [file_record(name, b"x")]),
+                       "names a file a recording does not hold", repr(name))
+    unpack_refuses(tmp, archive(base + [file_record("meta", meta)]), "holds it twice",
+                   "a file twice")
+    unpack_refuses(tmp, archive([file_record("meta", b"not a meta\n")] + base[1:]),
+                   "the recording it holds is damaged", "a foreign meta")
+    unpack_refuses(tmp, archive(base[:1] + [file_record("events.trms", events[:-3])]),
+                   "the recording it holds is damaged", "a cut trace with good checksums")
+    unpack_refuses(tmp, archive(base + [(b"R", varint(5) + b"cell=" + varint(0) + b"\x00" +
+                                         varint(1) + b"\x03")]),
+                   "is not a result trms stores", "a malformed result key")
+    unpack_refuses(tmp, archive(base + [(b"R", varint(14) + b"cell=4/line=64" + varint(0) +
+                                         b"\x01" + varint(3) + b"\x03\x04\x40")]),
+                   "stored result is corrupt", "a result without its checksum")
+    if os.path.exists(os.path.join(tmp, "escape")) or os.path.exists("/etc/passwd.x"):
+        fail("an archive wrote outside the recording")
+
+    # Packing: a damaged recording is not packed; one whose store is
+    # damaged is packed without results, which it says.
+    damaged = os.path.join(tmp, "damaged-trace.rec")
+    shutil.copytree(good, damaged)
+    with open(os.path.join(damaged, "events.trms"), "r+b") as f:
+        f.seek(40)
+        b = f.read(1)
+        f.seek(40)
+        f.write(bytes([b[0] ^ 0x55]))
+    refused("corrupt recording", "pack", damaged, "-o", os.path.join(tmp, "no.trmspack"))
+    if os.path.exists(os.path.join(tmp, "no.trmspack")):
+        fail("a refused pack left its archive")
+    store = os.path.join(tmp, "damaged-store.rec")
+    shutil.copytree(good, store)
+    with open(os.path.join(store, "results", "data.mdb"), "r+b") as f:
+        f.seek(16)  # meta page 0's magic number
+        f.write(b"\0\0\0\0")
+    r = ok("pack", store, "-o", os.path.join(tmp, "noresults.trmspack"))
+    if b"the result store is damaged" not in r.stderr or b"0 results" not in r.stderr:
+        fail("pack of a damaged store: %s" % r.stderr.decode())
+    ok("unpack", os.path.join(tmp, "noresults.trmspack"), "-o", os.path.join(tmp, "nr.rec"))
+    refused("no analysis stored yet", "report", os.path.join(tmp, "nr.rec"))
+    ok("analyze", os.path.join(tmp, "nr.rec"))
+
+
+def main():
+    tmp = tempfile.mkdtemp(prefix="trms-untrusted-")
+    try:
+        trace = os.path.join(tmp, "slides.txt")
+        open(trace, "w").write(SLIDES)
+        good = os.path.join(tmp, "good.rec")
+        ok("import", trace, "-o", good)
+        ok("analyze", good)
+        ok("analyze", good, "--contexts")
+        sym = os.path.join(good, "symbols")
+        body = b"TRMSSYMS" + varint(1) + varint(1) + varint(0x401136) + varint(1) + varint(4) + \
+            b"name" + varint(0) + varint(0)
+        open(sym, "wb").write(body + struct.pack("<I", zlib.crc32(body)))
+        if b"name" not in ok("report", good).stdout:
+            fail("the symbols file does not name 0x401136")
+        # Control characters a meta holds reach no terminal raw.
+        shown = os.path.join(tmp, "escape.rec")
+        shutil.copytree(good, shown)
+        with open(os.path.join(shown, "meta"), "ab") as f:
+            f.write(b"note \x1b]0;owned\x07 and \x1b[2J\n")
+        for fmt in ("text", "json"):
+            out = ok("info", shown, "--format", fmt).stdout
+            if b"\x1b" in out or b"\x07" in out:
+                fail("info --format %s prints a meta's control characters raw" % fmt)
+        if b"\\x1b]0;owned\\x07" not in ok("info", shown).stdout:
+            fail("info does not show the control characters escaped")
+        paths_are_names(tmp, good)
+        wrong_cause(tmp, good)
+        archives(tmp, good)
+        print("untrusted paths, archives and packs: all refused or carried as they should")
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+main()

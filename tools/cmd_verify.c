@@ -1,0 +1,162 @@
+/* trms verify: checks every byte of a recording that can be checked: each
+ * block of the event trace with its checksum and the totals against the
+ * meta, every page of the result store, and every stored result, routine
+ * name and checkpoint. `trms info` checks only what is cheap. */
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "store/checkpoint_store.h"
+#include "store/result_store.h"
+#include "store/store_compact.h"
+#include "store/store_env.h"
+#include "store/symbol_store.h"
+#include "tools/cli.h"
+#include "trace/recording.h"
+#include "trace/trace_reader.h"
+
+static int count_event(void *ctx, const struct event *ev, struct trms_error *err)
+{
+    (void)ctx;
+    (void)ev;
+    (void)err;
+    return 0;
+}
+
+/* The trace, block by block; its totals against the meta's. */
+static int verify_trace(const struct recording *rec, char *said, size_t size,
+                        struct trms_error *err)
+{
+    char *path = recording_file(rec->path, RECORDING_EVENTS);
+    struct stat st;
+    if (stat(path, &st) != 0) {
+        const char *engine = recording_meta(rec, "engine");
+        free(path);
+        if (engine && strcmp(engine, "rr") == 0) {
+            snprintf(said, size, "rr's trace not checked (rr checks it as it replays)");
+            return 0;
+        }
+        return error_set(err, "%s: the event trace (%s) is missing", rec->path,
+                         RECORDING_EVENTS);
+    }
+    struct routine_table routines;
+    routine_table_init(&routines);
+    struct trace_stats stats = {0};
+    int rc = trace_read(path, &routines, count_event, NULL, &stats, err);
+    routine_table_free(&routines);
+    free(path);
+    if (rc != 0)
+        return -1;
+    const char *events = recording_meta(rec, "events");
+    if (events && strtoull(events, NULL, 10) != stats.events)
+        return error_set(err, "%s: the event trace holds %" PRIu64 " events, the meta says %s",
+                         rec->path, stats.events, events);
+    char bytes[32];
+    snprintf(said, size, "trace %" PRIu64 " blocks, %" PRIu64 " events (%s), every checksum "
+                         "good",
+             stats.blocks, stats.events, cli_human_bytes(stats.bytes, bytes));
+    return 0;
+}
+
+struct counts {
+    struct result_store *store;
+    size_t results, checkpoints;
+    struct trms_error *err;
+};
+
+static int load_result(void *ctx, const struct stored_result_info *info)
+{
+    struct counts *c = ctx;
+    struct result_key key = info->key;
+    struct analysis_result *r;
+    if (result_store_load_key(c->store, &key, &r, c->err) != 0)
+        return -1;
+    analysis_result_free(r);
+    c->results++;
+    return 0;
+}
+
+static int load_checkpoint(void *ctx, const struct checkpoint_info *info)
+{
+    struct counts *c = ctx;
+    struct checkpoint_load *load;
+    uint64_t total;
+    if (checkpoint_load_open(c->store, &info->key, &load, &total, c->err) != 0)
+        return -1;
+    checkpoint_load_close(load);
+    c->checkpoints++;
+    return 0;
+}
+
+/* Every page of the store, then every record decoded. */
+static int verify_store(const char *rec_path, char *said, size_t size, struct trms_error *err)
+{
+    struct store_usage u;
+    int rc = store_check_pages(rec_path, &u, err);
+    if (rc == STORE_ENV_ABSENT) {
+        snprintf(said, size, "no result store");
+        return 0;
+    }
+    if (rc != 0)
+        return -1;
+    struct symbol_names names;
+    if (symbol_store_load(rec_path, &names, err) != 0)
+        return -1;
+    size_t n_names = names.count;
+    symbol_names_free(&names);
+    struct counts c = {.err = err};
+    rc = result_store_open(rec_path, 0, &c.store, err);
+    if (rc == RESULT_STORE_NONE)
+        rc = 0;
+    else if (rc == 0) {
+        rc = result_store_list(c.store, load_result, &c, err);
+        if (rc == 0)
+            rc = checkpoint_list(c.store, load_checkpoint, &c, err);
+        result_store_close(c.store);
+    }
+    if (rc != 0)
+        return -1;
+    char file[32], free_room[32];
+    snprintf(said, size, "store %zu results, %zu routine names, %zu checkpoints (%s, %s free), "
+                         "every page readable",
+             c.results, n_names, c.checkpoints, cli_human_bytes(u.file_bytes, file),
+             cli_human_bytes(u.free_bytes, free_room));
+    return 0;
+}
+
+static int run(int argc, char **argv)
+{
+    static const struct option options[] = {{NULL, 0, NULL, 0}};
+    if (getopt_long(argc, argv, "", options, NULL) != -1)
+        return cli_usage_error(&cmd_verify, "unknown option");
+    if (optind != argc - 1)
+        return cli_usage_error(&cmd_verify, "expects one recording");
+    struct trms_error err;
+    struct recording rec;
+    if (recording_open(argv[optind], &rec, &err) != 0)
+        return cli_fail(&err);
+    char trace[256], store[256];
+    int rc = verify_trace(&rec, trace, sizeof trace, &err);
+    if (rc == 0)
+        rc = verify_store(rec.path, store, sizeof store, &err);
+    if (rc == 0)
+        printf("%s: ok: %s; %s\n", rec.path, trace, store);
+    recording_close(&rec);
+    return rc != 0 ? cli_fail(&err) : 0;
+}
+
+const struct command cmd_verify = {
+    .name = "verify",
+    .summary = "check every block of a recording and every page of its store",
+    .usage = "usage: trms verify REC\n\n"
+             "Reads every block of REC's event trace, checking its checksum and that\n"
+             "the totals add up and agree with the meta; reads every page of the\n"
+             "result store and decodes every stored result, routine name and\n"
+             "checkpoint (whose checksums it checks). Says what it checked in one\n"
+             "line; the first problem found is one line on stderr and exit status 1.\n"
+             "`trms info` checks only what is cheap (the trace's end).\n",
+    .run = run,
+};
