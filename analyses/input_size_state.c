@@ -79,6 +79,41 @@ static void check_chunk(void *ctx, uint64_t number, uint64_t *chunk)
     }
 }
 
+static int add_count(void *ctx, uint64_t routine, uint64_t count)
+{
+    (void)routine;
+    uint64_t *sum = ctx;
+    *sum += count;
+    return *sum < count; /* wrapped: stop */
+}
+
+/* Returns pop a routine's pending count, and the recursive flag was drawn
+ * from it: the loaded counts must be those of the loaded stack, or a
+ * return would find no count (a crafted checkpoint). */
+static void check_pending(struct state_reader *r, const struct thread *t)
+{
+    struct u64map seen;
+    u64map_init(&seen);
+    for (size_t f = 1; f <= t->top; f++) {
+        uint64_t *n = u64map_upsert(&seen, t->stack[f].routine, NULL);
+        if (t->stack[f].recursive != (*n > 0)) {
+            state_reader_fail(r, "a recursive activation whose routine is not pending");
+            break;
+        }
+        ++*n;
+    }
+    uint64_t loaded = 0;
+    int wrapped = u64map_each(&t->pending, add_count, &loaded);
+    for (size_t f = 1; f <= t->top && !r->failed; f++) {
+        const uint64_t *n = u64map_find(&t->pending, t->stack[f].routine);
+        if (!n || *n != *u64map_find(&seen, t->stack[f].routine))
+            state_reader_fail(r, "pending counts that are not the stack's");
+    }
+    if (!r->failed && (wrapped || loaded != t->top))
+        state_reader_fail(r, "pending counts that are not the stack's");
+    u64map_free(&seen);
+}
+
 static void load_thread(struct state_reader *r, struct thread *t, const struct input_size *is)
 {
     t->tid = (uint32_t)state_get_u64(r);
@@ -111,6 +146,8 @@ static void load_thread(struct state_reader *r, struct thread *t, const struct i
         uint64_t routine = state_get_u64(r);
         *u64map_upsert(&t->pending, routine, NULL) = state_get_u64(r);
     }
+    if (!r->failed)
+        check_pending(r, t);
     shadow_map_load(&t->evicted, r);
 }
 
