@@ -285,7 +285,7 @@ def analysis(work):
     gen.wait()
     recs.append(("4 threads, random 8-byte accesses over 32 MiB", rand))
     load = os.getloadavg()[0]
-    times = {(r, b): [] for r, _ in recs for b in ("base", "new")}
+    times = {(rec, b): [] for _, rec in recs for b in ("base", "new")}
     for _ in range(REPEAT):
         for label, rec in recs:
             for b, trms in (("base", base_trms), ("new", new_trms)):
