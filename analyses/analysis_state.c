@@ -102,8 +102,12 @@ static void load_contexts(struct analysis *a, uint64_t routines, struct state_re
         int root = i == 0, inserted = 0;
         /* Nodes are numbered as created: a parent comes before its children. */
         if (root ? parent != CONTEXT_NONE || routine != ROUTINE_ROOT
-                 : parent >= i || routine >= ROUTINE_ROOT || routine >= routines) {
+                 : parent >= i || routine >= ROUTINE_ROOT) {
             state_reader_fail(r, "a calling context tree out of order");
+            break;
+        }
+        if (!root && routine >= routines) {
+            state_reader_fail(r, "a calling context of a routine never defined");
             break;
         }
         a->contexts[i] = (struct calling_context){(uint32_t)parent, (uint32_t)routine};
@@ -204,11 +208,12 @@ struct analysis *analysis_load(struct state_reader *r, int threads, uint64_t rou
     opt.contexts = state_get_u64(r) != 0;
     opt.threads = threads;
     struct engine_config config;
-    if (r->failed || opt.passes & ~(unsigned)PASS_ALL ||
-        analysis_engine_config(&opt, &config, err) != 0) {
+    if (r->failed || opt.passes & ~(unsigned)PASS_ALL) {
         error_set(err, "%s", r->failed ? r->error : "the saved options are not valid");
         return NULL;
     }
+    if (analysis_engine_config(&opt, &config, err) != 0)
+        return NULL; /* ERR says which option */
     struct analysis *a = xcalloc(1, sizeof *a);
     a->options = opt;
     a->profiles = profiles_new();

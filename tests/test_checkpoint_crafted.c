@@ -132,7 +132,17 @@ static void current_thread(struct analysis *a)
 }
 
 static void fewer_threads(struct analysis *a) { shard0(a)->n_threads--; }
-static void undefined_frame_routine(struct analysis *a) { top_frame(a)->routine = (uint32_t)routines.count; }
+/* With the pending counts moved along, so that only the routine id is
+ * wrong. */
+static void undefined_frame_routine(struct analysis *a)
+{
+    struct thread *t = &shard0(a)->threads[deepest(a)];
+    struct frame *f = top_frame(a);
+    (*u64map_find(&t->pending, f->routine))--;
+    f->routine = (uint32_t)routines.count;
+    f->recursive = 0;
+    *u64map_upsert(&t->pending, f->routine, NULL) = 1;
+}
 
 static void entry_after_now(struct analysis *a)
 {
