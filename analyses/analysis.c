@@ -118,6 +118,11 @@ int analysis_engine_config(const struct analysis_options *opt, struct engine_con
     if (log2_exact(opt->shards, &config->shard_shift) != 0 || opt->shards > ENGINE_MAX_SHARDS)
         return error_set(err, "%u shards: a power of two up to %d is needed", opt->shards,
                          ENGINE_MAX_SHARDS);
+    /* Larger windows would be allocated whole, and near 2^64 one rounds up
+     * to nothing at all (an option a checkpoint carries, too). */
+    if (opt->reuse_window > ANALYSIS_MAX_REUSE_WINDOW)
+        return error_set(err, "a first reuse window of %" PRIu64 " times: at most %u",
+                         opt->reuse_window, ANALYSIS_MAX_REUSE_WINDOW);
     return 0;
 }
 

@@ -19,6 +19,9 @@
 
 #define ANALYSIS_DEFAULT_CELL_SIZE 4   /* aprof's default memory resolution */
 #define ANALYSIS_DEFAULT_LINE_SIZE 64
+/* The default first reuse window (reuse_distance.c): a smaller one is for
+ * tests; a larger one only costs memory up front. */
+#define ANALYSIS_MAX_REUSE_WINDOW 65536u
 
 enum analysis_pass {
     PASS_INPUT_SIZE = 1,  /* RMS, TRMS, cost and the profiles */
@@ -33,7 +36,8 @@ struct analysis_options {
     uint64_t time_limit;  /* 0, or a small timestamp range to make tests
                              exercise the renumbering of input_size.c */
     uint64_t reuse_window; /* 0, or a small first time window to make tests
-                              exercise the renumbering of reuse_distance.c */
+                              exercise the renumbering of reuse_distance.c
+                              (at most ANALYSIS_MAX_REUSE_WINDOW) */
     unsigned shards;      /* input-size shards, a power of two (1 .. 8) */
     int threads;          /* run the passes on worker threads */
     int contexts;         /* keep profiles per calling context, not per routine */

@@ -57,7 +57,29 @@ static size_t load_context_list(struct state_reader *r, uint32_t **items, size_t
     return r->failed ? 0 : (size_t)n;
 }
 
-static void load_contexts(struct analysis *a, struct state_reader *r)
+/* Each thread's pending contexts are a path down the tree from the root,
+ * one per pending call the driver counts (a return pops one, a call
+ * extends the innermost); the returned ones wait for activations the
+ * engine completes, and once quiesced it has completed them all. */
+static void check_thread_contexts(const struct analysis *a, struct state_reader *r)
+{
+    for (size_t i = 0; i < a->n_threads && !r->failed; i++) {
+        const struct thread_contexts *tc = &a->thread_contexts[i];
+        if (tc->depth != a->depth[i] + 1 || tc->pending[0] != 0) {
+            state_reader_fail(r, "pending calling contexts that are not the thread's calls");
+            break;
+        }
+        for (size_t k = 1; k < tc->depth; k++)
+            if (a->contexts[tc->pending[k]].parent != tc->pending[k - 1]) {
+                state_reader_fail(r, "pending calling contexts that are not a path");
+                break;
+            }
+        if (tc->count && (a->options.passes & PASS_INPUT_SIZE))
+            state_reader_fail(r, "returned calling contexts the engine has not completed");
+    }
+}
+
+static void load_contexts(struct analysis *a, uint64_t routines, struct state_reader *r)
 {
     a->thread_contexts = xcalloc(a->threads_capacity ? a->threads_capacity : 1,
                                  sizeof *a->thread_contexts);
@@ -84,6 +106,10 @@ static void load_contexts(struct analysis *a, struct state_reader *r)
             state_reader_fail(r, "a calling context tree out of order");
             break;
         }
+        if (!root && routine >= routines) {
+            state_reader_fail(r, "a calling context of a routine never defined");
+            break;
+        }
         a->contexts[i] = (struct calling_context){(uint32_t)parent, (uint32_t)routine};
         if (!root)
             *u64map_upsert(&a->context_children, parent << 32 | routine, &inserted) = i;
@@ -99,6 +125,8 @@ static void load_contexts(struct analysis *a, struct state_reader *r)
             if (tc->completed[k] >= n)
                 state_reader_fail(r, "a returned activation of an unknown calling context");
     }
+    if (!r->failed)
+        check_thread_contexts(a, r);
 }
 
 void analysis_quiesce(struct analysis *a)
@@ -161,7 +189,8 @@ static void load_threads(struct analysis *a, struct state_reader *r)
     }
 }
 
-struct analysis *analysis_load(struct state_reader *r, int threads, struct trms_error *err)
+struct analysis *analysis_load(struct state_reader *r, int threads, uint64_t routines,
+                               struct trms_error *err)
 {
     uint64_t version = state_get_u64(r);
     if (!r->failed && version != ANALYSIS_STATE_VERSION) {
@@ -179,11 +208,12 @@ struct analysis *analysis_load(struct state_reader *r, int threads, struct trms_
     opt.contexts = state_get_u64(r) != 0;
     opt.threads = threads;
     struct engine_config config;
-    if (r->failed || opt.passes & ~(unsigned)PASS_ALL ||
-        analysis_engine_config(&opt, &config, err) != 0) {
+    if (r->failed || opt.passes & ~(unsigned)PASS_ALL) {
         error_set(err, "%s", r->failed ? r->error : "the saved options are not valid");
         return NULL;
     }
+    if (analysis_engine_config(&opt, &config, err) != 0)
+        return NULL; /* ERR says which option */
     struct analysis *a = xcalloc(1, sizeof *a);
     a->options = opt;
     a->profiles = profiles_new();
@@ -200,10 +230,15 @@ struct analysis *analysis_load(struct state_reader *r, int threads, struct trms_
     if (a->has_thread ? a->current_index >= a->n_threads : a->n_threads != 0)
         state_reader_fail(r, "a current thread past the threads");
     if (opt.contexts && !r->failed)
-        load_contexts(a, r);
-    profiles_load(a->profiles, r);
+        load_contexts(a, routines, r);
+    const struct state_bounds bounds = {
+        .routines = routines, .contexts = a->n_contexts, .threads = a->n_threads,
+        .tids = a->tids, .depth = a->depth, .cost = a->cost, .has_current = a->has_thread,
+        .current = a->current_index};
     if (!r->failed)
-        a->engine = engine_load(&config, analysis_collect, a, r);
+        profiles_load(a->profiles, &bounds, r);
+    if (!r->failed)
+        a->engine = engine_load(&config, &bounds, analysis_collect, a, r);
     if (a->engine)
         a->fill = engine_fill(a->engine);
     if (r->failed) {

@@ -29,9 +29,13 @@ void analysis_save(struct analysis *a, struct state_writer *w);
 
 /* An analysis that continues from the state in R, with the options it was
  * saved with, except THREADS (whether to run the passes on worker threads
- * here). NULL with ERR filled when R does not hold a state this trms
- * saved (R's own failures included). */
-struct analysis *analysis_load(struct state_reader *r, int threads, struct trms_error *err);
+ * here). ROUTINES: how many routines the events before it defined (every
+ * routine id in the state is below). NULL with ERR filled when R does not
+ * hold a state this trms saved (R's own failures included), or one whose
+ * parts do not agree (a crafted state: every value later code relies on
+ * is checked). */
+struct analysis *analysis_load(struct state_reader *r, int threads, uint64_t routines,
+                               struct trms_error *err);
 
 /* The options A runs with. */
 const struct analysis_options *analysis_get_options(const struct analysis *a);

@@ -43,11 +43,12 @@ void engine_save(const struct engine *e, struct state_writer *w)
     }
 }
 
-static void load_job(struct engine *e, struct job *job, struct state_reader *r)
+static void load_job(struct engine *e, struct job *job, const struct state_bounds *b,
+                     struct state_reader *r)
 {
     switch (job->kind) {
     case JOB_INPUT_SIZE: {
-        struct input_size *is = input_size_load(r, engine_keep_partial, job);
+        struct input_size *is = input_size_load(r, b, engine_keep_partial, job);
         if (is && (is->cell_shift != e->config.cell_shift || is->shard != job->shard ||
                    is->shard_shift != e->config.shard_shift)) {
             state_reader_fail(r, "an input-size shard of other options");
@@ -61,7 +62,7 @@ static void load_job(struct engine *e, struct job *job, struct state_reader *r)
         break;
     }
     case JOB_REUSE_GLOBAL: {
-        struct reuse_distance *rd = reuse_distance_load(r);
+        struct reuse_distance *rd = reuse_distance_load(r, e->config.reuse_window);
         if (rd) {
             reuse_distance_free(job->global);
             job->global = rd;
@@ -70,16 +71,22 @@ static void load_job(struct engine *e, struct job *job, struct state_reader *r)
     }
     case JOB_REUSE_THREADS: {
         uint64_t n = state_get_count(r, 8);
+        /* The driver's thread events index these stacks: a thread it knows
+         * and they lack would be a stack past the array. */
+        if (!r->failed && n != b->threads)
+            state_reader_fail(r, "per-thread reuse stacks that are not the threads");
         job->per_thread = xcalloc(n ? n : 1, sizeof *job->per_thread);
         for (uint64_t i = 0; i < n && !r->failed; i++) {
-            struct reuse_distance *rd = reuse_distance_load(r);
+            struct reuse_distance *rd = reuse_distance_load(r, e->config.reuse_window);
             if (rd)
                 job->per_thread[job->n_per_thread++] = rd;
         }
         uint64_t current = state_get_u64(r);
-        if (current > job->n_per_thread)
-            state_reader_fail(r, "a current thread past the threads");
-        else if (current)
+        /* The driver sends no thread event for the thread it has current:
+         * the stack the job has current must be that thread's. */
+        if (!r->failed && current != (b->has_current ? (uint64_t)b->current + 1 : 0))
+            state_reader_fail(r, "a current reuse stack that is not the current thread's");
+        else if (!r->failed && current)
             job->current = current - 1;
         /* Loaded stacks are the threads' own: the global one goes on alone. */
         for (unsigned j = 0; j < e->n_jobs && job->n_per_thread; j++)
@@ -90,8 +97,8 @@ static void load_job(struct engine *e, struct job *job, struct state_reader *r)
     }
 }
 
-struct engine *engine_load(const struct engine_config *config, activation_sink collect,
-                           void *ctx, struct state_reader *r)
+struct engine *engine_load(const struct engine_config *config, const struct state_bounds *b,
+                           activation_sink collect, void *ctx, struct state_reader *r)
 {
     struct engine *e = engine_new(config, collect, ctx);
     uint64_t jobs = state_get_u64(r);
@@ -102,7 +109,7 @@ struct engine *engine_load(const struct engine_config *config, activation_sink c
             state_reader_fail(r, "the saved engine ran other passes");
             break;
         }
-        load_job(e, &e->jobs[j], r);
+        load_job(e, &e->jobs[j], b, r);
     }
     if (r->failed) {
         engine_free(e);

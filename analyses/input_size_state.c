@@ -114,11 +114,39 @@ static void check_pending(struct state_reader *r, const struct thread *t)
     u64map_free(&seen);
 }
 
-static void load_thread(struct state_reader *r, struct thread *t, const struct input_size *is)
+/* Costs: each frame's entry is at or after its caller's, the children it
+ * completed cost no more than the instructions between its entry and its
+ * callee's (or now), else a cost or a self cost would wrap at its return.
+ * Sizes: the partial sizes of a frame and those above it sum to what the
+ * activation has read so far, never below zero, its TRMS never below its
+ * RMS (Invariant 2), else its size would wrap. */
+static void check_frames(struct state_reader *r, const struct thread *t)
 {
-    t->tid = (uint32_t)state_get_u64(r);
+    int64_t rms = 0, trms = 0;
+    for (size_t f = t->top + 1; f-- > 0 && !r->failed;) {
+        const struct frame *fr = &t->stack[f];
+        uint64_t end = f == t->top ? t->cost : fr[1].cost_at_entry;
+        if (fr->cost_at_entry > end || fr->children_cost > end - fr->cost_at_entry)
+            state_reader_fail(r, "a shadow stack whose costs cannot be");
+        if (__builtin_add_overflow(rms, fr->rms, &rms) ||
+            __builtin_add_overflow(trms, fr->trms, &trms) || rms < 0 || trms < rms)
+            state_reader_fail(r, "a shadow stack whose sizes cannot be");
+    }
+}
+
+static void load_thread(struct state_reader *r, struct thread *t, const struct input_size *is,
+                        const struct state_bounds *b)
+{
+    uint64_t tid = state_get_u64(r);
+    t->tid = (uint32_t)tid;
     t->cost = state_get_u64(r);
     uint64_t frames = state_get_count(r, 9);
+    /* The driver validates the events against its own threads: each of
+     * them is this thread, with as many calls pending (a return it lets
+     * through pops a frame) and the same instructions. */
+    if (!r->failed && (tid != b->tids[t->index] || t->cost != b->cost[t->index] ||
+                       frames != b->depth[t->index] + 1))
+        state_reader_fail(r, "a shadow stack that is not the thread's");
     if (frames == 0 && !r->failed)
         state_reader_fail(r, "a thread without its root activation");
     if (r->failed)
@@ -140,7 +168,11 @@ static void load_thread(struct state_reader *r, struct thread *t, const struct i
         if (fr->ts > is->count || (f > 0 && fr->ts <= fr[-1].ts) ||
             (f == 0) != (fr->routine == ROUTINE_ROOT))
             state_reader_fail(r, "a shadow stack out of order");
+        if (f > 0 && fr->routine >= b->routines)
+            state_reader_fail(r, "a pending activation of a routine never defined");
     }
+    if (!r->failed)
+        check_frames(r, t);
     uint64_t pending = state_get_count(r, 2);
     for (uint64_t i = 0; i < pending && !r->failed; i++) {
         uint64_t routine = state_get_u64(r);
@@ -151,7 +183,8 @@ static void load_thread(struct state_reader *r, struct thread *t, const struct i
     shadow_map_load(&t->evicted, r);
 }
 
-struct input_size *input_size_load(struct state_reader *r, activation_sink sink, void *ctx)
+struct input_size *input_size_load(struct state_reader *r, const struct state_bounds *b,
+                                   activation_sink sink, void *ctx)
 {
     uint64_t cell_shift = state_get_u64(r), shard = state_get_u64(r),
              shard_shift = state_get_u64(r);
@@ -170,6 +203,12 @@ struct input_size *input_size_load(struct state_reader *r, activation_sink sink,
     if (is->time_limit != limit || is->count >= limit || threads > MAX_THREADS ||
         current > threads)
         state_reader_fail(r, "input-size counters that cannot be");
+    /* The driver's thread events index these threads, and it sends none for
+     * the thread it has current: they must be its threads, and its current
+     * one (an access with no current thread would have no stack). */
+    if (!r->failed && (threads != b->threads ||
+                       current != (b->has_current ? (uint64_t)b->current + 1 : 0)))
+        state_reader_fail(r, "input-size threads that are not the driver's");
     if (!r->failed && threads) {
         is->threads = xcalloc(threads, sizeof *is->threads);
         is->threads_capacity = threads;
@@ -179,7 +218,7 @@ struct input_size *input_size_load(struct state_reader *r, activation_sink sink,
         *t = (struct thread){.index = (uint32_t)i, .top = (size_t)-1};
         shadow_map_init(&t->evicted, 1);
         u64map_init(&t->pending);
-        load_thread(r, t, is);
+        load_thread(r, t, is, b);
     }
     if (!r->failed && current)
         is->current = &is->threads[current - 1];

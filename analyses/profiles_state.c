@@ -83,7 +83,7 @@ static struct profile_point *load_points(struct state_reader *r, size_t *n)
     return pts;
 }
 
-void profiles_load(struct profiles *p, struct state_reader *r)
+void profiles_load(struct profiles *p, const struct state_bounds *b, struct state_reader *r)
 {
     uint64_t count = state_get_count(r, 10);
     for (uint64_t i = 0; i < count && !r->failed; i++) {
@@ -101,6 +101,11 @@ void profiles_load(struct profiles *p, struct state_reader *r)
         rp.trms_points = load_points(r, &rp.n_trms_points);
         if (routine > UINT32_MAX || context > UINT32_MAX || tid > UINT32_MAX)
             state_reader_fail(r, "a profile of a routine or thread that cannot be");
+        /* The stored result must hold together (result_codec refuses one
+         * whose profiles name an undefined routine or context). */
+        if ((routine != ROUTINE_ROOT && routine >= b->routines) ||
+            (b->contexts ? context >= b->contexts : context != CONTEXT_NONE))
+            state_reader_fail(r, "a profile of a routine or calling context never defined");
         if (!r->failed && profiles_restore(p, &rp) != 0)
             state_reader_fail(r, "a profile or a point saved twice");
         free(rp.rms_points);

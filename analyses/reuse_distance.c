@@ -108,11 +108,16 @@ void reuse_window_allocate(struct reuse_distance *rd, uint64_t capacity)
     }
 }
 
+uint64_t reuse_min_capacity(uint64_t min_window)
+{
+    return min_window ? (min_window + 63) / 64 * 64 : DEFAULT_MIN_WINDOW;
+}
+
 struct reuse_distance *reuse_distance_new(uint64_t min_window)
 {
     struct reuse_distance *rd = xcalloc(1, sizeof *rd);
     shadow_map_init(&rd->last, 1);
-    rd->min_capacity = min_window ? (min_window + 63) / 64 * 64 : DEFAULT_MIN_WINDOW;
+    rd->min_capacity = reuse_min_capacity(min_window);
     reuse_window_allocate(rd, rd->min_capacity);
     rd->now = 1;
     return rd;

@@ -58,6 +58,9 @@ struct reuse_distance {
     unsigned n_pending;
 };
 
+/* The first (and smallest) window of a stack made with MIN_WINDOW. */
+uint64_t reuse_min_capacity(uint64_t min_window);
+
 /* A new, empty window of CAPACITY times (a multiple of 64). */
 void reuse_window_allocate(struct reuse_distance *rd, uint64_t capacity);
 

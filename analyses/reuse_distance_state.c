@@ -48,7 +48,7 @@ static void mark_chunk(void *ctx, uint64_t number, uint64_t *chunk)
     }
 }
 
-struct reuse_distance *reuse_distance_load(struct state_reader *r)
+struct reuse_distance *reuse_distance_load(struct state_reader *r, uint64_t min_window)
 {
     struct reuse_distance *rd = xcalloc(1, sizeof *rd);
     shadow_map_init(&rd->last, 1);
@@ -59,9 +59,17 @@ struct reuse_distance *reuse_distance_load(struct state_reader *r)
     rd->accesses = state_get_u64(r);
     rd->cold = state_get_u64(r);
     rd->span = state_get_count(r, 1);
+    /* The window is sized by the live lines: each has its time in the
+     * shadow map below, a raw word, so their count is bounded by the bytes
+     * left before any window is allocated for them. */
+    if (!r->failed && rd->live > r->remaining / 8)
+        state_reader_fail(r, "a reuse stack with more lines than the state holds");
+    /* The first window is the engine's option: any other would be a window
+     * the state's own size does not bound. */
+    if (!r->failed && rd->min_capacity != reuse_min_capacity(min_window))
+        state_reader_fail(r, "a reuse stack of another first window");
     uint64_t most = WINDOW_FACTOR * 2 * (rd->live + 1);
-    if (rd->min_capacity == 0 || rd->min_capacity % 64 || rd->min_capacity > (UINT64_C(1) << 32) ||
-        capacity % 64 || capacity < rd->min_capacity ||
+    if (capacity % 64 || capacity < rd->min_capacity ||
         (capacity > rd->min_capacity && capacity > most) || rd->now == 0 ||
         rd->now > capacity || rd->live >= rd->now || rd->live != rd->cold ||
         rd->cold > rd->accesses || rd->span > rd->live)

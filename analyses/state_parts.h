@@ -16,6 +16,21 @@
 
 struct engine;
 struct engine_config;
+
+/* What the driver's loaded state says the parts' states must agree with:
+ * a pass that disagrees would index past its threads, pop a frame the
+ * driver thinks is not there, or name a routine the recording never
+ * defined (a crafted checkpoint; its checksum proves nothing). */
+struct state_bounds {
+    uint64_t routines;          /* routine ids are below it, or ROUTINE_ROOT */
+    uint64_t contexts;          /* the calling context tree's size, 0 when not kept */
+    size_t threads;             /* the driver's threads, by dense index: */
+    const uint32_t *tids;
+    const uint64_t *depth;      /* pending calls of each */
+    const uint64_t *cost;       /* instructions of each */
+    int has_current;
+    uint32_t current;           /* the current thread's index, when has_current */
+};
 struct input_size;
 struct reuse_distance;
 struct profiles;
@@ -26,20 +41,22 @@ void shadow_map_load(struct shadow_map *map, struct state_reader *r);
 
 void input_size_save(const struct input_size *is, struct state_writer *w);
 /* NULL with R failed when the state is not one input_size_save wrote. */
-struct input_size *input_size_load(struct state_reader *r, activation_sink sink, void *ctx);
+struct input_size *input_size_load(struct state_reader *r, const struct state_bounds *b,
+                                   activation_sink sink, void *ctx);
 
 void reuse_distance_save(const struct reuse_distance *rd, struct state_writer *w);
-struct reuse_distance *reuse_distance_load(struct state_reader *r);
+/* MIN_WINDOW: reuse_distance_new's, which the saved stack must have had. */
+struct reuse_distance *reuse_distance_load(struct state_reader *r, uint64_t min_window);
 
 void profiles_save(const struct profiles *p, struct state_writer *w);
 /* Into P, which is new and empty. */
-void profiles_load(struct profiles *p, struct state_reader *r);
+void profiles_load(struct profiles *p, const struct state_bounds *b, struct state_reader *r);
 
 /* The jobs' states, in job order, of an engine quiesced (engine_quiesce). */
 void engine_save(const struct engine *e, struct state_writer *w);
 /* A new engine (engine_new's arguments) whose jobs take up the saved
  * states; NULL with R failed when they do not fit CONFIG. */
-struct engine *engine_load(const struct engine_config *config, activation_sink collect,
-                           void *ctx, struct state_reader *r);
+struct engine *engine_load(const struct engine_config *config, const struct state_bounds *b,
+                           activation_sink collect, void *ctx, struct state_reader *r);
 
 #endif

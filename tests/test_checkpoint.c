@@ -83,13 +83,13 @@ static void save(struct analysis *a, struct byte_buffer *out)
 }
 
 static struct analysis *load(const struct byte_buffer *b, size_t len, int threads,
-                             uint64_t seed, struct trms_error *err)
+                             uint64_t routines, uint64_t seed, struct trms_error *err)
 {
     struct byte_buffer view = {.data = b->data, .len = len};
     struct pieces p = {.b = &view, .rng = seed};
     struct state_reader r;
     state_reader_init(&r, next_piece, &p, len);
-    struct analysis *a = analysis_load(&r, threads, err);
+    struct analysis *a = analysis_load(&r, threads, routines, err);
     if (a && state_reader_finish(&r) != 0) {
         error_set(err, "%s", r.error);
         analysis_free(a);
@@ -124,7 +124,7 @@ static void compare(uint64_t seed, const struct event_list *events,
         if (random_below(&rng, gap) == 0 || i == 0) {
             save(a, &state);
             analysis_free(a);
-            a = load(&state, state.len, opt->threads, rng, &err);
+            a = load(&state, state.len, opt->threads, routines->count, rng, &err);
             if (!a) {
                 fprintf(stderr, "seed %" PRIu64 ": reload failed: %s\n", seed, err.message);
                 check_failures++;
@@ -239,7 +239,7 @@ static void damaged_states(void)
     uint64_t rng = 99;
     for (size_t len = 0; len < state.len; len += len < 300 ? 1 : 1 + random_below(&rng, 97)) {
         err.message[0] = '\0';
-        struct analysis *b = load(&state, len, 0, len, &err);
+        struct analysis *b = load(&state, len, 0, routines.count, len, &err);
         refused += b == NULL && err.message[0] != '\0';
         tried++;
         analysis_free(b);
@@ -249,7 +249,7 @@ static void damaged_states(void)
     struct byte_buffer future = {0};
     byte_buffer_put_varint(&future, ANALYSIS_STATE_VERSION + 1);
     byte_buffer_put(&future, state.data + 1, state.len - 1);
-    CHECK(load(&future, future.len, 0, 1, &err) == NULL);
+    CHECK(load(&future, future.len, 0, routines.count, 1, &err) == NULL);
     CHECK(strstr(err.message, "layout") != NULL);
     /* Flipped bytes: refused or loaded, never a crash (the sanitizer
      * build runs this); the store's checksum is what catches them. */
@@ -257,7 +257,7 @@ static void damaged_states(void)
         struct byte_buffer copy = {0};
         byte_buffer_put(&copy, state.data, state.len);
         copy.data[random_below(&rng, copy.len)] ^= (uint8_t)(1 + random_below(&rng, 255));
-        analysis_free(load(&copy, copy.len, 0, rng, &err));
+        analysis_free(load(&copy, copy.len, 0, routines.count, rng, &err));
         byte_buffer_free(&copy);
     }
     byte_buffer_free(&future);

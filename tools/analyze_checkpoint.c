@@ -191,7 +191,7 @@ int analyze_checkpoint_load(struct result_store *s, const struct result_key *key
     }
     if (rc == 0) {
         struct trms_error inner;
-        point->analysis = analysis_load(&r, threads, &inner);
+        point->analysis = analysis_load(&r, threads, routines->count, &inner);
         if (point->analysis && state_reader_finish(&r) != 0) {
             snprintf(inner.message, sizeof inner.message, "%s", r.error);
             analysis_free(point->analysis);
