@@ -70,6 +70,17 @@ static void write_until_full(const char *path, uint64_t limit, const struct even
     _exit(0);
 }
 
+/* EVENTS written whole, as a trace of their own, to PATH. */
+static void write_whole(const char *path, const struct event_list *events,
+                        const struct routine_table *routines)
+{
+    struct trms_error err;
+    struct trace_writer *w = trace_writer_create(path, &err);
+    for (size_t i = 0; w && i < events->count; i++)
+        CHECK(trace_writer_event(w, &events->items[i], routines, &err) == 0);
+    CHECK(w && trace_writer_close(w, routines, &err) == 0);
+}
+
 static void salvage(void)
 {
     struct event_list events = {0};
@@ -79,11 +90,7 @@ static void salvage(void)
     random_events(11, 1500000, &events, &routines);
     char whole[300];
     snprintf(whole, sizeof whole, "%s/salvage-whole.trms", tmpdir);
-    struct trms_error werr;
-    struct trace_writer *ww = trace_writer_create(whole, &werr);
-    for (size_t i = 0; ww && i < events.count; i++)
-        CHECK(trace_writer_event(ww, &events.items[i], &routines, &werr) == 0);
-    CHECK(ww && trace_writer_close(ww, &routines, &werr) == 0);
+    write_whole(whole, &events, &routines);
     uint64_t whole_size = file_size(whole);
     const uint64_t limits[] = {whole_size / 5, whole_size / 2, whole_size * 4 / 5 + 1};
     for (size_t l = 0; l < sizeof limits / sizeof *limits; l++) {
@@ -128,11 +135,8 @@ static void check_end(void)
     random_events(12, 400000, &events, &routines);
     char path[300];
     snprintf(path, sizeof path, "%s/whole.trms", tmpdir);
+    write_whole(path, &events, &routines);
     struct trms_error err;
-    struct trace_writer *w = trace_writer_create(path, &err);
-    for (size_t i = 0; w && i < events.count; i++)
-        CHECK(trace_writer_event(w, &events.items[i], &routines, &err) == 0);
-    CHECK(w && trace_writer_close(w, &routines, &err) == 0);
     uint64_t size = file_size(path);
     struct trace_check c;
     trace_check_end(path, &c);
