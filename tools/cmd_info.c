@@ -1,7 +1,6 @@
 /* trms info: what a recording holds, whatever engine made it: the program,
  * the engine and its version, threads and events, its size on disk, and
  * which analyses are stored with which options. */
-#include <dirent.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -40,30 +39,6 @@ static int is_shown(const char *key)
     return 0;
 }
 
-/* Bytes PATH occupies on disk, directories walked (a recording is two
- * levels deep; symbolic links are not followed). */
-static uint64_t disk_usage(const char *path)
-{
-    struct stat st;
-    if (lstat(path, &st) != 0)
-        return 0;
-    uint64_t total = (uint64_t)st.st_blocks * 512;
-    if (!S_ISDIR(st.st_mode))
-        return total;
-    DIR *dir = opendir(path);
-    if (!dir)
-        return total;
-    for (struct dirent *e; (e = readdir(dir));) {
-        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-            continue;
-        char *child = recording_file(path, e->d_name);
-        total += disk_usage(child);
-        free(child);
-    }
-    closedir(dir);
-    return total;
-}
-
 struct sizes {
     uint64_t total, events, results;
 };
@@ -73,9 +48,9 @@ static void measure(const char *rec_path, struct sizes *s)
     char *events = recording_file(rec_path, RECORDING_EVENTS);
     char *results = recording_file(rec_path, RECORDING_RESULTS);
     char *names = recording_file(rec_path, SYMBOL_FILE_NAME);
-    s->total = disk_usage(rec_path);
-    s->events = disk_usage(events);
-    s->results = disk_usage(results) + disk_usage(names);
+    s->total = staging_disk_usage(rec_path);
+    s->events = staging_disk_usage(events);
+    s->results = staging_disk_usage(results) + staging_disk_usage(names);
     free(events);
     free(results);
     free(names);
