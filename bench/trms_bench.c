@@ -30,6 +30,7 @@
 #include "bench/synthetic_trace.h"
 #include "common/oom.h"
 #include "common/parse_number.h"
+#include "tests/move_to_front.h"
 #include "tests/naive_reference.h"
 #include "trace/recording.h"
 #include "trace/trace_writer.h"
@@ -208,44 +209,6 @@ static int run_naive(const struct options *o)
     return same ? 0 : 1;
 }
 
-/* Exact LRU reuse distance of one stream of line accesses, the naive way: a
- * move-to-front array (the distance is the line's position; a reuse moves
- * the lines above it down by one). O(distance) per access. */
-struct mtf {
-    uint64_t *lines;
-    size_t n, capacity;
-    uint64_t *hist;
-    size_t hist_len;
-    uint64_t cold;
-};
-
-static void mtf_access(struct mtf *m, uint64_t line)
-{
-    size_t d = 0;
-    while (d < m->n && m->lines[d] != line)
-        d++;
-    if (d == m->n) {
-        if (m->n == m->capacity) {
-            m->capacity = m->capacity ? 2 * m->capacity : 1024;
-            m->lines = xrealloc(m->lines, m->capacity * sizeof *m->lines);
-        }
-        m->n++;
-        m->cold++;
-    } else {
-        if (d >= m->hist_len) {
-            size_t len = m->hist_len ? m->hist_len : 1024;
-            while (len <= d)
-                len *= 2;
-            m->hist = xrealloc(m->hist, len * sizeof *m->hist);
-            memset(m->hist + m->hist_len, 0, (len - m->hist_len) * sizeof *m->hist);
-            m->hist_len = len;
-        }
-        m->hist[d]++;
-    }
-    memmove(m->lines + 1, m->lines, d * sizeof *m->lines);
-    m->lines[0] = line;
-}
-
 /* The global reuse histogram of the same line accesses, by the engine's
  * pass (reuse distance alone, one stack) and by the move-to-front array. */
 static int run_reuse_naive(const struct options *o)
@@ -288,8 +251,7 @@ static int run_reuse_naive(const struct options *o)
            o->events, n, m.cold, fast, slow, (double)n / fast / 1e6, (double)n / slow / 1e6,
            slow / fast, same ? "yes" : "NO");
     reuse_distance_free(rd);
-    free(m.lines);
-    free(m.hist);
+    mtf_free(&m);
     free(lines);
     free(events);
     synthetic_free(trace);

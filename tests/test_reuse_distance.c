@@ -20,43 +20,8 @@
 #include "analyses/reuse_distance.h"
 #include "common/oom.h"
 #include "tests/check.h"
+#include "tests/move_to_front.h"
 #include "tests/random_trace.h"
-
-struct mtf {
-    uint64_t *lines;
-    size_t n, capacity;
-    uint64_t *hist;
-    size_t hist_len;
-    uint64_t cold;
-};
-
-static void mtf_access(struct mtf *m, uint64_t line)
-{
-    size_t d = 0;
-    while (d < m->n && m->lines[d] != line)
-        d++;
-    if (d == m->n) {
-        if (m->n == m->capacity) {
-            m->capacity = m->capacity ? 2 * m->capacity : 1024;
-            m->lines = xrealloc(m->lines, m->capacity * sizeof *m->lines);
-        }
-        m->n++;
-        m->cold++;
-    } else {
-        if (d >= m->hist_len) {
-            size_t len = m->hist_len ? m->hist_len : 1024;
-            while (len <= d)
-                len *= 2;
-            m->hist = xrealloc(m->hist, len * sizeof *m->hist);
-            for (size_t i = m->hist_len; i < len; i++)
-                m->hist[i] = 0;
-            m->hist_len = len;
-        }
-        m->hist[d]++;
-    }
-    memmove(m->lines + 1, m->lines, d * sizeof *m->lines);
-    m->lines[0] = line;
-}
 
 /* A stream of N line numbers over WIDTH lines: short reuses of the last
  * few lines, sweeps, random far reuses and first touches, in phases. */
@@ -114,8 +79,7 @@ static void against_naive(uint64_t window, uint64_t seed, size_t n, uint64_t wid
     }
     CHECK_EQ(reuse_distance_accesses(rd), n);
     reuse_distance_free(rd);
-    free(m.lines);
-    free(m.hist);
+    mtf_free(&m);
     free(s);
 }
 
