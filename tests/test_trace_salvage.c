@@ -58,7 +58,11 @@ static void write_until_full(const char *path, uint64_t limit, const struct even
     size_t i = 0;
     while (i < events->count && trace_writer_event(w, &events->items[i], routines, &err) == 0)
         i++;
-    if (i == events->count || trace_writer_failed(w) != EFBIG)
+    /* The writer thread may meet the limit after the last event was taken:
+     * draining shows it then. */
+    if (i == events->count && trace_writer_drain(w, &err) == 0)
+        _exit(3);
+    if (trace_writer_failed(w) != EFBIG)
         _exit(3);
     rl.rlim_cur = RLIM_INFINITY;
     setrlimit(RLIMIT_FSIZE, &rl);
@@ -92,7 +96,11 @@ static void salvage(void)
     snprintf(whole, sizeof whole, "%s/salvage-whole.trms", tmpdir);
     write_whole(whole, &events, &routines);
     uint64_t whole_size = file_size(whole);
-    const uint64_t limits[] = {whole_size / 5, whole_size / 2, whole_size * 4 / 5 + 1};
+    /* The last cuts the last events block (the end block is under 64
+     * bytes), which the writer thread meets after the last event was
+     * taken: trace_writer_drain shows it. */
+    const uint64_t limits[] = {whole_size / 5, whole_size / 2, whole_size * 4 / 5 + 1,
+                               whole_size - 64};
     for (size_t l = 0; l < sizeof limits / sizeof *limits; l++) {
         char path[300];
         snprintf(path, sizeof path, "%s/salvaged-%zu.trms", tmpdir, l);

@@ -403,6 +403,10 @@ static int record_valgrind(const char *staging, const char *program, char **argv
     }
     free(log_path);
     uint64_t kept = 0;
+    /* A write that failed at the very end shows here, while the whole
+     * blocks can still be kept. */
+    if (rc == 0 && trace_writer_drain(r->writer, err) != 0)
+        rc = -1;
     if (rc != 0 && r->writer && trace_writer_failed(r->writer))
         rc = keep_whole_blocks(r, staging, &kept, err);
     else if (rc == 0) {
@@ -490,6 +494,10 @@ static int record_step(const char *staging, const char *program, char **argv, st
     *outcome = res.outcome;
     staging_release_reserve(staging);  /* room for the end */
     uint64_t kept = 0;
+    /* A write that failed at the very end shows here, while the whole
+     * blocks can still be kept. */
+    if (rc == 0 && trace_writer_drain(r->writer, err) != 0)
+        rc = -1;
     if (rc != 0 && r->writer && trace_writer_failed(r->writer))
         rc = keep_whole_blocks(r, staging, &kept, err);
     else if (rc == 0) {

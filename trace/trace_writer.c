@@ -326,17 +326,20 @@ static void stop_thread(struct trace_writer *w)
 }
 
 /* Frees W once every buffer is back from the writer thread. */
+/* With W->lock held: no buffer is with the writer thread. */
+static int all_buffers_back(const struct trace_writer *w)
+{
+    unsigned back = w->current ? 1 : 0;
+    for (const struct trace_block *b = w->free_list; b; b = b->next)
+        back++;
+    return back == w->buffers;
+}
+
 static void free_writer(struct trace_writer *w)
 {
     pthread_mutex_lock(&w->lock);
-    for (;;) {
-        unsigned back = w->current ? 1 : 0;
-        for (struct trace_block *b = w->free_list; b; b = b->next)
-            back++;
-        if (back == w->buffers)
-            break;
+    while (!all_buffers_back(w))
         pthread_cond_wait(&w->freed, &w->lock);
-    }
     pthread_mutex_unlock(&w->lock);
     free_buffers(w->free_list);
     if (w->current)
@@ -512,6 +515,19 @@ void trace_writer_close_window(struct trace_writer *w, const struct trace_window
     w->encoder = win->encoder;
     w->block_events += records;
     w->total_events += records;
+}
+
+int trace_writer_drain(struct trace_writer *w, struct trms_error *err)
+{
+    if (w->tap.run && flush_tap(w, err) != 0)
+        return -1;
+    if (flush_events(w, err) != 0)
+        return -1;
+    pthread_mutex_lock(&w->lock);
+    while (w->queue_head || !all_buffers_back(w))
+        pthread_cond_wait(&w->freed, &w->lock);
+    pthread_mutex_unlock(&w->lock);
+    return failure(w, err);
 }
 
 int trace_writer_failed(const struct trace_writer *w)

@@ -80,6 +80,12 @@ int trace_writer_tap(struct trace_writer *w, const struct event *events, size_t 
  * blocks still queued come later). */
 uint64_t trace_writer_bytes(const struct trace_writer *w);
 
+/* Hands the events so far to the writer thread and waits until it has
+ * written them: -1 when a write failed (trace_writer_failed says why),
+ * which the blocks still queued would otherwise hide until
+ * trace_writer_close, too late to keep the whole ones. */
+int trace_writer_drain(struct trace_writer *w, struct trms_error *err);
+
 /* Writes the end block and closes; the writer is freed either way. */
 int trace_writer_close(struct trace_writer *w, const struct routine_table *routines,
                        struct trms_error *err);
