@@ -364,6 +364,24 @@ static int keep_whole_blocks(struct record *r, const char *staging, uint64_t *ev
     return rc;
 }
 
+/* The engine has stopped with RC: the trace is closed whole, or, when a
+ * write failed (a write at the very end shows only once the writer has
+ * drained), ends after its whole blocks (*KEPT their events); else left to
+ * the caller. */
+static int end_trace(struct record *r, const char *staging, int rc, uint64_t *kept,
+                     struct trms_error *err)
+{
+    if (rc == 0 && trace_writer_drain(r->writer, err) != 0)
+        rc = -1;
+    if (rc != 0 && r->writer && trace_writer_failed(r->writer))
+        return keep_whole_blocks(r, staging, kept, err);
+    if (rc == 0) {
+        rc = trace_writer_close(r->writer, &r->routines, err);
+        r->writer = NULL;
+    }
+    return rc;
+}
+
 static const char *out_of_space_reason(int errnum)
 {
     return errnum == ENOSPC ? "no space left on device while writing the event trace"
@@ -403,16 +421,7 @@ static int record_valgrind(const char *staging, const char *program, char **argv
     }
     free(log_path);
     uint64_t kept = 0;
-    /* A write that failed at the very end shows here, while the whole
-     * blocks can still be kept. */
-    if (rc == 0 && trace_writer_drain(r->writer, err) != 0)
-        rc = -1;
-    if (rc != 0 && r->writer && trace_writer_failed(r->writer))
-        rc = keep_whole_blocks(r, staging, &kept, err);
-    else if (rc == 0) {
-        rc = trace_writer_close(r->writer, &r->routines, err);
-        r->writer = NULL;
-    }
+    rc = end_trace(r, staging, rc, &kept, err);
     *stats = (struct record_stats){.events = r->out_of_space ? kept : total_events(summary.events),
                                    .threads = summary.threads,
                                    .tail_calls = summary.tail_calls,
@@ -494,16 +503,7 @@ static int record_step(const char *staging, const char *program, char **argv, st
     *outcome = res.outcome;
     staging_release_reserve(staging);  /* room for the end */
     uint64_t kept = 0;
-    /* A write that failed at the very end shows here, while the whole
-     * blocks can still be kept. */
-    if (rc == 0 && trace_writer_drain(r->writer, err) != 0)
-        rc = -1;
-    if (rc != 0 && r->writer && trace_writer_failed(r->writer))
-        rc = keep_whole_blocks(r, staging, &kept, err);
-    else if (rc == 0) {
-        rc = trace_writer_close(r->writer, &r->routines, err);
-        r->writer = NULL;
-    }
+    rc = end_trace(r, staging, rc, &kept, err);
     const struct rerun_summary *d = &res.decoded;
     char seed[32], quantum[32], records[32], undecodable[32], approximated[32], signals[32],
         blocked[32], left_out[32], late[32], depth[32], pct_events[32], counted[32],
