@@ -331,16 +331,48 @@ void input_size_access(struct input_size *is, enum event_type type, uint64_t add
  * scattered accesses find their record in the caches. */
 #define PREFETCH_AHEAD 8
 
-static ALWAYS_INLINE void prefetch(const struct input_size *is, const struct batch_event *e,
-                                   uint8_t mine, int single)
+/* The shard-local index of the first cell of access E. */
+static ALWAYS_INLINE uint64_t first_local(const struct input_size *is, const struct batch_event *e,
+                                          int single)
 {
-    if ((!single && !(e->shards & mine)) || !event_is_access((enum event_type)e->type))
-        return;
     uint64_t c = e->value >> is->cell_shift;
-    shadow_map_prefetch(&is->cells,
-                        single ? c
-                               : ((c >> (SHARD_GRAIN_BITS + is->shard_shift)) << SHARD_GRAIN_BITS) |
-                                     (c & SHARD_GRAIN_MASK));
+    return single ? c
+                  : ((c >> (SHARD_GRAIN_BITS + is->shard_shift)) << SHARD_GRAIN_BITS) |
+                        (c & SHARD_GRAIN_MASK);
+}
+
+static ALWAYS_INLINE int mine_access(const struct batch_event *e, uint8_t mine, int single)
+{
+    return (single || (e->shards & mine)) && event_is_access((enum event_type)e->type);
+}
+
+/* Far ahead: the record of the access's first cell. */
+static ALWAYS_INLINE void prefetch_record(const struct input_size *is, const struct batch_event *e,
+                                          uint8_t mine, int single)
+{
+    if (mine_access(e, mine, single))
+        shadow_map_prefetch(&is->cells, first_local(is, e, single));
+}
+
+/* Nearer: the record has arrived, and when another thread owns the cell,
+ * the access will move the owner's time to its evicted map and look up
+ * T's own: both are asked for now, since cells that change hands are
+ * scattered over as many evicted maps as threads. A hint only: the record
+ * may change before the access. */
+static ALWAYS_INLINE void prefetch_evicted(const struct input_size *is, const struct thread *t,
+                                           const struct batch_event *e, uint8_t mine, int single)
+{
+    if (!t || e->type == EVENT_KWRITE || !mine_access(e, mine, single))
+        return; /* a kernel write changes no owner */
+    uint64_t local = first_local(is, e, single);
+    const uint64_t *record = shadow_map_hint(&is->cells, local);
+    if (!record)
+        return;
+    uint64_t owner = OWNER_OF(*record);
+    if (owner == 0 || owner == t->index + 1)
+        return;
+    shadow_map_prefetch(&is->threads[owner - 1].evicted, local);
+    shadow_map_prefetch(&t->evicted, local);
 }
 
 /* The batch loop, once for a single shard (SINGLE: no tags to look at, and
@@ -350,15 +382,17 @@ static ALWAYS_INLINE void run_events(struct input_size *is, const struct batch_e
 {
     uint8_t mine = (uint8_t)(1u << is->shard);
     /* The shards share the events: each sees about 1/shards of the accesses. */
-    size_t ahead = (size_t)PREFETCH_AHEAD << is->shard_shift;
+    size_t ahead = (size_t)PREFETCH_AHEAD << is->shard_shift, far = 2 * ahead;
     /* The current thread and its innermost activation, kept in registers
      * between the events that change them. */
     struct thread *t = is->current;
     struct frame *top = t ? &t->stack[t->top] : NULL;
     for (size_t i = 0; i < n; i++) {
         const struct batch_event *e = &events[i];
+        if (i + far < n)
+            prefetch_record(is, &events[i + far], mine, single);
         if (i + ahead < n)
-            prefetch(is, &events[i + ahead], mine, single);
+            prefetch_evicted(is, t, &events[i + ahead], mine, single);
         if (!single && !(e->shards & mine))
             continue; /* another shard's cells only */
         switch (e->type) {

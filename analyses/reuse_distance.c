@@ -9,79 +9,98 @@
 #include "common/oom.h"
 #include "trace/event.h"
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+#define WORD_GROUP_BITS REUSE_WORD_GROUP_BITS
+#define WORD_GROUP (1u << WORD_GROUP_BITS)
 #define GROUP_BITS REUSE_GROUP_BITS
 #define GROUP (1u << GROUP_BITS)
 
-/* Entries at level K (0: the words of marks). */
+/* log2 of the entries of level K in one group, and of the times one entry
+ * of level K covers. */
+static ALWAYS_INLINE unsigned group_bits(unsigned k)
+{
+    return k ? GROUP_BITS : WORD_GROUP_BITS;
+}
+
+static ALWAYS_INLINE unsigned entry_shift(unsigned k)
+{
+    return k ? 6 + WORD_GROUP_BITS + GROUP_BITS * (k - 1) : 6;
+}
+
+/* Entries at level K (0: the words of marks), before padding. */
 static uint64_t level_size(const struct reuse_distance *rd, unsigned k)
 {
     uint64_t n = rd->words;
     for (unsigned i = 0; i < k; i++)
-        n = (n + GROUP - 1) >> GROUP_BITS;
+        n = (n + (UINT64_C(1) << group_bits(i)) - 1) >> group_bits(i);
     return n;
 }
 
-/* Entry J of level K: a word's marks, or a group's count. */
-static ALWAYS_INLINE uint64_t entry(const struct reuse_distance *rd, unsigned k, uint64_t j)
+/* Entries allocated at level K: whole groups, so that a group is read
+ * whole, aligned to a cache line. */
+static uint64_t level_padded(const struct reuse_distance *rd, unsigned k)
 {
-    return k ? rd->counts[k][j] : (uint64_t)__builtin_popcountll(rd->marks[j]);
+    uint64_t group = UINT64_C(1) << group_bits(k);
+    return (level_size(rd, k) + group - 1) / group * group;
 }
 
-static ALWAYS_INLINE uint64_t entries(const struct reuse_distance *rd, unsigned k, uint64_t from,
-                                      uint64_t to)
+/* Marks in the words of a group (G) after its word J. */
+static ALWAYS_INLINE uint64_t words_after(const uint64_t *g, unsigned j)
 {
     uint64_t sum = 0;
-    if (k == 0)
-        for (uint64_t j = from; j <= to; j++)
-            sum += (uint64_t)__builtin_popcountll(rd->marks[j]);
-    else
-        for (uint64_t j = from; j <= to; j++)
-            sum += rd->counts[k][j];
+    for (unsigned m = 0; m < WORD_GROUP; m++)
+        sum += (uint64_t)__builtin_popcountll(g[m]) & -(uint64_t)(m > j);
     return sum;
 }
 
-/* Marks at times after T (and so before now: lines touched since T), for
- * T a mark. Climbs from T's word: at each level, the marks after T's entry
- * in its group come from the nearer end of the group (the group's count
- * minus the entries up to T's, or the entries after it), until T's group
- * is the present's, after which nothing is marked. */
-static uint64_t marks_after_climb(const struct reuse_distance *rd, uint64_t t)
+/* Marks in the entries of a group of counts (G) after its entry J. */
+static ALWAYS_INLINE uint64_t counts_after(const uint32_t *g, unsigned j)
+{
+#if defined(__SSE2__) && REUSE_GROUP_BITS == 4
+    /* Sums stay below 2^32: a stack holds fewer lines. */
+    const __m128i *v = (const __m128i *)g;
+    __m128i limit = _mm_set1_epi32((int)j);
+    __m128i sum = _mm_and_si128(_mm_load_si128(v), _mm_cmpgt_epi32(_mm_setr_epi32(0, 1, 2, 3), limit));
+    sum = _mm_add_epi32(sum, _mm_and_si128(_mm_load_si128(v + 1),
+                                           _mm_cmpgt_epi32(_mm_setr_epi32(4, 5, 6, 7), limit)));
+    sum = _mm_add_epi32(sum, _mm_and_si128(_mm_load_si128(v + 2),
+                                           _mm_cmpgt_epi32(_mm_setr_epi32(8, 9, 10, 11), limit)));
+    sum = _mm_add_epi32(sum, _mm_and_si128(_mm_load_si128(v + 3),
+                                           _mm_cmpgt_epi32(_mm_setr_epi32(12, 13, 14, 15), limit)));
+    sum = _mm_add_epi32(sum, _mm_shuffle_epi32(sum, 0x4e));
+    sum = _mm_add_epi32(sum, _mm_shuffle_epi32(sum, 0xb1));
+    return (uint32_t)_mm_cvtsi128_si32(sum);
+#else
+    uint64_t sum = 0;
+    for (unsigned m = 0; m < GROUP; m++)
+        sum += g[m] & -(uint32_t)(m > j);
+    return sum;
+#endif
+}
+
+/* Marks at times strictly between T (a mark) and now: the lines touched
+ * since T. Climbs from T's word: at each level, the entries after T's in
+ * its group, until T's group is the present's, past which nothing is
+ * marked. */
+static ALWAYS_INLINE uint64_t marks_after(const struct reuse_distance *rd, uint64_t t)
 {
     uint64_t i = t >> 6, n = (rd->now - 1) >> 6;
     uint64_t after = (uint64_t)__builtin_popcountll(rd->marks[i] & ~((2ull << (t & 63)) - 1));
-    for (unsigned k = 0; i != n; k++) {
-        uint64_t pi = i >> GROUP_BITS, pn = n >> GROUP_BITS;
-        uint64_t start = pi << GROUP_BITS;
-        uint64_t stop = pi == pn ? n : start + GROUP - 1; /* nothing is marked past n */
-        uint64_t size = level_size(rd, k);
-        if (stop >= size)
-            stop = size - 1;
-        if (stop - i <= i - start + 1) {
-            if (stop > i)
-                after += entries(rd, k, i + 1, stop);
-        } else {
-            uint64_t group = k < rd->levels ? rd->counts[k + 1][pi] : rd->live;
-            after += group - entries(rd, k, start, i);
-        }
-        if (k == rd->levels) /* the top has one group: done */
+    if (i == n)
+        return after;
+    after += words_after(rd->marks + (i & ~(uint64_t)(WORD_GROUP - 1)), (unsigned)i & (WORD_GROUP - 1));
+    for (unsigned k = 1; k <= rd->levels; k++) {
+        unsigned bits = group_bits(k - 1);
+        if ((i >> bits) == (n >> bits))
             break;
-        i = pi;
-        n = pn;
+        i >>= bits;
+        n >>= bits;
+        after += counts_after(rd->counts[k] + (i & ~(uint64_t)(GROUP - 1)), (unsigned)i & (GROUP - 1));
     }
     return after;
-}
-
-/* Marks at times strictly between t and now: lines touched since t. */
-static ALWAYS_INLINE uint64_t marks_after(const struct reuse_distance *rd, uint64_t t)
-{
-    if (rd->now - t > SCAN_LIMIT)
-        return marks_after_climb(rd, t);
-    uint64_t w = t >> 6, end = (rd->now - 1) >> 6;
-    uint64_t bits = rd->marks[w] & ~((2ull << (t & 63)) - 1);
-    uint64_t n = 0;
-    for (; w < end; bits = rd->marks[++w])
-        n += (uint64_t)__builtin_popcountll(bits);
-    return n + (uint64_t)__builtin_popcountll(bits);
 }
 
 static void free_counts(struct reuse_distance *rd)
@@ -92,19 +111,26 @@ static void free_counts(struct reuse_distance *rd)
     }
 }
 
+static void *zeroed_lines(uint64_t bytes)
+{
+    void *p = xaligned_alloc(64, (size_t)bytes);
+    memset(p, 0, (size_t)bytes);
+    return p;
+}
+
 void reuse_window_allocate(struct reuse_distance *rd, uint64_t capacity)
 {
     free(rd->marks);
     free_counts(rd);
     rd->capacity = capacity;
     rd->words = capacity / 64;
-    rd->marks = xcalloc(rd->words, sizeof *rd->marks);
+    rd->marks = zeroed_lines(level_padded(rd, 0) * sizeof *rd->marks);
     rd->levels = 0;
-    while (level_size(rd, rd->levels) > GROUP) {
+    while (level_size(rd, rd->levels) > (UINT64_C(1) << group_bits(rd->levels))) {
         rd->levels++;
         if (rd->levels > COUNT_LEVELS_MAX)
             oom_exit("reuse distance window");
-        rd->counts[rd->levels] = xcalloc(level_size(rd, rd->levels), sizeof(uint32_t));
+        rd->counts[rd->levels] = zeroed_lines(level_padded(rd, rd->levels) * sizeof(uint32_t));
     }
 }
 
@@ -157,7 +183,8 @@ void reuse_window_count_marks(struct reuse_distance *rd)
     for (unsigned k = 1; k <= rd->levels; k++) {
         uint64_t below = level_size(rd, k - 1);
         for (uint64_t j = 0; j < below; j++)
-            rd->counts[k][j >> GROUP_BITS] += (uint32_t)entry(rd, k - 1, j);
+            rd->counts[k][j >> group_bits(k - 1)] +=
+                k == 1 ? (uint32_t)__builtin_popcountll(rd->marks[j]) : rd->counts[k - 1][j];
     }
 }
 
@@ -238,16 +265,14 @@ static ALWAYS_INLINE void count_far(struct reuse_distance *rd, uint64_t distance
 static ALWAYS_INLINE void move_mark(struct reuse_distance *rd, uint64_t t, uint64_t now)
 {
     rd->marks[now >> 6] |= 1ull << (now & 63);
-    uint64_t jn = now >> 6;
     if (t == 0) {
         for (unsigned k = 1; k <= rd->levels; k++)
-            rd->counts[k][jn >> (GROUP_BITS * k)]++;
+            rd->counts[k][now >> entry_shift(k)]++;
         return;
     }
     rd->marks[t >> 6] &= ~(1ull << (t & 63));
-    uint64_t jt = t >> 6;
     for (unsigned k = 1; k <= rd->levels; k++) {
-        uint64_t a = jt >> (GROUP_BITS * k), b = jn >> (GROUP_BITS * k);
+        uint64_t a = t >> entry_shift(k), b = now >> entry_shift(k);
         if (a == b)
             break; /* and so at every level above */
         rd->counts[k][a]--;
@@ -272,6 +297,8 @@ static ALWAYS_INLINE uint64_t access_line(struct reuse_distance *rd, uint64_t li
     uint64_t now = rd->now;
     uint64_t distance = REUSE_COLD;
     if (t == 0) {
+        if (rd->live == UINT32_MAX - 1)
+            oom_exit("reuse distance: 2^32 distinct lines"); /* the counts are 32 bits */
         rd->cold++;
         rd->live++;
     } else {
@@ -296,8 +323,26 @@ uint64_t reuse_distance_access_distance(struct reuse_distance *rd, uint64_t line
     return access_line(rd, line, 0);
 }
 
-/* How many events ahead a line's latest time is asked for. */
-#define PREFETCH_AHEAD 8
+/* How many events ahead a line's latest time is asked for; at half that
+ * distance the time has arrived, and the marks around it, where the count
+ * of the lines touched since starts, are asked for in turn. */
+#define PREFETCH_AHEAD 16
+
+static ALWAYS_INLINE int is_load_or_store(const struct batch_event *ev)
+{
+    return ev->type == EVENT_READ || ev->type == EVENT_WRITE;
+}
+
+static ALWAYS_INLINE void prefetch_marks(const struct reuse_distance *rd, uint64_t line)
+{
+    const uint64_t *slot = shadow_map_hint(&rd->last, line);
+    if (!slot || !*slot || *slot >= rd->capacity)
+        return; /* never touched, or its time is from before a renumbering */
+    uint64_t t = *slot;
+    __builtin_prefetch(&rd->marks[t >> 6], 1);
+    for (unsigned k = 1; k <= rd->levels && k <= 2; k++) /* the levels above are few lines */
+        __builtin_prefetch(&rd->counts[k][t >> entry_shift(k)], 1);
+}
 
 size_t reuse_distance_events(struct reuse_distance *rd, const struct batch_event *events,
                              size_t n, unsigned line_shift, uint32_t stop)
@@ -305,12 +350,11 @@ size_t reuse_distance_events(struct reuse_distance *rd, const struct batch_event
     size_t i = 0;
     for (; i < n; i++) {
         const struct batch_event *ev = &events[i];
-        if (i + PREFETCH_AHEAD < n) {
-            const struct batch_event *next = &events[i + PREFETCH_AHEAD];
-            if (next->type == EVENT_READ || next->type == EVENT_WRITE)
-                shadow_map_prefetch(&rd->last, next->value >> line_shift);
-        }
-        if (ev->type != EVENT_READ && ev->type != EVENT_WRITE) {
+        if (i + PREFETCH_AHEAD < n && is_load_or_store(&events[i + PREFETCH_AHEAD]))
+            shadow_map_prefetch(&rd->last, events[i + PREFETCH_AHEAD].value >> line_shift);
+        if (i + PREFETCH_AHEAD / 2 < n && is_load_or_store(&events[i + PREFETCH_AHEAD / 2]))
+            prefetch_marks(rd, events[i + PREFETCH_AHEAD / 2].value >> line_shift);
+        if (!is_load_or_store(ev)) {
             if (ev->type == EVENT_THREAD && (stop == REUSE_STOP_ANY || ev->size == stop))
                 break;
             continue; /* the kernel's accesses are no reuse */
@@ -333,11 +377,12 @@ struct reuse_distance *reuse_distance_clone(const struct reuse_distance *rd)
     *copy = *rd;
     shadow_map_init(&copy->last, 1);
     shadow_map_copy(&copy->last, (struct shadow_map *)&rd->last);
-    copy->marks = xmalloc(rd->words * sizeof *rd->marks);
-    memcpy(copy->marks, rd->marks, rd->words * sizeof *rd->marks);
+    size_t mark_bytes = level_padded(rd, 0) * sizeof *rd->marks;
+    copy->marks = xaligned_alloc(64, mark_bytes);
+    memcpy(copy->marks, rd->marks, mark_bytes);
     for (unsigned k = 1; k <= rd->levels; k++) {
-        size_t bytes = level_size(rd, k) * sizeof(uint32_t);
-        copy->counts[k] = xmalloc(bytes);
+        size_t bytes = level_padded(rd, k) * sizeof(uint32_t);
+        copy->counts[k] = xaligned_alloc(64, bytes);
         memcpy(copy->counts[k], rd->counts[k], bytes);
     }
     copy->histogram = NULL;
@@ -372,7 +417,8 @@ size_t reuse_distance_bytes(const struct reuse_distance *rd)
 {
     size_t counts = 0;
     for (unsigned k = 1; k <= rd->levels; k++)
-        counts += level_size(rd, k) * sizeof(uint32_t);
-    return sizeof *rd + shadow_map_bytes(&rd->last) + rd->words * sizeof *rd->marks + counts +
+        counts += level_padded(rd, k) * sizeof(uint32_t);
+    return sizeof *rd + shadow_map_bytes(&rd->last) + level_padded(rd, 0) * sizeof *rd->marks +
+           counts +
            rd->histogram_capacity * sizeof *rd->histogram;
 }

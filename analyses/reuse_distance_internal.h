@@ -13,23 +13,27 @@
 /* After a renumbering the window holds this many times the live marks, so
  * renumberings (each O(M)) come at most every 7 M accesses. */
 #define WINDOW_FACTOR 8
-/* Distances up to this many time steps are counted by scanning the bitmap
- * directly, which beats climbing the counts for the many short reuses of
- * real code. */
-#define SCAN_LIMIT 512u
-
-/* The marks are counted in groups of 64: counts[1][j] holds the marks of
- * words 64j .. 64j+63, counts[2][j] those of counts[1][64j .. 64j+63], and
- * so on up to a top level of at most 64 groups. Moving a mark costs one
- * add per level whose group changes (levels are few: 4 cover 2^30 times),
- * where a Fenwick tree over the words took two walks of log2(words)
- * scattered steps; counting the marks after a time reads at most 32
- * neighbouring entries per level, from the time's word up to the level
- * where it shares a group with the present. */
-#ifndef REUSE_GROUP_BITS
-#define REUSE_GROUP_BITS 6 /* a test builds the stack with groups of 4, to climb every level */
+/* The marks are counted in groups of one cache line each, so that
+ * counting the marks after a time reads one line per level, with the same
+ * few instructions whatever the time's place in it (no loop whose length
+ * the branch predictor must guess):
+ *
+ *   level 0      the words of marks, in groups of 8 (512 times);
+ *   level k > 0  counts[k][j]: the marks of group j of level k-1, in
+ *                groups of 16 (so 2^(9 + 4(k-1)) times per entry).
+ *
+ * The top level is one group. Moving a mark costs one add per level whose
+ * group changes; the count after a time sums the entries after its own in
+ * its group, level by level, up to the level where its group is the
+ * present's (nothing is marked past the present). Counts are 32 bits: a
+ * stack holds fewer than 2^32 lines. */
+#ifndef REUSE_WORD_GROUP_BITS
+#define REUSE_WORD_GROUP_BITS 3 /* a test builds smaller groups, to climb every level */
 #endif
-#define COUNT_LEVELS_MAX (36 / REUSE_GROUP_BITS) /* 2^36 words: plenty */
+#ifndef REUSE_GROUP_BITS
+#define REUSE_GROUP_BITS 4
+#endif
+#define COUNT_LEVELS_MAX ((36 - REUSE_WORD_GROUP_BITS) / REUSE_GROUP_BITS + 2) /* 2^36 words */
 
 /* Distances at least this large are counted in the histogram later, in a
  * burst with prefetching: the histogram is 8 bytes per distance, and the
@@ -40,7 +44,7 @@
 struct reuse_distance {
     struct shadow_map last;  /* line -> time of its latest access, 0 = never */
     uint64_t *marks;         /* bit t set: time t is some line's latest access */
-    uint32_t *counts[COUNT_LEVELS_MAX + 1]; /* [1..levels], see above */
+    uint32_t *counts[COUNT_LEVELS_MAX + 1]; /* [1..levels], see above; whole groups */
     unsigned levels;
     uint64_t words;          /* capacity / 64 */
     uint64_t capacity;       /* times 0 .. capacity-1; time 0 is never used */

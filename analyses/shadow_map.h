@@ -78,17 +78,26 @@ static ALWAYS_INLINE uint64_t *shadow_map_slot(struct shadow_map *map, uint64_t 
     return &e->chunk[(index & (SHADOW_CHUNK_CELLS - 1)) << map->word_shift];
 }
 
-/* Asks the caches for cell INDEX's record ahead of its use, when its page is
- * a recent one and its chunk exists (a hint: creates nothing). */
-static ALWAYS_INLINE void shadow_map_prefetch(const struct shadow_map *map, uint64_t index)
+/* Cell INDEX's record when its page is a recent one and its chunk exists,
+ * else NULL: a hint for prefetching, which creates nothing and calls
+ * nothing. */
+static ALWAYS_INLINE const uint64_t *shadow_map_hint(const struct shadow_map *map, uint64_t index)
 {
     uint64_t number = index >> SHADOW_CHUNK_BITS, page = number >> SHADOW_PAGE_BITS;
     const struct shadow_page_entry *p = &map->page_cache[page % SHADOW_PAGE_CACHE];
     if (!p->page || p->number != page)
-        return;
+        return NULL;
     const uint64_t *chunk = p->page[number & (SHADOW_PAGE_CHUNKS - 1)];
-    if (chunk)
-        __builtin_prefetch(&chunk[(index & (SHADOW_CHUNK_CELLS - 1)) << map->word_shift], 1);
+    return chunk ? &chunk[(index & (SHADOW_CHUNK_CELLS - 1)) << map->word_shift] : NULL;
+}
+
+/* Asks the caches for cell INDEX's record ahead of its use (see
+ * shadow_map_hint). */
+static ALWAYS_INLINE void shadow_map_prefetch(const struct shadow_map *map, uint64_t index)
+{
+    const uint64_t *record = shadow_map_hint(map, index);
+    if (record)
+        __builtin_prefetch(record, 1);
 }
 
 /* The first word of cell INDEX's record, 0 when it was never created;

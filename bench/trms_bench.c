@@ -11,7 +11,9 @@
  * analyses and the naive reference side by side on the same prefix, checked
  * equal), reuse-naive (one exact reuse stack against a move-to-front array
  * on the same line accesses, checked equal), or record DIR (write the trace
- * as a recording, to time `trms analyze` end to end). --contexts 1 keeps
+ * as a recording, to time `trms analyze` end to end). --recording REC
+ * times input-size, reuse, all or driver on REC's events instead (read
+ * into memory first), to see where a real trace's analysis spends. --contexts 1 keeps
  * the profiles per calling context, as `trms analyze --contexts`. Only the
  * analysis is timed: the events are
  * generated in memory first. --threads is the traced program's; --shards
@@ -33,6 +35,7 @@
 #include "tests/move_to_front.h"
 #include "tests/naive_reference.h"
 #include "trace/recording.h"
+#include "trace/trace_reader.h"
 #include "trace/trace_writer.h"
 
 #define CHUNK (1u << 20)   /* events generated at a time when recording */
@@ -40,6 +43,7 @@
 struct options {
     const char *mode;
     const char *dir;
+    const char *recording;  /* --recording REC: its events, not synthetic ones */
     uint64_t events;
     struct synthetic_shape shape;
     struct analysis_options analysis;
@@ -118,16 +122,63 @@ static uint64_t census_count(const struct cell_census *c)
     return n;
 }
 
+struct loaded_events {
+    struct event *events;
+    size_t n;
+    size_t capacity;
+    uint64_t accesses;
+};
+
+static int keep_event(void *ctx, const struct event *ev, struct trms_error *err)
+{
+    (void)err;
+    struct loaded_events *l = ctx;
+    if (l->n == l->capacity) {
+        l->capacity = l->capacity ? 2 * l->capacity : 1 << 20;
+        l->events = xrealloc(l->events, l->capacity * sizeof *l->events);
+    }
+    l->events[l->n++] = *ev;
+    l->accesses += event_is_access(ev->type);
+    return 0;
+}
+
+/* Every event of recording DIR, in memory (a real program's trace, or the
+ * 4-thread random one, to time the passes on). */
+static int load_recording(const char *dir, struct loaded_events *l)
+{
+    struct trms_error err;
+    struct routine_table routines;
+    routine_table_init(&routines);
+    char *path = recording_file(dir, RECORDING_EVENTS);
+    int rc = trace_read(path, &routines, keep_event, l, NULL, &err);
+    free(path);
+    routine_table_free(&routines);
+    if (rc != 0)
+        fprintf(stderr, "trms-bench: %s\n", err.message);
+    return rc;
+}
+
 static int run_analysis(const struct options *o)
 {
     /* Generate everything first: the analysis runs on worker threads, so
      * only a loop that does nothing else can be timed fairly. */
     struct synthetic_trace *trace = synthetic_new(&o->shape);
     struct cell_census census = {.cell_shift = (unsigned)__builtin_ctzll(o->analysis.cell_size)};
-    synthetic_regions(trace, add_region, &census);
-    struct event *events = xmalloc(o->events * sizeof *events);
-    uint64_t accesses = synthetic_fill(trace, events, (size_t)o->events), cell_accesses = 0;
-    for (uint64_t i = 0; i < o->events; i++)
+    struct event *events;
+    uint64_t accesses, n_events = o->events, cell_accesses = 0;
+    if (o->recording) { /* no regions known: no census of distinct cells */
+        struct loaded_events l = {0};
+        if (load_recording(o->recording, &l) != 0)
+            return 1;
+        events = l.events;
+        n_events = l.n;
+        accesses = l.accesses;
+    } else {
+        synthetic_regions(trace, add_region, &census);
+        events = xmalloc(o->events * sizeof *events);
+        accesses = synthetic_fill(trace, events, (size_t)o->events);
+    }
+    for (uint64_t i = 0; i < n_events; i++)
         if (event_is_access(events[i].type)) {
             census_access(&census, &events[i]);
             cell_accesses += ((events[i].addr + events[i].size - 1) >> census.cell_shift) -
@@ -142,7 +193,7 @@ static int run_analysis(const struct options *o)
         fprintf(stderr, "trms-bench: %s\n", err.message);
         return 1;
     }
-    for (uint64_t i = 0; i < o->events; i++)
+    for (uint64_t i = 0; i < n_events; i++)
         if (analysis_event(a, &events[i], &err) != 0) {
             fprintf(stderr, "trms-bench: %s\n", err.message);
             return 1;
@@ -160,7 +211,7 @@ static int run_analysis(const struct options *o)
            " rss_growth_mib=%.1f input_size_mib=%.1f reuse_mib=%.1f profiles_mib=%.1f"
            " engine_mib=%.1f distinct_cells=%" PRIu64 " distinct_lines=%" PRIu64
            " bytes_per_cell=%.1f bytes_per_line=%.1f\n",
-           o->mode, o->events, accesses, cell_accesses, o->shape.threads, o->analysis.shards,
+           o->mode, n_events, accesses, cell_accesses, o->shape.threads, o->analysis.shards,
            o->analysis.threads ? "yes" : "no", seconds, cpu, main_cpu, (double)accesses / seconds / 1e6,
            (double)(peak_rss_kib() - baseline) / 1024, (double)mem.input_size / (1 << 20),
            (double)mem.reuse / (1 << 20), (double)mem.profiles / (1 << 20),
@@ -323,7 +374,8 @@ int main(int argc, char **argv)
     analysis_options_default(&o.analysis);
     if (argc < 2) {
         fprintf(stderr, "usage: trms-bench input-size|reuse|all|driver|naive|reuse-naive|record DIR [--events N] "
-                        "[--threads T] [--working-set BYTES] [--cell-size N] [--line-size N]\n");
+                        "[--threads T] [--working-set BYTES] [--cell-size N] [--line-size N] "
+                        "[--recording REC]\n");
         return 2;
     }
     o.mode = argv[1];
@@ -334,8 +386,8 @@ int main(int argc, char **argv)
         o.dir = argv[i++];
     }
     for (; i + 1 < argc; i += 2) {
-        uint64_t v;
-        if (number(argv[i + 1], &v) != 0)
+        uint64_t v = 0;
+        if (strcmp(argv[i], "--recording") != 0 && number(argv[i + 1], &v) != 0)
             return 2;
         if (strcmp(argv[i], "--events") == 0)
             o.events = v;
@@ -353,6 +405,8 @@ int main(int argc, char **argv)
             o.analysis.threads = v != 0;
         else if (strcmp(argv[i], "--contexts") == 0)
             o.analysis.contexts = v != 0;
+        else if (strcmp(argv[i], "--recording") == 0)
+            o.recording = argv[i + 1];
         else {
             fprintf(stderr, "trms-bench: unknown option %s\n", argv[i]);
             return 2;

@@ -142,7 +142,7 @@ static void batch_path(uint64_t window, uint64_t seed)
 
 int main(void)
 {
-#ifdef REUSE_GROUP_BITS /* built with groups of 4: every level within reach */
+#ifdef REUSE_GROUP_BITS /* built with small groups: every level within reach */
     static const uint64_t windows[] = {0, 64, UINT64_C(1) << 20};
 #else
     static const uint64_t windows[] = {0, 64, UINT64_C(1) << 25};
