@@ -91,27 +91,18 @@ static void switch_reuse_thread(struct job *job, uint32_t index)
     job->current = index;
 }
 
-/* The per-thread stacks: runs between thread switches, each to its
- * thread's stack; nothing while the one thread's stack is the global one. */
+/* The per-thread stacks: each access to its thread's stack, nothing while
+ * the one thread's stack is the global one; a stack is made where its
+ * thread first appears. */
 static void run_reuse_threads(struct job *job, const struct batch *b)
 {
     unsigned shift = job->e->config.line_shift;
     size_t i = 0;
     while (i < b->count) {
-        const struct batch_event *ev = &b->events[i];
-        if (ev->type == EVENT_THREAD) {
-            switch_reuse_thread(job, ev->size);
-            i++;
-            continue;
-        }
-        struct reuse_distance *rd =
-            job->current == SIZE_MAX ? NULL : job->per_thread[job->current];
-        if (!rd) { /* shared with the global job, or no thread yet */
-            while (i < b->count && b->events[i].type != EVENT_THREAD)
-                i++;
-            continue;
-        }
-        i += reuse_distance_events(rd, ev, b->count - i, shift, REUSE_STOP_ANY);
+        i += reuse_distance_thread_events(job->per_thread, job->n_per_thread, &job->current,
+                                          b->events + i, b->count - i, shift);
+        if (i < b->count) /* a thread event, of a thread without a stack */
+            switch_reuse_thread(job, b->events[i++].size);
     }
 }
 

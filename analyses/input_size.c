@@ -329,7 +329,7 @@ void input_size_access(struct input_size *is, enum event_type type, uint64_t add
 
 /* How many of this shard's events ahead a record is asked for, so that
  * scattered accesses find their record in the caches. */
-#define PREFETCH_AHEAD 8
+#define PREFETCH_AHEAD 16
 
 /* The shard-local index of the first cell of access E. */
 static ALWAYS_INLINE uint64_t first_local(const struct input_size *is, const struct batch_event *e,

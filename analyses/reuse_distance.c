@@ -6,6 +6,7 @@
 #include "analyses/reuse_distance_internal.h"
 #include "analyses/shadow_map.h"
 #include "common/compiler.h"
+#include "common/huge_pages.h"
 #include "common/oom.h"
 #include "trace/event.h"
 
@@ -111,26 +112,19 @@ static void free_counts(struct reuse_distance *rd)
     }
 }
 
-static void *zeroed_lines(uint64_t bytes)
-{
-    void *p = xaligned_alloc(64, (size_t)bytes);
-    memset(p, 0, (size_t)bytes);
-    return p;
-}
-
 void reuse_window_allocate(struct reuse_distance *rd, uint64_t capacity)
 {
     free(rd->marks);
     free_counts(rd);
     rd->capacity = capacity;
     rd->words = capacity / 64;
-    rd->marks = zeroed_lines(level_padded(rd, 0) * sizeof *rd->marks);
+    rd->marks = huge_pages_calloc(level_padded(rd, 0) * sizeof *rd->marks);
     rd->levels = 0;
     while (level_size(rd, rd->levels) > (UINT64_C(1) << group_bits(rd->levels))) {
         rd->levels++;
         if (rd->levels > COUNT_LEVELS_MAX)
             oom_exit("reuse distance window");
-        rd->counts[rd->levels] = zeroed_lines(level_padded(rd, rd->levels) * sizeof(uint32_t));
+        rd->counts[rd->levels] = huge_pages_calloc(level_padded(rd, rd->levels) * sizeof(uint32_t));
     }
 }
 
@@ -215,9 +209,12 @@ static void grow_histogram(struct reuse_distance *rd, uint64_t distance)
     uint64_t capacity = rd->histogram_capacity ? rd->histogram_capacity : 64;
     while (capacity <= distance)
         capacity *= 2;
-    rd->histogram = xrealloc(rd->histogram, capacity * sizeof *rd->histogram);
-    for (uint64_t i = rd->histogram_capacity; i < capacity; i++)
-        rd->histogram[i] = 0;
+    /* Far distances land all over it. */
+    uint64_t *grown = huge_pages_calloc(capacity * sizeof *rd->histogram);
+    if (rd->histogram_capacity)
+        memcpy(grown, rd->histogram, rd->histogram_capacity * sizeof *rd->histogram);
+    free(rd->histogram);
+    rd->histogram = grown;
     rd->histogram_capacity = capacity;
 }
 
@@ -326,7 +323,7 @@ uint64_t reuse_distance_access_distance(struct reuse_distance *rd, uint64_t line
 /* How many events ahead a line's latest time is asked for; at half that
  * distance the time has arrived, and the marks around it, where the count
  * of the lines touched since starts, are asked for in turn. */
-#define PREFETCH_AHEAD 16
+#define PREFETCH_AHEAD 32
 
 static ALWAYS_INLINE int is_load_or_store(const struct batch_event *ev)
 {
@@ -368,6 +365,72 @@ size_t reuse_distance_events(struct reuse_distance *rd, const struct batch_event
         }
     }
     count_pending(rd);
+    return i;
+}
+
+static ALWAYS_INLINE struct reuse_distance *stack_of(struct reuse_distance *const *stacks,
+                                                     size_t n_stacks, size_t k)
+{
+    return k < n_stacks ? stacks[k] : NULL;
+}
+
+/* The thread of the access at position P (a thread event there sets it). */
+static ALWAYS_INLINE void follow_thread(const struct batch_event *ev, size_t *thread)
+{
+    if (ev->type == EVENT_THREAD)
+        *thread = ev->size;
+}
+
+size_t reuse_distance_thread_events(struct reuse_distance *const *stacks, size_t n_stacks,
+                                    size_t *current, const struct batch_event *events, size_t n,
+                                    unsigned line_shift)
+{
+    /* Each lookahead cursor knows the thread in effect where it stands, so
+     * that a line is asked for in the stack of the thread that will touch
+     * it, across the switches. */
+    size_t far = *current, near = *current;
+    for (size_t j = 0; j < n && j < PREFETCH_AHEAD; j++) {
+        follow_thread(&events[j], &far);
+        if (j < PREFETCH_AHEAD / 2)
+            follow_thread(&events[j], &near);
+    }
+    size_t i = 0;
+    for (; i < n; i++) {
+        if (i + PREFETCH_AHEAD < n) {
+            const struct batch_event *ahead = &events[i + PREFETCH_AHEAD];
+            follow_thread(ahead, &far);
+            const struct reuse_distance *rd = stack_of(stacks, n_stacks, far);
+            if (rd && is_load_or_store(ahead))
+                shadow_map_prefetch(&rd->last, ahead->value >> line_shift);
+        }
+        if (i + PREFETCH_AHEAD / 2 < n) {
+            const struct batch_event *ahead = &events[i + PREFETCH_AHEAD / 2];
+            follow_thread(ahead, &near);
+            const struct reuse_distance *rd = stack_of(stacks, n_stacks, near);
+            if (rd && is_load_or_store(ahead))
+                prefetch_marks(rd, ahead->value >> line_shift);
+        }
+        const struct batch_event *ev = &events[i];
+        if (ev->type == EVENT_THREAD) {
+            if (ev->size >= n_stacks)
+                break; /* a thread without a stack yet: the caller makes one */
+            *current = ev->size;
+            continue;
+        }
+        struct reuse_distance *rd = stack_of(stacks, n_stacks, *current);
+        if (!rd || !is_load_or_store(ev))
+            continue; /* a stack shared with the global one; the kernel's accesses */
+        uint64_t first = ev->value >> line_shift;
+        uint64_t last = (ev->value + ev->size - 1) >> line_shift;
+        for (uint64_t line = first;; line++) {
+            access_line(rd, line, 1);
+            if (line == last)
+                break;
+        }
+    }
+    for (size_t k = 0; k < n_stacks; k++)
+        if (stacks[k])
+            count_pending(stacks[k]);
     return i;
 }
 

@@ -3,9 +3,9 @@
  * The distance of an access is the number of distinct other lines accessed
  * since the previous access to the same line; a first access is cold.
  * Every line's latest access time is a mark in a bitmap over time, counted
- * in groups of 64 words, and groups of 64 groups, and so on, so a distance
- * is the number of marks after the line's own: a few adds to move a mark,
- * at most 32 neighbouring entries per level to count. When time runs past
+ * in groups of one cache line (8 words, then 16 counts, and so on), so a
+ * distance is the number of marks after the line's own: a few adds to
+ * move a mark, one line per level to count. When time runs past
  * the bitmap, the live marks are renumbered 1..M, so memory stays O(M)
  * however long the stream is. */
 #ifndef TRMS_REUSE_DISTANCE_H
@@ -42,6 +42,16 @@ uint64_t reuse_distance_access_distance(struct reuse_distance *rd, uint64_t line
  * their use. */
 size_t reuse_distance_events(struct reuse_distance *rd, const struct batch_event *events,
                              size_t n, unsigned line_shift, uint32_t stop);
+
+/* The same for per-thread stacks: the loads and stores of the thread of
+ * dense index *CURRENT go to STACKS[*CURRENT] (nowhere when it is NULL, or
+ * before any thread event: SIZE_MAX), and thread events set *CURRENT, up
+ * to the first thread event whose index has no stack (N_STACKS or more):
+ * returns its index, N when there is none. A line is asked for ahead of
+ * its use in the stack of the thread that will touch it. */
+size_t reuse_distance_thread_events(struct reuse_distance *const *stacks, size_t n_stacks,
+                                    size_t *current, const struct batch_event *events, size_t n,
+                                    unsigned line_shift);
 
 /* A copy of RD, to go on separately (a stack that was shared until now). */
 struct reuse_distance *reuse_distance_clone(const struct reuse_distance *rd);
