@@ -20,6 +20,7 @@ struct input_size *input_size_new(unsigned cell_shift, unsigned shard, unsigned 
     is->sink_ctx = ctx;
     is->time_limit = DEFAULT_TIME_LIMIT;
     shadow_map_init(&is->cells, 1);
+    evicted_times_init(&is->evicted);
     return is;
 }
 
@@ -29,11 +30,11 @@ void input_size_free(struct input_size *is)
         return;
     for (size_t i = 0; i < is->n_threads; i++) {
         free(is->threads[i].stack);
-        shadow_map_free(&is->threads[i].evicted);
         u64map_free(&is->threads[i].pending);
     }
     free(is->threads);
     shadow_map_free(&is->cells);
+    evicted_times_free(&is->evicted);
     free(is);
 }
 
@@ -87,7 +88,7 @@ void input_size_switch(struct input_size *is, uint32_t index, uint32_t tid)
         }
         struct thread *t = &is->threads[is->n_threads++];
         *t = (struct thread){.tid = tid, .index = index};
-        shadow_map_init(&t->evicted, 1);
+        evicted_times_add_thread(&is->evicted, index);
         u64map_init(&t->pending);
         t->top = (size_t)-1; /* no frame yet; push_frame pre-increments */
         tick(is);            /* switchThread() */
@@ -166,7 +167,7 @@ static struct frame *frame_at(struct thread *t, uint64_t ts)
 static void evict_owner(struct input_size *is, uint64_t cell, uint64_t record)
 {
     if (OWNER_OF(record))
-        *shadow_map_slot(&is->threads[OWNER_OF(record) - 1].evicted, cell) = OWNER_TIME(record);
+        evicted_times_put(&is->evicted, (uint32_t)OWNER_OF(record) - 1, cell, OWNER_TIME(record));
 }
 
 /* Thread T's latest access to CELL, whose RECORD names another owner: the
@@ -179,7 +180,7 @@ static uint64_t take_over(struct input_size *is, struct thread *t, uint64_t cell
     if (!OWNER_OF(record))
         return 0;
     evict_owner(is, cell, record);
-    return shadow_map_peek(&t->evicted, cell);
+    return evicted_times_get(&is->evicted, t->index, cell);
 }
 
 /* One read of a cell (RECORD) by T, whose innermost activation is TOP. */
@@ -355,10 +356,9 @@ static ALWAYS_INLINE void prefetch_record(const struct input_size *is, const str
 }
 
 /* Nearer: the record has arrived, and when another thread owns the cell,
- * the access will move the owner's time to its evicted map and look up
- * T's own: both are asked for now, since cells that change hands are
- * scattered over as many evicted maps as threads. A hint only: the record
- * may change before the access. */
+ * the access will move the owner's time to the evicted times and look up
+ * T's: both are asked for now. A hint only: the record may change before
+ * the access. */
 static ALWAYS_INLINE void prefetch_evicted(const struct input_size *is, const struct thread *t,
                                            const struct batch_event *e, uint8_t mine, int single)
 {
@@ -371,8 +371,9 @@ static ALWAYS_INLINE void prefetch_evicted(const struct input_size *is, const st
     uint64_t owner = OWNER_OF(*record);
     if (owner == 0 || owner == t->index + 1)
         return;
-    shadow_map_prefetch(&is->threads[owner - 1].evicted, local);
-    shadow_map_prefetch(&t->evicted, local);
+    evicted_times_prefetch(&is->evicted, (uint32_t)owner - 1, local);
+    if ((owner - 1) >> EVICTED_LANE_BITS != t->index >> EVICTED_LANE_BITS)
+        evicted_times_prefetch(&is->evicted, t->index, local); /* not the same record */
 }
 
 /* The batch loop, once for a single shard (SINGLE: no tags to look at, and
@@ -496,17 +497,12 @@ static uint64_t new_access_time(const struct renumbering *r, uint64_t ts, uint64
     return ts < wtime ? SLOT(j, 0) : SLOT(j, 2);
 }
 
-/* Every thread's evicted times first, while the write times are old. */
-static void renumber_evicted(void *ctx, uint64_t number, uint64_t *chunk)
+/* The evicted times first, while the write times are old. */
+static uint64_t renumber_evicted(void *ctx, uint32_t thread, uint64_t cell, uint64_t time)
 {
+    (void)thread;
     struct renumbering *r = ctx;
-    for (unsigned i = 0; i < SHADOW_CHUNK_CELLS; i++) {
-        if (!chunk[i])
-            continue;
-        uint64_t cell = (number << SHADOW_CHUNK_BITS) | i;
-        uint64_t record = shadow_map_peek(&r->is->cells, cell);
-        chunk[i] = new_access_time(r, chunk[i], WRITE_TIME(record));
-    }
+    return new_access_time(r, time, WRITE_TIME(shadow_map_peek(&r->is->cells, cell)));
 }
 
 static void renumber_records(void *ctx, uint64_t number, uint64_t *chunk)
@@ -544,8 +540,7 @@ static void renumber(struct input_size *is)
         for (size_t f = 0; f < is->threads[i].top + 1; f++)
             r.a[k++] = is->threads[i].stack[f].ts;
     qsort(r.a, r.n, sizeof *r.a, by_value);
-    for (size_t i = 0; i < is->n_threads; i++)
-        shadow_map_each_chunk(&is->threads[i].evicted, renumber_evicted, &r);
+    evicted_times_each(&is->evicted, renumber_evicted, &r);
     shadow_map_each_chunk(&is->cells, renumber_records, &r);
     for (size_t i = 0; i < is->n_threads; i++)
         for (size_t f = 0; f < is->threads[i].top + 1; f++)
@@ -558,10 +553,9 @@ static void renumber(struct input_size *is)
 size_t input_size_bytes(const struct input_size *is)
 {
     size_t bytes = sizeof *is + shadow_map_bytes(&is->cells) +
-                   is->threads_capacity * sizeof *is->threads;
+                   evicted_times_bytes(&is->evicted) + is->threads_capacity * sizeof *is->threads;
     for (size_t i = 0; i < is->n_threads; i++)
         bytes += is->threads[i].capacity * sizeof(struct frame) +
-                 shadow_map_bytes(&is->threads[i].evicted) +
                  u64map_bytes(&is->threads[i].pending);
     return bytes;
 }

@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "analyses/activation.h"
+#include "analyses/evicted_times.h"
 #include "analyses/input_size.h"
 #include "analyses/shadow_map.h"
 #include "common/u64map.h"
@@ -24,9 +25,9 @@
  *   bit  19     set when that write was the kernel's
  *   bits  0-18  the owner's index + 1; 0 when no thread accessed the cell
  *
- * ts_t of any other thread is in that thread's `evicted` map, where a
- * thread's time is moved when another thread takes the cell over. A
- * thread-private cell costs 8 bytes and one cache line per access.
+ * ts_t of any other thread is in the evicted times (evicted_times.h),
+ * where a thread's time is moved when another thread takes the cell over.
+ * A thread-private cell costs 8 bytes and one cache line per access.
  *
  * Timestamps (`count`) grow by one per call, thread switch and kernel
  * write, and fit in TIME_BITS. When they reach the limit, renumber()
@@ -72,7 +73,6 @@ struct thread {
     struct frame *stack;        /* stack[0] is the root activation */
     size_t top;                 /* (size_t)-1 before the root and when done */
     size_t capacity;
-    struct shadow_map evicted;  /* ts_t of cells another thread owns now */
     struct u64map pending;      /* routine -> pending activations of it */
     uint64_t cost;
 };
@@ -96,6 +96,7 @@ struct input_size {
     uint64_t time_limit;
     uint64_t renumberings;
     struct shadow_map cells;    /* the records above */
+    struct evicted_times evicted; /* ts_t of cells another thread owns now */
     struct thread *threads;
     size_t n_threads;
     size_t threads_capacity;

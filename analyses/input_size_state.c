@@ -5,8 +5,8 @@
  *   per thread: u64:tid u64:cost u64:frames, per frame u64:routine
  *       u64:recursive u64:ts i64:rms i64:trms u64:induced_thread
  *       u64:induced_external u64:cost_at_entry u64:children_cost;
- *       u64:pending routines, per one u64:routine u64:count;
- *       the evicted times (shadow map)
+ *       u64:pending routines, per one u64:routine u64:count
+ *   the evicted times (evicted_times_save)
  *   the cell records (shadow map) */
 #include <stdlib.h>
 
@@ -49,8 +49,8 @@ void input_size_save(const struct input_size *is, struct state_writer *w)
         }
         state_put_u64(w, t->pending.count);
         u64map_each(&t->pending, save_pending, w);
-        shadow_map_save(&t->evicted, w);
     }
+    evicted_times_save((struct evicted_times *)&is->evicted, w);
     shadow_map_save((struct shadow_map *)&is->cells, w);
 }
 
@@ -60,7 +60,6 @@ struct record_check {
     struct state_reader *r;
     uint64_t threads;
     uint64_t count;
-    int evicted;       /* the chunk holds evicted times, not records */
 };
 
 static void check_chunk(void *ctx, uint64_t number, uint64_t *chunk)
@@ -69,14 +68,21 @@ static void check_chunk(void *ctx, uint64_t number, uint64_t *chunk)
     struct record_check *c = ctx;
     for (unsigned i = 0; i < SHADOW_CHUNK_CELLS; i++) {
         uint64_t v = chunk[i];
-        int bad = c->evicted ? v > c->count
-                             : OWNER_OF(v) > c->threads || OWNER_TIME(v) > c->count ||
-                                   WRITE_TIME(v) > c->count;
+        int bad = OWNER_OF(v) > c->threads || OWNER_TIME(v) > c->count || WRITE_TIME(v) > c->count;
         if (bad) {
             state_reader_fail(c->r, "a shadow record names no thread or a future time");
             return;
         }
     }
+}
+
+static uint64_t check_evicted(void *ctx, uint32_t thread, uint64_t cell, uint64_t time)
+{
+    (void)cell;
+    struct record_check *c = ctx;
+    if (thread >= c->threads || time > c->count)
+        state_reader_fail(c->r, "a shadow record names no thread or a future time");
+    return time;
 }
 
 static int add_count(void *ctx, uint64_t routine, uint64_t count)
@@ -180,7 +186,6 @@ static void load_thread(struct state_reader *r, struct thread *t, const struct i
     }
     if (!r->failed)
         check_pending(r, t);
-    shadow_map_load(&t->evicted, r);
 }
 
 struct input_size *input_size_load(struct state_reader *r, const struct state_bounds *b,
@@ -216,19 +221,20 @@ struct input_size *input_size_load(struct state_reader *r, const struct state_bo
     for (uint64_t i = 0; i < threads && !r->failed; i++) {
         struct thread *t = &is->threads[is->n_threads++];
         *t = (struct thread){.index = (uint32_t)i, .top = (size_t)-1};
-        shadow_map_init(&t->evicted, 1);
+        evicted_times_add_thread(&is->evicted, (uint32_t)i);
         u64map_init(&t->pending);
         load_thread(r, t, is, b);
     }
+    if (!r->failed)
+        evicted_times_load(&is->evicted, r, is->n_threads);
     if (!r->failed && current)
         is->current = &is->threads[current - 1];
     shadow_map_load(&is->cells, r);
     struct record_check check = {.r = r, .threads = is->n_threads, .count = is->count};
     if (!r->failed)
         shadow_map_each_chunk(&is->cells, check_chunk, &check);
-    check.evicted = 1;
-    for (size_t i = 0; i < is->n_threads && !r->failed; i++)
-        shadow_map_each_chunk(&is->threads[i].evicted, check_chunk, &check);
+    if (!r->failed)
+        evicted_times_each(&is->evicted, check_evicted, &check);
     if (r->failed) {
         input_size_free(is);
         return NULL;

@@ -100,15 +100,21 @@ static ALWAYS_INLINE void shadow_map_prefetch(const struct shadow_map *map, uint
         __builtin_prefetch(record, 1);
 }
 
+/* Cell INDEX's record, NULL when it was never created; creates nothing. */
+static inline uint64_t *shadow_map_find(struct shadow_map *map, uint64_t index)
+{
+    uint64_t number = index >> SHADOW_CHUNK_BITS;
+    struct shadow_cache_entry *e = &map->cache[number % SHADOW_CACHE_WAYS];
+    uint64_t *chunk = e->chunk && e->number == number ? e->chunk : shadow_map_chunk(map, number, 0);
+    return chunk ? &chunk[(index & (SHADOW_CHUNK_CELLS - 1)) << map->word_shift] : NULL;
+}
+
 /* The first word of cell INDEX's record, 0 when it was never created;
  * creates nothing. */
 static inline uint64_t shadow_map_peek(struct shadow_map *map, uint64_t index)
 {
-    uint64_t number = index >> SHADOW_CHUNK_BITS;
-    struct shadow_cache_entry *e = &map->cache[number % SHADOW_CACHE_WAYS];
-    const uint64_t *chunk = e->chunk && e->number == number ? e->chunk
-                                                             : shadow_map_chunk(map, number, 0);
-    return chunk ? chunk[(index & (SHADOW_CHUNK_CELLS - 1)) << map->word_shift] : 0;
+    const uint64_t *record = shadow_map_find(map, index);
+    return record ? *record : 0;
 }
 
 /* Calls VISIT on every chunk, in unspecified order; a chunk holds
