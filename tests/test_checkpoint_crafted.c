@@ -242,6 +242,23 @@ static void context_of_undefined_routine(struct analysis *a)
     a->contexts[a->n_contexts - 1].routine = (uint32_t)routines.count;
 }
 
+/* Evicted times: one past the clock, one of a thread that does not exist
+ * (the fourth lane of three threads' group), a group too many. */
+static void evicted_after_now(struct analysis *a)
+{
+    evicted_times_put(&shard0(a)->evicted, 0, 5, shard0(a)->count + 1);
+}
+
+static void evicted_of_no_thread(struct analysis *a)
+{
+    evicted_times_put(&shard0(a)->evicted, (uint32_t)a->n_threads, 5, 1);
+}
+
+static void evicted_group_too_many(struct analysis *a)
+{
+    evicted_times_add_thread(&shard0(a)->evicted, (uint32_t)a->n_threads + EVICTED_LANES);
+}
+
 struct crafted {
     const char *name;
     int contexts;               /* with the calling context tree */
@@ -260,6 +277,9 @@ static const struct crafted cases[] = {
     {"frame children", 0, children_cost_more_than_time, "a shadow stack whose costs cannot be"},
     {"frame rms", 0, negative_rms, "a shadow stack whose sizes cannot be"},
     {"frame trms", 0, trms_below_rms, "a shadow stack whose sizes cannot be"},
+    {"evicted time", 0, evicted_after_now, "a shadow record names no thread or a future time"},
+    {"evicted thread", 0, evicted_of_no_thread, "a shadow record names no thread or a future time"},
+    {"evicted groups", 0, evicted_group_too_many, "evicted times that are not the threads'"},
     {"reuse stacks", 0, fewer_reuse_stacks, "per-thread reuse stacks that are not the threads"},
     {"reuse current", 0, current_reuse_stack, "a current reuse stack that is not the current"},
     {"reuse lines", 0, reuse_lines_past_the_state, "more lines than the state holds"},
