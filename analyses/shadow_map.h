@@ -72,7 +72,14 @@ static ALWAYS_INLINE uint64_t *shadow_map_slot(struct shadow_map *map, uint64_t 
     uint64_t number = index >> SHADOW_CHUNK_BITS;
     struct shadow_cache_entry *e = &map->cache[number % SHADOW_CACHE_WAYS];
     if (!e->chunk || e->number != number) {
-        e->chunk = shadow_map_chunk(map, number, 1);
+        /* Scattered accesses miss the chunk cache; their page is most
+         * often a recent one, and the chunk exists. */
+        const struct shadow_page_entry *p =
+            &map->page_cache[(number >> SHADOW_PAGE_BITS) % SHADOW_PAGE_CACHE];
+        uint64_t *chunk = p->page && p->number == number >> SHADOW_PAGE_BITS
+                              ? p->page[number & (SHADOW_PAGE_CHUNKS - 1)]
+                              : NULL;
+        e->chunk = chunk ? chunk : shadow_map_chunk(map, number, 1);
         e->number = number;
     }
     return &e->chunk[(index & (SHADOW_CHUNK_CELLS - 1)) << map->word_shift];
