@@ -82,24 +82,36 @@ static ALWAYS_INLINE uint64_t counts_after(const uint32_t *g, unsigned j)
 #endif
 }
 
-/* Marks at times strictly between T (a mark) and now: the lines touched
- * since T. Climbs from T's word: at each level, the entries after T's in
- * its group, until T's group is the present's, past which nothing is
- * marked. */
-static ALWAYS_INLINE uint64_t marks_after(const struct reuse_distance *rd, uint64_t t)
+/* Marks at times strictly between T (a mark) and NOW, the lines touched
+ * since T; T's mark moves to NOW on the way. Climbs from T's word: at each
+ * level, the entries after T's in its group are counted, until T's group
+ * is that of the latest time (NOW - 1), past which nothing is marked; and
+ * the mark leaves T's entry for NOW's until they are one. Each group is
+ * counted before its entries change, so NOW's mark is never counted. */
+static ALWAYS_INLINE uint64_t move_mark_counting(struct reuse_distance *rd, uint64_t t,
+                                                 uint64_t now)
 {
-    uint64_t i = t >> 6, n = (rd->now - 1) >> 6;
+    uint64_t i = t >> 6, n = (now - 1) >> 6, m = now >> 6; /* words: T's, latest's, NOW's */
     uint64_t after = (uint64_t)__builtin_popcountll(rd->marks[i] & ~((2ull << (t & 63)) - 1));
-    if (i == n)
-        return after;
-    after += words_after(rd->marks + (i & ~(uint64_t)(WORD_GROUP - 1)), (unsigned)i & (WORD_GROUP - 1));
+    int counting = i != n;
+    if (counting)
+        after += words_after(rd->marks + (i & ~(uint64_t)(WORD_GROUP - 1)),
+                             (unsigned)i & (WORD_GROUP - 1));
+    rd->marks[i] &= ~(1ull << (t & 63));
+    rd->marks[m] |= 1ull << (now & 63);
     for (unsigned k = 1; k <= rd->levels; k++) {
         unsigned bits = group_bits(k - 1);
-        if ((i >> bits) == (n >> bits))
-            break;
+        counting = counting && (i >> bits) != (n >> bits);
         i >>= bits;
         n >>= bits;
-        after += counts_after(rd->counts[k] + (i & ~(uint64_t)(GROUP - 1)), (unsigned)i & (GROUP - 1));
+        m >>= bits;
+        if (i == m)
+            break; /* one entry from here up: nothing moves, nothing is left to count */
+        uint32_t *counts = rd->counts[k];
+        if (counting)
+            after += counts_after(counts + (i & ~(uint64_t)(GROUP - 1)), (unsigned)i & (GROUP - 1));
+        counts[i]--;
+        counts[m]++;
     }
     return after;
 }
@@ -227,54 +239,43 @@ static ALWAYS_INLINE void count_distance(struct reuse_distance *rd, uint64_t dis
         rd->span = distance + 1;
 }
 
-/* The far distances waiting, into the histogram: a few entries ahead are
- * asked for while one is counted. */
+/* The far distances waiting, into the histogram (their entries were asked
+ * for when they came). */
 static void count_pending(struct reuse_distance *rd)
 {
-    enum { AHEAD = 8 };
-    uint64_t largest = 0;
-    for (unsigned i = 0; i < rd->n_pending; i++)
-        largest = rd->pending[i] > largest ? rd->pending[i] : largest;
-    if (largest >= rd->histogram_capacity)
-        grow_histogram(rd, largest);
-    if (largest >= rd->span && rd->n_pending)
-        rd->span = largest + 1;
-    for (unsigned i = 0; i < rd->n_pending; i++) {
-        if (i + AHEAD < rd->n_pending)
-            __builtin_prefetch(&rd->histogram[rd->pending[i + AHEAD]], 1);
+    unsigned waiting = rd->n_pending < PENDING_FAR ? rd->n_pending : PENDING_FAR;
+    for (unsigned i = 0; i < waiting; i++)
         rd->histogram[rd->pending[i]]++;
-    }
     rd->n_pending = 0;
 }
 
+/* A far distance's histogram entry is asked for now and counted
+ * PENDING_FAR far distances later, when it has come: the histogram is 8
+ * bytes per distance, and the far end of a large one misses the caches. */
 static ALWAYS_INLINE void count_far(struct reuse_distance *rd, uint64_t distance, int defer)
 {
     if (!defer || distance < FAR_DISTANCE) {
         count_distance(rd, distance);
         return;
     }
-    rd->pending[rd->n_pending++] = distance;
-    if (rd->n_pending == PENDING_FAR)
-        count_pending(rd);
+    if (distance >= rd->histogram_capacity)
+        grow_histogram(rd, distance);
+    if (distance >= rd->span)
+        rd->span = distance + 1;
+    __builtin_prefetch(&rd->histogram[distance], 1);
+    unsigned slot = rd->n_pending % PENDING_FAR;
+    if (rd->n_pending >= PENDING_FAR)
+        rd->histogram[rd->pending[slot]]++;
+    rd->pending[slot] = distance;
+    rd->n_pending++;
 }
 
-/* Moves the mark of time T (0: none, a first access) to time NOW. */
-static ALWAYS_INLINE void move_mark(struct reuse_distance *rd, uint64_t t, uint64_t now)
+/* Marks time NOW, a line's first. */
+static ALWAYS_INLINE void add_mark(struct reuse_distance *rd, uint64_t now)
 {
     rd->marks[now >> 6] |= 1ull << (now & 63);
-    if (t == 0) {
-        for (unsigned k = 1; k <= rd->levels; k++)
-            rd->counts[k][now >> entry_shift(k)]++;
-        return;
-    }
-    rd->marks[t >> 6] &= ~(1ull << (t & 63));
-    for (unsigned k = 1; k <= rd->levels; k++) {
-        uint64_t a = t >> entry_shift(k), b = now >> entry_shift(k);
-        if (a == b)
-            break; /* and so at every level above */
-        rd->counts[k][a]--;
-        rd->counts[k][b]++;
-    }
+    for (unsigned k = 1; k <= rd->levels; k++)
+        rd->counts[k][now >> entry_shift(k)]++;
 }
 
 /* One access to LINE; returns its distance, or REUSE_COLD for a first
@@ -298,11 +299,11 @@ static ALWAYS_INLINE uint64_t access_line(struct reuse_distance *rd, uint64_t li
             oom_exit("reuse distance: 2^32 distinct lines"); /* the counts are 32 bits */
         rd->cold++;
         rd->live++;
+        add_mark(rd, now);
     } else {
-        distance = marks_after(rd, t);
+        distance = move_mark_counting(rd, t, now);
         count_far(rd, distance, defer);
     }
-    move_mark(rd, t, now);
     *slot = now;
     rd->now = now + 1;
     rd->latest = line;

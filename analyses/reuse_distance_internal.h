@@ -28,18 +28,18 @@
  * present's (nothing is marked past the present). Counts are 32 bits: a
  * stack holds fewer than 2^32 lines. */
 #ifndef REUSE_WORD_GROUP_BITS
-#define REUSE_WORD_GROUP_BITS 3 /* a test builds smaller groups, to climb every level */
+#define REUSE_WORD_GROUP_BITS 2 /* a test builds smaller groups, to climb every level */
 #endif
 #ifndef REUSE_GROUP_BITS
 #define REUSE_GROUP_BITS 4
 #endif
 #define COUNT_LEVELS_MAX ((36 - REUSE_WORD_GROUP_BITS) / REUSE_GROUP_BITS + 2) /* 2^36 words */
 
-/* Distances at least this large are counted in the histogram later, in a
- * burst with prefetching: the histogram is 8 bytes per distance, and the
- * far end of a large one misses the caches on every access. */
+/* Distances at least this large are counted in the histogram a few far
+ * distances later, their entry asked for when they come: the histogram is
+ * 8 bytes per distance, and the far end of a large one misses the caches. */
 #define FAR_DISTANCE 4096u
-#define PENDING_FAR 512u
+#define PENDING_FAR 16u
 
 struct reuse_distance {
     struct shadow_map last;  /* line -> time of its latest access, 0 = never */
@@ -58,8 +58,8 @@ struct reuse_distance {
     uint64_t histogram_capacity;
     uint64_t latest;         /* the line at time now - 1, when have_latest */
     int have_latest;
-    uint64_t pending[PENDING_FAR]; /* far distances not yet in the histogram */
-    unsigned n_pending;
+    uint64_t pending[PENDING_FAR]; /* far distances not yet in the histogram, a ring */
+    uint64_t n_pending;            /* far distances since the ring was last emptied */
 };
 
 /* The first (and smallest) window of a stack made with MIN_WINDOW. */
