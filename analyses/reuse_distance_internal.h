@@ -13,14 +13,16 @@
 /* After a renumbering the window holds this many times the live marks, so
  * renumberings (each O(M)) come at most every 7 M accesses. */
 #define WINDOW_FACTOR 8
-/* The marks are counted in groups of one cache line each, so that
+/* The marks are counted in groups of at most one cache line each, so that
  * counting the marks after a time reads one line per level, with the same
  * few instructions whatever the time's place in it (no loop whose length
  * the branch predictor must guess):
  *
- *   level 0      the words of marks, in groups of 8 (512 times);
+ *   level 0      the words of marks, in groups of 4 (256 times; half a
+ *                line: as many levels for windows up to 2^24 times, half
+ *                the popcounts of 8);
  *   level k > 0  counts[k][j]: the marks of group j of level k-1, in
- *                groups of 16 (so 2^(9 + 4(k-1)) times per entry).
+ *                groups of 16 (so 2^(8 + 4(k-1)) times per entry).
  *
  * The top level is one group. Moving a mark costs one add per level whose
  * group changes; the count after a time sums the entries after its own in
