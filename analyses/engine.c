@@ -99,9 +99,14 @@ static void run_reuse_threads(struct job *job, const struct batch *b)
     unsigned shift = job->e->config.line_shift;
     size_t i = 0;
     while (i < b->count) {
-        i += reuse_distance_thread_events(job->per_thread, job->n_per_thread, &job->current,
-                                          b->events + i, b->count - i, shift);
-        if (i < b->count) /* a thread event, of a thread without a stack */
+        int own = job->current < job->n_per_thread && job->per_thread[job->current];
+        if (own)
+            i += reuse_distance_thread_events(job->per_thread, job->n_per_thread, &job->current,
+                                              b->events + i, b->count - i, shift);
+        else /* no thread yet, or the one thread's stack is the global one */
+            while (i < b->count && b->events[i].type != EVENT_THREAD)
+                i++;
+        if (i < b->count) /* a thread event, of a thread without a stack of its own */
             switch_reuse_thread(job, b->events[i++].size);
     }
 }

@@ -179,6 +179,7 @@ static uint64_t take_over(struct input_size *is, struct thread *t, uint64_t cell
 {
     if (!OWNER_OF(record))
         return 0;
+    is->take_overs++;
     evict_owner(is, cell, record);
     return evicted_times_get(&is->evicted, t->index, cell);
 }
@@ -388,11 +389,13 @@ static ALWAYS_INLINE void run_events(struct input_size *is, const struct batch_e
      * between the events that change them. */
     struct thread *t = is->current;
     struct frame *top = t ? &t->stack[t->top] : NULL;
+    int evicted_ahead = is->evicted_ahead;
+    uint64_t take_overs = is->take_overs;
     for (size_t i = 0; i < n; i++) {
         const struct batch_event *e = &events[i];
         if (i + far < n)
             prefetch_record(is, &events[i + far], mine, single);
-        if (i + ahead < n)
+        if (evicted_ahead && i + ahead < n)
             prefetch_evicted(is, t, &events[i + ahead], mine, single);
         if (!single && !(e->shards & mine))
             continue; /* another shard's cells only */
@@ -427,6 +430,7 @@ static ALWAYS_INLINE void run_events(struct input_size *is, const struct batch_e
             break;
         }
     }
+    is->evicted_ahead = (is->take_overs - take_overs) * 16 >= n;
 }
 
 void input_size_run(struct input_size *is, const struct batch_event *events, size_t n)

@@ -101,6 +101,11 @@ struct input_size {
     size_t n_threads;
     size_t threads_capacity;
     struct thread *current;
+    /* Whether the evicted times are asked for ahead: only while cells
+     * change hands often (in one access in 16 of the last batch, or more),
+     * since the asking costs every access a look at its record. */
+    int evicted_ahead;
+    uint64_t take_overs;        /* accesses to a cell another thread owned */
 };
 
 #endif

@@ -263,6 +263,7 @@ static ALWAYS_INLINE void count_far(struct reuse_distance *rd, uint64_t distance
     if (distance >= rd->span)
         rd->span = distance + 1;
     __builtin_prefetch(&rd->histogram[distance], 1);
+    rd->far++;
     unsigned slot = rd->n_pending % PENDING_FAR;
     if (rd->n_pending >= PENDING_FAR)
         rd->histogram[rd->pending[slot]]++;
@@ -282,7 +283,11 @@ static ALWAYS_INLINE void add_mark(struct reuse_distance *rd, uint64_t now)
  * access. DEFER: a far distance may wait to be counted in a burst. */
 static ALWAYS_INLINE uint64_t access_line(struct reuse_distance *rd, uint64_t line, int defer)
 {
-    rd->accesses++;
+    if (++rd->accesses % MARKS_AHEAD_WINDOW == 0) {
+        /* Far distances for one access in eight, or more. */
+        rd->marks_ahead = (rd->far - rd->far_checked) * 8 >= MARKS_AHEAD_WINDOW;
+        rd->far_checked = rd->far;
+    }
     if (line == rd->latest && rd->have_latest) {
         /* Already the most recent line: distance 0 and nothing moves. */
         count_distance(rd, 0);
@@ -333,6 +338,8 @@ static ALWAYS_INLINE int is_load_or_store(const struct batch_event *ev)
 
 static ALWAYS_INLINE void prefetch_marks(const struct reuse_distance *rd, uint64_t line)
 {
+    if (!rd->marks_ahead)
+        return;
     const uint64_t *slot = shadow_map_hint(&rd->last, line);
     if (!slot || !*slot || *slot >= rd->capacity)
         return; /* never touched, or its time is from before a renumbering */
@@ -413,14 +420,14 @@ size_t reuse_distance_thread_events(struct reuse_distance *const *stacks, size_t
         }
         const struct batch_event *ev = &events[i];
         if (ev->type == EVENT_THREAD) {
-            if (ev->size >= n_stacks)
-                break; /* a thread without a stack yet: the caller makes one */
+            if (!stack_of(stacks, n_stacks, ev->size))
+                break; /* a thread without a stack of its own (yet): the caller's */
             *current = ev->size;
             continue;
         }
         struct reuse_distance *rd = stack_of(stacks, n_stacks, *current);
         if (!rd || !is_load_or_store(ev))
-            continue; /* a stack shared with the global one; the kernel's accesses */
+            continue; /* no thread yet; the kernel's accesses */
         uint64_t first = ev->value >> line_shift;
         uint64_t last = (ev->value + ev->size - 1) >> line_shift;
         for (uint64_t line = first;; line++) {

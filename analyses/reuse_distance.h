@@ -44,11 +44,12 @@ size_t reuse_distance_events(struct reuse_distance *rd, const struct batch_event
                              size_t n, unsigned line_shift, uint32_t stop);
 
 /* The same for per-thread stacks: the loads and stores of the thread of
- * dense index *CURRENT go to STACKS[*CURRENT] (nowhere when it is NULL, or
- * before any thread event: SIZE_MAX), and thread events set *CURRENT, up
- * to the first thread event whose index has no stack (N_STACKS or more):
- * returns its index, N when there is none. A line is asked for ahead of
- * its use in the stack of the thread that will touch it. */
+ * dense index *CURRENT go to STACKS[*CURRENT] (nowhere before any thread
+ * event: SIZE_MAX), and thread events set *CURRENT, up to the first thread
+ * event whose thread has no stack of its own (its index is N_STACKS or
+ * more, or its stack NULL): returns its index, N when there is none. A
+ * line is asked for ahead of its use in the stack of the thread that will
+ * touch it. */
 size_t reuse_distance_thread_events(struct reuse_distance *const *stacks, size_t n_stacks,
                                     size_t *current, const struct batch_event *events, size_t n,
                                     unsigned line_shift);

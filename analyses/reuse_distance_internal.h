@@ -42,6 +42,7 @@
  * 8 bytes per distance, and the far end of a large one misses the caches. */
 #define FAR_DISTANCE 4096u
 #define PENDING_FAR 16u
+#define MARKS_AHEAD_WINDOW 4096u
 
 struct reuse_distance {
     struct shadow_map last;  /* line -> time of its latest access, 0 = never */
@@ -62,6 +63,14 @@ struct reuse_distance {
     int have_latest;
     uint64_t pending[PENDING_FAR]; /* far distances not yet in the histogram, a ring */
     uint64_t n_pending;            /* far distances since the ring was last emptied */
+    /* Whether the marks of a line's time are asked for ahead: only while
+     * far distances are common (a line's marks are then far from the
+     * present's, and miss the caches); near ones find them there, and the
+     * asking costs more than it saves. Decided every MARKS_AHEAD_WINDOW
+     * accesses from the far distances among them. */
+    int marks_ahead;
+    uint64_t far;                  /* far distances seen */
+    uint64_t far_checked;          /* far, at the last decision */
 };
 
 /* The first (and smallest) window of a stack made with MIN_WINDOW. */
