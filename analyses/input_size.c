@@ -329,8 +329,9 @@ void input_size_access(struct input_size *is, enum event_type type, uint64_t add
     access_in(is, t, &t->stack[t->top], type, addr, size, 0, 0);
 }
 
-/* How many of this shard's events ahead a record is asked for, so that
- * scattered accesses find their record in the caches. */
+/* How many of this shard's events ahead the evicted times are asked for,
+ * so that scattered accesses find them in the caches; records are asked
+ * for twice as far ahead, to be there when the evicted times are. */
 #define PREFETCH_AHEAD 16
 
 /* The shard-local index of the first cell of access E. */
