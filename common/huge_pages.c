@@ -12,8 +12,6 @@ void *huge_pages_calloc(size_t bytes)
         memset(small, 0, bytes);
         return small;
     }
-    /* A quarter-used huge page still beats 512 small ones for a table that
-     * is read at random. */
     size_t whole = (bytes + HUGE_PAGES_SIZE - 1) / HUGE_PAGES_SIZE * HUGE_PAGES_SIZE;
     void *p = xaligned_alloc(HUGE_PAGES_SIZE, whole);
 #ifdef MADV_HUGEPAGE

@@ -2,14 +2,17 @@
  * reuse stack's bitmap, a distance histogram). From HUGE_PAGES_MIN bytes
  * on it is whole 2 MiB pages, asked of the kernel as transparent huge
  * pages: with 4 KiB pages every scattered access would also miss the TLB,
- * and a few such tables exceed its reach. Free it with free(). */
+ * and a few such tables exceed its reach. Smaller tables take small pages,
+ * so that many small stacks (many threads) do not each round up to 2 MiB;
+ * the tables double as they grow, so a large one is whole huge pages
+ * anyway. Free it with free(). */
 #ifndef TRMS_HUGE_PAGES_H
 #define TRMS_HUGE_PAGES_H
 
 #include <stddef.h>
 
 #define HUGE_PAGES_SIZE ((size_t)2 << 20)
-#define HUGE_PAGES_MIN (HUGE_PAGES_SIZE / 4)
+#define HUGE_PAGES_MIN HUGE_PAGES_SIZE
 
 /* BYTES of zeroes, aligned to a cache line at least. */
 void *huge_pages_calloc(size_t bytes);

@@ -384,7 +384,9 @@ def case_analyze_signals(tmp):
 
 def case_concurrent_analyze(tmp):
     rec = os.path.join(tmp, "c.rec")
-    make_recording(rec, int(os.environ.get("FAULT_EVENTS", "1500000")))
+    # Long enough that the second run starts while the first still runs:
+    # about a second of analysis here.
+    make_recording(rec, int(os.environ.get("FAULT_EVENTS", "3000000")))
     ref = os.path.join(tmp, "ref.rec")
     shutil.copytree(rec, ref)
     for options in ([], ["--cell-size", "16"]):
@@ -398,7 +400,7 @@ def case_concurrent_analyze(tmp):
     for attempt in range(3):
         first = subprocess.Popen([TRMS, "analyze", rec, "--checkpoint-every", "0.1"],
                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        time.sleep(0.3)
+        time.sleep(0.15)
         second = run([TRMS, "analyze", rec, "--checkpoint-every", "0.1"])
         overlapped = first.poll() is None
         r = finish(first)
