@@ -116,18 +116,26 @@ static ALWAYS_INLINE uint64_t move_mark_counting(struct reuse_distance *rd, uint
     return after;
 }
 
-static void free_counts(struct reuse_distance *rd)
+/* The window's tables (marks and counts), given back. */
+static void free_window(struct reuse_distance *rd)
 {
+    huge_pages_free(rd->marks, level_padded(rd, 0) * sizeof *rd->marks);
+    rd->marks = NULL;
     for (unsigned k = 1; k <= COUNT_LEVELS_MAX; k++) {
-        free(rd->counts[k]);
+        huge_pages_free(rd->counts[k], level_padded(rd, k) * sizeof(uint32_t));
         rd->counts[k] = NULL;
     }
 }
 
+static void free_histogram(struct reuse_distance *rd)
+{
+    huge_pages_free(rd->histogram, rd->histogram_capacity * sizeof *rd->histogram);
+    rd->histogram = NULL;
+}
+
 void reuse_window_allocate(struct reuse_distance *rd, uint64_t capacity)
 {
-    free(rd->marks);
-    free_counts(rd);
+    free_window(rd);
     rd->capacity = capacity;
     rd->words = capacity / 64;
     rd->marks = huge_pages_calloc(level_padded(rd, 0) * sizeof *rd->marks);
@@ -160,9 +168,8 @@ void reuse_distance_free(struct reuse_distance *rd)
     if (!rd)
         return;
     shadow_map_free(&rd->last);
-    free(rd->marks);
-    free_counts(rd);
-    free(rd->histogram);
+    free_window(rd);
+    free_histogram(rd);
     free(rd);
 }
 
@@ -225,7 +232,7 @@ static void grow_histogram(struct reuse_distance *rd, uint64_t distance)
     uint64_t *grown = huge_pages_calloc(capacity * sizeof *rd->histogram);
     if (rd->histogram_capacity)
         memcpy(grown, rd->histogram, rd->histogram_capacity * sizeof *rd->histogram);
-    free(rd->histogram);
+    free_histogram(rd);
     rd->histogram = grown;
     rd->histogram_capacity = capacity;
 }
@@ -284,8 +291,10 @@ static ALWAYS_INLINE void add_mark(struct reuse_distance *rd, uint64_t now)
 static ALWAYS_INLINE uint64_t access_line(struct reuse_distance *rd, uint64_t line, int defer)
 {
     if (++rd->accesses % MARKS_AHEAD_WINDOW == 0) {
-        /* Far distances for one access in eight, or more. */
-        rd->marks_ahead = (rd->far - rd->far_checked) * 8 >= MARKS_AHEAD_WINDOW;
+        /* Far distances for one access in eight, or more, in a stack
+         * larger than the caches hold. */
+        rd->marks_ahead = (rd->far - rd->far_checked) * 8 >= MARKS_AHEAD_WINDOW &&
+                          rd->live >= MARKS_AHEAD_LINES;
         rd->far_checked = rd->far;
     }
     if (line == rd->latest && rd->have_latest) {
@@ -389,9 +398,11 @@ static ALWAYS_INLINE void follow_thread(const struct batch_event *ev, size_t *th
         *thread = ev->size;
 }
 
-size_t reuse_distance_thread_events(struct reuse_distance *const *stacks, size_t n_stacks,
-                                    size_t *current, const struct batch_event *events, size_t n,
-                                    unsigned line_shift)
+/* The per-thread loop, once with the second lookahead (MARKS: some stack
+ * asks for marks ahead) and once without. */
+static ALWAYS_INLINE size_t thread_events(struct reuse_distance *const *stacks, size_t n_stacks,
+                                          size_t *current, const struct batch_event *events,
+                                          size_t n, unsigned line_shift, int marks)
 {
     /* Each lookahead cursor knows the thread in effect where it stands, so
      * that a line is asked for in the stack of the thread that will touch
@@ -399,33 +410,36 @@ size_t reuse_distance_thread_events(struct reuse_distance *const *stacks, size_t
     size_t far = *current, near = *current;
     for (size_t j = 0; j < n && j < PREFETCH_AHEAD; j++) {
         follow_thread(&events[j], &far);
-        if (j < PREFETCH_AHEAD / 2)
+        if (marks && j < PREFETCH_AHEAD / 2)
             follow_thread(&events[j], &near);
     }
+    size_t cur = *current;
+    struct reuse_distance *rd = stack_of(stacks, n_stacks, cur);
     size_t i = 0;
     for (; i < n; i++) {
         if (i + PREFETCH_AHEAD < n) {
             const struct batch_event *ahead = &events[i + PREFETCH_AHEAD];
             follow_thread(ahead, &far);
-            const struct reuse_distance *rd = stack_of(stacks, n_stacks, far);
-            if (rd && is_load_or_store(ahead))
-                shadow_map_prefetch(&rd->last, ahead->value >> line_shift);
+            const struct reuse_distance *its = stack_of(stacks, n_stacks, far);
+            if (its && is_load_or_store(ahead))
+                shadow_map_prefetch(&its->last, ahead->value >> line_shift);
         }
-        if (i + PREFETCH_AHEAD / 2 < n) {
+        if (marks && i + PREFETCH_AHEAD / 2 < n) {
             const struct batch_event *ahead = &events[i + PREFETCH_AHEAD / 2];
             follow_thread(ahead, &near);
-            const struct reuse_distance *rd = stack_of(stacks, n_stacks, near);
-            if (rd && is_load_or_store(ahead))
-                prefetch_marks(rd, ahead->value >> line_shift);
+            const struct reuse_distance *its = stack_of(stacks, n_stacks, near);
+            if (its && is_load_or_store(ahead))
+                prefetch_marks(its, ahead->value >> line_shift);
         }
         const struct batch_event *ev = &events[i];
         if (ev->type == EVENT_THREAD) {
-            if (!stack_of(stacks, n_stacks, ev->size))
+            struct reuse_distance *next = stack_of(stacks, n_stacks, ev->size);
+            if (!next)
                 break; /* a thread without a stack of its own (yet): the caller's */
-            *current = ev->size;
+            cur = ev->size;
+            rd = next;
             continue;
         }
-        struct reuse_distance *rd = stack_of(stacks, n_stacks, *current);
         if (!rd || !is_load_or_store(ev))
             continue; /* no thread yet; the kernel's accesses */
         uint64_t first = ev->value >> line_shift;
@@ -436,10 +450,22 @@ size_t reuse_distance_thread_events(struct reuse_distance *const *stacks, size_t
                 break;
         }
     }
+    *current = cur;
     for (size_t k = 0; k < n_stacks; k++)
         if (stacks[k])
             count_pending(stacks[k]);
     return i;
+}
+
+size_t reuse_distance_thread_events(struct reuse_distance *const *stacks, size_t n_stacks,
+                                    size_t *current, const struct batch_event *events, size_t n,
+                                    unsigned line_shift)
+{
+    int marks = 0;
+    for (size_t k = 0; k < n_stacks; k++)
+        marks |= stacks[k] && stacks[k]->marks_ahead;
+    return marks ? thread_events(stacks, n_stacks, current, events, n, line_shift, 1)
+                 : thread_events(stacks, n_stacks, current, events, n, line_shift, 0);
 }
 
 struct reuse_distance *reuse_distance_clone(const struct reuse_distance *rd)
@@ -449,17 +475,18 @@ struct reuse_distance *reuse_distance_clone(const struct reuse_distance *rd)
     shadow_map_init(&copy->last, 1);
     shadow_map_copy(&copy->last, (struct shadow_map *)&rd->last);
     size_t mark_bytes = level_padded(rd, 0) * sizeof *rd->marks;
-    copy->marks = xaligned_alloc(64, mark_bytes);
+    copy->marks = huge_pages_calloc(mark_bytes);
     memcpy(copy->marks, rd->marks, mark_bytes);
     for (unsigned k = 1; k <= rd->levels; k++) {
         size_t bytes = level_padded(rd, k) * sizeof(uint32_t);
-        copy->counts[k] = xaligned_alloc(64, bytes);
+        copy->counts[k] = huge_pages_calloc(bytes);
         memcpy(copy->counts[k], rd->counts[k], bytes);
     }
     copy->histogram = NULL;
     if (rd->histogram_capacity) {
-        copy->histogram = xmalloc(rd->histogram_capacity * sizeof *rd->histogram);
-        memcpy(copy->histogram, rd->histogram, rd->histogram_capacity * sizeof *rd->histogram);
+        size_t bytes = rd->histogram_capacity * sizeof *rd->histogram;
+        copy->histogram = huge_pages_calloc(bytes);
+        memcpy(copy->histogram, rd->histogram, bytes);
     }
     return copy;
 }

@@ -43,6 +43,7 @@
 #define FAR_DISTANCE 4096u
 #define PENDING_FAR 16u
 #define MARKS_AHEAD_WINDOW 4096u
+#define MARKS_AHEAD_LINES (UINT64_C(1) << 17) /* 1 MiB of latest times */
 
 struct reuse_distance {
     struct shadow_map last;  /* line -> time of its latest access, 0 = never */
@@ -65,9 +66,10 @@ struct reuse_distance {
     uint64_t n_pending;            /* far distances since the ring was last emptied */
     /* Whether the marks of a line's time are asked for ahead: only while
      * far distances are common (a line's marks are then far from the
-     * present's, and miss the caches); near ones find them there, and the
-     * asking costs more than it saves. Decided every MARKS_AHEAD_WINDOW
-     * accesses from the far distances among them. */
+     * present's, and miss the caches) in a stack of MARKS_AHEAD_LINES or
+     * more; otherwise the marks are found in the caches, and the asking
+     * costs more than it saves. Decided every MARKS_AHEAD_WINDOW accesses
+     * from the far distances among them. */
     int marks_ahead;
     uint64_t far;                  /* far distances seen */
     uint64_t far_checked;          /* far, at the last decision */

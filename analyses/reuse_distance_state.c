@@ -11,6 +11,7 @@
 #include "analyses/reuse_distance.h"
 #include "analyses/reuse_distance_internal.h"
 #include "analyses/state_parts.h"
+#include "common/huge_pages.h"
 #include "common/oom.h"
 
 void reuse_distance_save(const struct reuse_distance *rd, struct state_writer *w)
@@ -82,7 +83,7 @@ struct reuse_distance *reuse_distance_load(struct state_reader *r, uint64_t min_
     uint64_t hist = 64;
     while (hist < rd->span)
         hist *= 2;
-    rd->histogram = xcalloc(hist, sizeof *rd->histogram);
+    rd->histogram = huge_pages_calloc(hist * sizeof *rd->histogram);
     rd->histogram_capacity = hist;
     for (uint64_t d = 0; d < rd->span; d++)
         rd->histogram[d] = state_get_u64(r);
