@@ -57,6 +57,16 @@ static ALWAYS_INLINE uint64_t words_after(const uint64_t *g, unsigned j)
     return sum;
 }
 
+#if defined(__SSE2__) && REUSE_GROUP_BITS == 4
+/* The entries of four counts (V) whose index in the group (from FIRST) is
+ * after LIMIT. */
+static ALWAYS_INLINE __m128i quad_after(const __m128i *v, int first, __m128i limit)
+{
+    __m128i index = _mm_setr_epi32(first, first + 1, first + 2, first + 3);
+    return _mm_and_si128(_mm_load_si128(v), _mm_cmpgt_epi32(index, limit));
+}
+#endif
+
 /* Marks in the entries of a group of counts (G) after its entry J. */
 static ALWAYS_INLINE uint64_t counts_after(const uint32_t *g, unsigned j)
 {
@@ -64,13 +74,9 @@ static ALWAYS_INLINE uint64_t counts_after(const uint32_t *g, unsigned j)
     /* Sums stay below 2^32: a stack holds fewer lines. */
     const __m128i *v = (const __m128i *)g;
     __m128i limit = _mm_set1_epi32((int)j);
-    __m128i sum = _mm_and_si128(_mm_load_si128(v), _mm_cmpgt_epi32(_mm_setr_epi32(0, 1, 2, 3), limit));
-    sum = _mm_add_epi32(sum, _mm_and_si128(_mm_load_si128(v + 1),
-                                           _mm_cmpgt_epi32(_mm_setr_epi32(4, 5, 6, 7), limit)));
-    sum = _mm_add_epi32(sum, _mm_and_si128(_mm_load_si128(v + 2),
-                                           _mm_cmpgt_epi32(_mm_setr_epi32(8, 9, 10, 11), limit)));
-    sum = _mm_add_epi32(sum, _mm_and_si128(_mm_load_si128(v + 3),
-                                           _mm_cmpgt_epi32(_mm_setr_epi32(12, 13, 14, 15), limit)));
+    __m128i low = _mm_add_epi32(quad_after(v, 0, limit), quad_after(v + 1, 4, limit));
+    __m128i high = _mm_add_epi32(quad_after(v + 2, 8, limit), quad_after(v + 3, 12, limit));
+    __m128i sum = _mm_add_epi32(low, high);
     sum = _mm_add_epi32(sum, _mm_shuffle_epi32(sum, 0x4e));
     sum = _mm_add_epi32(sum, _mm_shuffle_epi32(sum, 0xb1));
     return (uint32_t)_mm_cvtsi128_si32(sum);
