@@ -351,6 +351,19 @@ static ALWAYS_INLINE int is_load_or_store(const struct batch_event *ev)
     return ev->type == EVENT_READ || ev->type == EVENT_WRITE;
 }
 
+/* A load or store: an access to every line it overlaps. */
+static ALWAYS_INLINE void access_lines(struct reuse_distance *rd, const struct batch_event *ev,
+                                       unsigned line_shift)
+{
+    uint64_t first = ev->value >> line_shift;
+    uint64_t last = (ev->value + ev->size - 1) >> line_shift;
+    for (uint64_t line = first;; line++) {
+        access_line(rd, line, 1);
+        if (line == last)
+            break;
+    }
+}
+
 static ALWAYS_INLINE void prefetch_marks(const struct reuse_distance *rd, uint64_t line)
 {
     if (!rd->marks_ahead)
@@ -379,13 +392,7 @@ size_t reuse_distance_events(struct reuse_distance *rd, const struct batch_event
                 break;
             continue; /* the kernel's accesses are no reuse */
         }
-        uint64_t first = ev->value >> line_shift;
-        uint64_t last = (ev->value + ev->size - 1) >> line_shift;
-        for (uint64_t line = first;; line++) {
-            access_line(rd, line, 1);
-            if (line == last)
-                break;
-        }
+        access_lines(rd, ev, line_shift);
     }
     count_pending(rd);
     return i;
@@ -448,13 +455,7 @@ static ALWAYS_INLINE size_t thread_events(struct reuse_distance *const *stacks, 
         }
         if (!rd || !is_load_or_store(ev))
             continue; /* no thread yet; the kernel's accesses */
-        uint64_t first = ev->value >> line_shift;
-        uint64_t last = (ev->value + ev->size - 1) >> line_shift;
-        for (uint64_t line = first;; line++) {
-            access_line(rd, line, 1);
-            if (line == last)
-                break;
-        }
+        access_lines(rd, ev, line_shift);
     }
     *current = cur;
     for (size_t k = 0; k < n_stacks; k++)
