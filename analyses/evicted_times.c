@@ -40,20 +40,18 @@ struct each_time {
     size_t group;
 };
 
-static void change_chunk(void *ctx, uint64_t number, uint64_t *chunk)
+static void change_chunk(void *ctx, uint64_t number, uint64_t *chunk, unsigned record_shift)
 {
     struct each_time *each = ctx;
     for (unsigned i = 0; i < SHADOW_CHUNK_CELLS; i++) {
         uint64_t cell = (number << SHADOW_CHUNK_BITS) | i;
+        uint64_t *lanes = chunk + ((size_t)i << record_shift);
         for (uint32_t lane = 0; lane < EVICTED_LANES; lane++) {
-            uint64_t *w = &chunk[2 * i + evicted_word(lane)];
-            unsigned shift = evicted_shift(lane);
-            uint64_t time = *w >> shift & 0xffffffff;
+            uint64_t time = evicted_lanes_get(lanes, lane);
             if (!time)
                 continue;
             uint32_t thread = (uint32_t)(each->group << EVICTED_LANE_BITS) + lane;
-            uint64_t changed = each->change(each->ctx, thread, cell, time);
-            *w = (*w & ~(UINT64_C(0xffffffff) << shift)) | changed << shift;
+            evicted_lanes_put(lanes, lane, each->change(each->ctx, thread, cell, time));
         }
     }
 }
@@ -94,5 +92,7 @@ void evicted_times_load(struct evicted_times *e, struct state_reader *r, uint64_
     }
     add_groups(e, (size_t)groups);
     for (size_t g = 0; g < e->n_groups && !r->failed; g++)
-        shadow_map_load(&e->groups[g], r);
+        shadow_map_load(&e->groups[g], r, 0);
+    if (!r->failed && e->n_groups && e->groups[0].chunks)
+        state_reader_fail(r, "evicted times of the first threads outside their cells' records");
 }

@@ -7,7 +7,11 @@
  * group g, 32 bits each (input size's times fit in TIME_BITS), so a cell
  * that changes hands among them costs one cache line for both the time
  * that leaves the cell's record and the one that comes back to it. A
- * record exists only for cells that changed hands. */
+ * record exists only for cells that changed hands. Group 0's records, the
+ * times of the first four threads, are not here: they sit beside the
+ * cells' own records (words 1 and 2 of a widened record, read and written
+ * with evicted_lanes_*), in the same cache line; this map keeps the
+ * groups from 1 on. */
 #ifndef TRMS_EVICTED_TIMES_H
 #define TRMS_EVICTED_TIMES_H
 
@@ -45,14 +49,27 @@ static ALWAYS_INLINE unsigned evicted_word(uint32_t thread)
     return (thread & (EVICTED_LANES - 1)) >> 1;
 }
 
+/* In the two words of a group's record (LANES), THREAD's time becomes
+ * TIME (below 2^32). */
+static ALWAYS_INLINE void evicted_lanes_put(uint64_t *lanes, uint32_t thread, uint64_t time)
+{
+    uint64_t *w = lanes + evicted_word(thread);
+    unsigned shift = evicted_shift(thread);
+    *w = (*w & ~(UINT64_C(0xffffffff) << shift)) | time << shift;
+}
+
+/* THREAD's time in the two words of a group's record (LANES). */
+static ALWAYS_INLINE uint64_t evicted_lanes_get(const uint64_t *lanes, uint32_t thread)
+{
+    return lanes[evicted_word(thread)] >> evicted_shift(thread) & 0xffffffff;
+}
+
 /* THREAD's time of CELL becomes TIME (below 2^32). */
 static ALWAYS_INLINE void evicted_times_put(struct evicted_times *e, uint32_t thread,
                                             uint64_t cell, uint64_t time)
 {
-    uint64_t *w = shadow_map_slot(&e->groups[thread >> EVICTED_LANE_BITS], cell) +
-                  evicted_word(thread);
-    unsigned shift = evicted_shift(thread);
-    *w = (*w & ~(UINT64_C(0xffffffff) << shift)) | time << shift;
+    evicted_lanes_put(shadow_map_slot(&e->groups[thread >> EVICTED_LANE_BITS], cell), thread,
+                      time);
 }
 
 /* THREAD's time of CELL, 0 when it has none; creates nothing. */
@@ -60,7 +77,7 @@ static ALWAYS_INLINE uint64_t evicted_times_get(struct evicted_times *e, uint32_
                                                 uint64_t cell)
 {
     const uint64_t *record = shadow_map_find(&e->groups[thread >> EVICTED_LANE_BITS], cell);
-    return record ? record[evicted_word(thread)] >> evicted_shift(thread) & 0xffffffff : 0;
+    return record ? evicted_lanes_get(record, thread) : 0;
 }
 
 /* Asks the caches for THREAD's record of CELL (a hint). */
@@ -82,7 +99,8 @@ void evicted_times_each(struct evicted_times *e,
 size_t evicted_times_bytes(const struct evicted_times *e);
 
 /* Saved as u64:groups, then each group's shadow map. A load fails R unless
- * the groups are those of THREADS threads; the times are not checked. */
+ * the groups are those of THREADS threads, group 0 empty; the times are
+ * not checked. */
 void evicted_times_save(struct evicted_times *e, struct state_writer *w);
 void evicted_times_load(struct evicted_times *e, struct state_reader *r, uint64_t threads);
 

@@ -162,34 +162,41 @@ static struct frame *frame_at(struct thread *t, uint64_t ts)
     return &t->stack[lo];
 }
 
-/* Another thread (or nobody) owned CELL (RECORD): the owner's time moves
- * to its evicted map. */
-static void evict_owner(struct input_size *is, uint64_t cell, uint64_t record)
+/* Another thread (or nobody) owned CELL, whose widened record (RECORD,
+ * its first word R) the access takes over: the owner's time moves to the
+ * evicted times, beside the record for the first threads. */
+static ALWAYS_INLINE void evict_owner(struct input_size *is, uint64_t *record, uint64_t cell,
+                                      uint64_t r)
 {
-    if (OWNER_OF(record))
-        evicted_times_put(&is->evicted, (uint32_t)OWNER_OF(record) - 1, cell, OWNER_TIME(record));
+    if (!OWNER_OF(r))
+        return;
+    uint32_t owner = (uint32_t)OWNER_OF(r) - 1;
+    if (owner < EVICTED_LANES)
+        evicted_lanes_put(record + 1, owner, OWNER_TIME(r));
+    else
+        evicted_times_put(&is->evicted, owner, cell, OWNER_TIME(r));
 }
 
-/* Thread T's latest access to CELL, whose RECORD names another owner: the
- * owner's time moves to its evicted map, T's comes from its own. A cell
- * nobody owns was never accessed by a thread, so there is nothing to look
- * up: that is every cell's first access. */
-static uint64_t take_over(struct input_size *is, struct thread *t, uint64_t cell,
-                          uint64_t record)
+/* Thread T's latest access to CELL, whose widened RECORD (its first word
+ * R) names another owner: the owner's time moves to the evicted times,
+ * T's comes from them. A cell nobody owns was never accessed by a thread,
+ * so there is nothing to look up: that is every cell's first access. */
+static ALWAYS_INLINE uint64_t take_over(struct input_size *is, struct thread *t,
+                                        uint64_t *record, uint64_t cell, uint64_t r)
 {
-    if (!OWNER_OF(record))
+    if (!OWNER_OF(r))
         return 0;
     is->take_overs++;
-    evict_owner(is, cell, record);
-    return evicted_times_get(&is->evicted, t->index, cell);
+    evict_owner(is, record, cell, r);
+    return t->index < EVICTED_LANES ? evicted_lanes_get(record + 1, t->index)
+                                     : evicted_times_get(&is->evicted, t->index, cell);
 }
 
-/* One read of a cell (RECORD) by T, whose innermost activation is TOP. */
-static ALWAYS_INLINE void read_record(struct input_size *is, struct thread *t, struct frame *top,
-                                      uint64_t *record, uint64_t cell)
+/* A read by T, whose innermost activation is TOP, of a cell whose record
+ * was R and T's latest access to it LAST; returns the record after it. */
+static ALWAYS_INLINE uint64_t read_cell(struct input_size *is, struct thread *t,
+                                        struct frame *top, uint64_t r, uint64_t last)
 {
-    uint64_t r = *record;
-    uint64_t last = OWNER_OF(r) == t->index + 1 ? OWNER_TIME(r) : take_over(is, t, cell, r);
     /* Written by another thread or the kernel since this thread's latest
      * access: new input for every pending activation (Figure 11, line 1). */
     int induced = last < WRITE_TIME(r);
@@ -212,16 +219,14 @@ static ALWAYS_INLINE void read_record(struct input_size *is, struct thread *t, s
         else
             top->induced_thread++;
     }
-    *record = WRITE_PART(r) | OWNER_PART(is->count, t->index);
+    return WRITE_PART(r) | OWNER_PART(is->count, t->index);
 }
 
-static ALWAYS_INLINE void write_record(struct input_size *is, struct thread *t, uint64_t *record,
-                                uint64_t cell)
+/* Whether a cell's record R names an owner other than T: taking it over
+ * needs the evicted times, which a widened record holds. */
+static ALWAYS_INLINE int changes_hands(const struct thread *t, uint64_t r)
 {
-    uint64_t r = *record;
-    if (OWNER_OF(r) != t->index + 1)
-        evict_owner(is, cell, r);
-    *record = WRITE_BY(is->count, 0) | OWNER_PART(is->count, t->index);
+    return OWNER_OF(r) != t->index + 1 && OWNER_OF(r) != 0;
 }
 
 /* Walks the cells of an access that belong to this shard, as runs of
@@ -254,30 +259,86 @@ static ALWAYS_INLINE int next_run(const struct input_size *is, struct cell_runs 
     return 0;
 }
 
-/* The cells FIRST..LAST, all in one shard group, from the record of the
- * first (shard-local index LOCAL). */
-static ALWAYS_INLINE void access_run(struct input_size *is, struct thread *t, struct frame *top,
-                              enum event_type type, uint64_t local, unsigned n,
-                              uint64_t kernel_stamp)
+/* The cells LOCAL..LOCAL+N-1 (shard-local indices), in a chunk of
+ * one-word records (RECORDS, LOCAL's first), until one of them changes
+ * hands; returns how many were done. */
+static ALWAYS_INLINE unsigned narrow_run(struct input_size *is, struct thread *t,
+                                         struct frame *top, enum event_type type,
+                                         uint64_t *records, unsigned n, uint64_t kernel_stamp)
 {
-    uint64_t *records = shadow_map_slot(&is->cells, local);
+    unsigned k = 0;
     switch (type) {
     case EVENT_READ:
     case EVENT_KREAD: /* kernelRead(l, t) = read(l, t) (Figure 12) */
-        for (unsigned k = 0; k < n; k++)
-            read_record(is, t, top, records + k, local + k);
+        for (; k < n; k++) {
+            uint64_t r = records[k];
+            if (changes_hands(t, r))
+                break;
+            records[k] = read_cell(is, t, top, r, OWNER_TIME(r)); /* (0 when nobody's) */
+        }
         break;
     case EVENT_WRITE:
-        for (unsigned k = 0; k < n; k++)
-            write_record(is, t, records + k, local + k);
+        for (; k < n && !changes_hands(t, records[k]); k++)
+            records[k] = WRITE_BY(is->count, 0) | OWNER_PART(is->count, t->index);
         break;
     case EVENT_KWRITE:
-        for (unsigned k = 0; k < n; k++)
+        for (; k < n; k++)
             records[k] = (records[k] & ~WRITE_PART(~UINT64_C(0))) | kernel_stamp;
         break;
     default:
+        k = n;
         break;
     }
+    return k;
+}
+
+/* The same in a widened chunk (RECORD: LOCAL's, 4 words each). */
+static ALWAYS_INLINE void wide_run(struct input_size *is, struct thread *t, struct frame *top,
+                                   enum event_type type, uint64_t *record, uint64_t local,
+                                   unsigned n, uint64_t kernel_stamp)
+{
+    for (unsigned k = 0; k < n; k++, record += 4) {
+        uint64_t r = *record;
+        switch (type) {
+        case EVENT_READ:
+        case EVENT_KREAD:
+            *record = read_cell(is, t, top, r,
+                                OWNER_OF(r) == t->index + 1
+                                    ? OWNER_TIME(r)
+                                    : take_over(is, t, record, local + k, r));
+            break;
+        case EVENT_WRITE:
+            if (OWNER_OF(r) != t->index + 1)
+                evict_owner(is, record, local + k, r);
+            *record = WRITE_BY(is->count, 0) | OWNER_PART(is->count, t->index);
+            break;
+        case EVENT_KWRITE:
+            *record = (r & ~WRITE_PART(~UINT64_C(0))) | kernel_stamp;
+            break;
+        default:
+            break;
+        }
+    }
+}
+
+/* The cells LOCAL..LOCAL+N-1, all in one shard group (and so in one
+ * chunk). A chunk starts with one word a cell; where a cell first changes
+ * hands, it is widened, to keep the evicted times beside the records. */
+static ALWAYS_INLINE void access_run(struct input_size *is, struct thread *t, struct frame *top,
+                                     enum event_type type, uint64_t local, unsigned n,
+                                     uint64_t kernel_stamp)
+{
+    shadow_chunk chunk = shadow_map_chunk_of(&is->cells, local);
+    if (shadow_chunk_shift(chunk) == 0) {
+        unsigned done =
+            narrow_run(is, t, top, type, shadow_chunk_record(chunk, local), n, kernel_stamp);
+        if (done == n)
+            return;
+        chunk = shadow_map_widen(&is->cells, local >> SHADOW_CHUNK_BITS);
+        local += done;
+        n -= done;
+    }
+    wide_run(is, t, top, type, shadow_chunk_record(chunk, local), local, n, kernel_stamp);
 }
 
 /* An access by T, whose innermost activation is TOP. TAGGED: the access is
@@ -373,8 +434,11 @@ static ALWAYS_INLINE void prefetch_evicted(const struct input_size *is, const st
     uint64_t owner = OWNER_OF(*record);
     if (owner == 0 || owner == t->index + 1)
         return;
-    evicted_times_prefetch(&is->evicted, (uint32_t)owner - 1, local);
-    if ((owner - 1) >> EVICTED_LANE_BITS != t->index >> EVICTED_LANE_BITS)
+    /* The first threads' times are in the record's own line. */
+    if (owner - 1 >= EVICTED_LANES)
+        evicted_times_prefetch(&is->evicted, (uint32_t)owner - 1, local);
+    if (t->index >= EVICTED_LANES &&
+        (owner - 1) >> EVICTED_LANE_BITS != t->index >> EVICTED_LANE_BITS)
         evicted_times_prefetch(&is->evicted, t->index, local); /* not the same record */
 }
 
@@ -502,7 +566,8 @@ static uint64_t new_access_time(const struct renumbering *r, uint64_t ts, uint64
     return ts < wtime ? SLOT(j, 0) : SLOT(j, 2);
 }
 
-/* The evicted times first, while the write times are old. */
+/* The evicted times in the groups' maps first, while the write times are
+ * old. */
 static uint64_t renumber_evicted(void *ctx, uint32_t thread, uint64_t cell, uint64_t time)
 {
     (void)thread;
@@ -510,21 +575,27 @@ static uint64_t renumber_evicted(void *ctx, uint32_t thread, uint64_t cell, uint
     return new_access_time(r, time, WRITE_TIME(shadow_map_peek(&r->is->cells, cell)));
 }
 
-static void renumber_records(void *ctx, uint64_t number, uint64_t *chunk)
+static void renumber_records(void *ctx, uint64_t number, uint64_t *chunk, unsigned shift)
 {
     (void)number;
     struct renumbering *r = ctx;
     for (unsigned i = 0; i < SHADOW_CHUNK_CELLS; i++) {
-        uint64_t record = chunk[i];
+        uint64_t *words = chunk + ((size_t)i << shift), record = *words;
         if (!record)
             continue;
         uint64_t wtime = WRITE_TIME(record), renumbered = 0;
+        for (uint32_t lane = 0; shift && lane < EVICTED_LANES; lane++) {
+            /* The evicted times beside it, while the write time is old. */
+            uint64_t time = evicted_lanes_get(words + 1, lane);
+            if (time)
+                evicted_lanes_put(words + 1, lane, new_access_time(r, time, wtime));
+        }
         if (OWNER_OF(record))
             renumbered = OWNER_PART(new_access_time(r, OWNER_TIME(record), wtime),
                                     OWNER_OF(record) - 1);
         if (wtime)
             renumbered |= WRITE_BY(SLOT(rank_of(r, wtime), 1), record & KERNEL_BIT);
-        chunk[i] = renumbered;
+        *words = renumbered;
     }
 }
 

@@ -27,7 +27,14 @@
  *
  * ts_t of any other thread is in the evicted times (evicted_times.h),
  * where a thread's time is moved when another thread takes the cell over.
- * A thread-private cell costs 8 bytes and one cache line per access.
+ * A thread-private cell costs 8 bytes and one cache line per access. The
+ * first time a cell changes hands, its chunk of the shadow map is widened
+ * to 32 bytes a cell (shadow_map_widen): the record, then the evicted
+ * times of threads 0-3 (16 bytes), then a word unused; so that a cell
+ * shared among up to four threads still costs one cache line an access
+ * (two cells of an aligned 8-byte access share it), where a map of its own
+ * for those times cost a second one, and a second lookup. Cells no two
+ * threads shared keep 8 bytes.
  *
  * Timestamps (`count`) grow by one per call, thread switch and kernel
  * write, and fit in TIME_BITS. When they reach the limit, renumber()
@@ -96,7 +103,7 @@ struct input_size {
     uint64_t time_limit;
     uint64_t renumberings;
     struct shadow_map cells;    /* the records above */
-    struct evicted_times evicted; /* ts_t of cells another thread owns now */
+    struct evicted_times evicted; /* ts_t of threads 4.. of cells another thread owns now */
     struct thread *threads;
     size_t n_threads;
     size_t threads_capacity;

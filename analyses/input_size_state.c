@@ -62,13 +62,22 @@ struct record_check {
     uint64_t count;
 };
 
-static void check_chunk(void *ctx, uint64_t number, uint64_t *chunk)
+static void check_chunk(void *ctx, uint64_t number, uint64_t *chunk, unsigned shift)
 {
     (void)number;
     struct record_check *c = ctx;
     for (unsigned i = 0; i < SHADOW_CHUNK_CELLS; i++) {
-        uint64_t v = chunk[i];
-        int bad = OWNER_OF(v) > c->threads || OWNER_TIME(v) > c->count || WRITE_TIME(v) > c->count;
+        const uint64_t *words = chunk + ((size_t)i << shift);
+        uint64_t v = words[0];
+        int bad = OWNER_OF(v) > c->threads || OWNER_TIME(v) > c->count ||
+                  WRITE_TIME(v) > c->count || (!OWNER_OF(v) && OWNER_TIME(v));
+        /* A widened record: the first threads' evicted times in words 1
+         * and 2, word 3 unused. */
+        for (uint32_t lane = 0; shift && lane < EVICTED_LANES; lane++) {
+            uint64_t time = evicted_lanes_get(words + 1, lane);
+            bad |= time > c->count || (time && lane >= c->threads);
+        }
+        bad |= shift && words[3];
         if (bad) {
             state_reader_fail(c->r, "a shadow record names no thread or a future time");
             return;
@@ -229,7 +238,7 @@ struct input_size *input_size_load(struct state_reader *r, const struct state_bo
         evicted_times_load(&is->evicted, r, is->n_threads);
     if (!r->failed && current)
         is->current = &is->threads[current - 1];
-    shadow_map_load(&is->cells, r);
+    shadow_map_load(&is->cells, r, 1);
     struct record_check check = {.r = r, .threads = is->n_threads, .count = is->count};
     if (!r->failed)
         shadow_map_each_chunk(&is->cells, check_chunk, &check);

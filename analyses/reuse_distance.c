@@ -184,9 +184,10 @@ struct renumbering {
     uint64_t *before;   /* marks in the words before each word */
 };
 
-static void renumber_chunk(void *ctx, uint64_t number, uint64_t *chunk)
+static void renumber_chunk(void *ctx, uint64_t number, uint64_t *chunk, unsigned shift)
 {
     (void)number;
+    (void)shift; /* (one word a line) */
     const struct renumbering *r = ctx;
     for (unsigned i = 0; i < SHADOW_CHUNK_CELLS; i++) {
         uint64_t t = chunk[i];

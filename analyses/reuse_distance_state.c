@@ -31,9 +31,10 @@ struct mark_rebuild {
     uint64_t marks;
 };
 
-static void mark_chunk(void *ctx, uint64_t number, uint64_t *chunk)
+static void mark_chunk(void *ctx, uint64_t number, uint64_t *chunk, unsigned shift)
 {
     (void)number;
+    (void)shift; /* (loaded without widened chunks) */
     struct mark_rebuild *m = ctx;
     struct reuse_distance *rd = m->rd;
     for (unsigned i = 0; i < SHADOW_CHUNK_CELLS; i++) {
@@ -87,7 +88,7 @@ struct reuse_distance *reuse_distance_load(struct state_reader *r, uint64_t min_
     rd->histogram_capacity = hist;
     for (uint64_t d = 0; d < rd->span; d++)
         rd->histogram[d] = state_get_u64(r);
-    shadow_map_load(&rd->last, r);
+    shadow_map_load(&rd->last, r, 0);
     reuse_window_allocate(rd, capacity);
     struct mark_rebuild m = {rd, r, 0};
     if (!r->failed)

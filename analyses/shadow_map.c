@@ -13,13 +13,16 @@
 void shadow_map_init(struct shadow_map *map, unsigned words)
 {
     for (unsigned i = 0; i < SHADOW_CACHE_WAYS; i++)
-        map->cache[i] = (struct shadow_cache_entry){0, NULL};
+        map->cache[i] = (struct shadow_cache_entry){0, 0};
     for (unsigned i = 0; i < SHADOW_PAGE_CACHE; i++)
         map->page_cache[i] = (struct shadow_page_entry){0, NULL};
-    map->word_shift = words == 2 ? 1 : 0;
+    map->word_shift = words == 4 ? 2 : words == 2 ? 1 : 0;
     u64map_init(&map->directory);
     map->pages = 0;
     map->chunks = 0;
+    map->widened = 0;
+    map->spare = NULL;
+    map->spares = 0;
     map->blocks = NULL;
     map->n_blocks = 0;
     map->block_used = 0;
@@ -71,19 +74,37 @@ static void new_block(struct shadow_map *map)
     map->block_used = 0;
 }
 
-static uint64_t *new_chunk(struct shadow_map *map)
+static size_t chunk_bytes(unsigned shift)
 {
-    size_t bytes = (size_t)SHADOW_CHUNK_CELLS * sizeof(uint64_t) << map->word_shift;
+    return (size_t)SHADOW_CHUNK_CELLS * sizeof(uint64_t) << shift;
+}
+
+/* A zeroed chunk of records of 2^SHIFT words, tagged with SHIFT. */
+static shadow_chunk new_chunk(struct shadow_map *map, unsigned shift)
+{
+    size_t bytes = chunk_bytes(shift);
+    if (shift == map->word_shift && map->spare) {
+        uint64_t *chunk = map->spare;
+        map->spare = (uint64_t *)(uintptr_t)chunk[0];
+        map->spares--;
+        memset(chunk, 0, bytes);
+        return (shadow_chunk)chunk | shift;
+    }
     if (!map->n_blocks || map->block_used + bytes > map->blocks[map->n_blocks - 1].size)
         new_block(map);
-    uint64_t *chunk = (uint64_t *)((char *)map->blocks[map->n_blocks - 1].base + map->block_used);
+    char *chunk = (char *)map->blocks[map->n_blocks - 1].base + map->block_used;
     map->block_used += bytes;
-    map->chunks++;
-    return chunk;
+    /* The first access to a record reads it: a read of untouched memory
+     * would map the kernel's zero page, and the write after it would copy
+     * it and flush the other cores' TLBs. Writing first maps the page
+     * once. */
+    for (size_t page = 0; page < bytes; page += 4096)
+        ((volatile char *)chunk)[page] = 0;
+    return (shadow_chunk)chunk | shift;
 }
 
 /* The page of chunk NUMBER, created when CREATE; NULL when absent. */
-static uint64_t **page_of(struct shadow_map *map, uint64_t number, int create)
+static shadow_chunk *page_of(struct shadow_map *map, uint64_t number, int create)
 {
     uint64_t page = number >> SHADOW_PAGE_BITS;
     struct shadow_page_entry *p = &map->page_cache[page % SHADOW_PAGE_CACHE];
@@ -94,53 +115,79 @@ static uint64_t **page_of(struct shadow_map *map, uint64_t number, int create)
     if (!entry)
         return NULL;
     if (!*entry) {
-        *entry = (uint64_t)(uintptr_t)xcalloc(SHADOW_PAGE_CHUNKS, sizeof(uint64_t *));
+        *entry = (uint64_t)(uintptr_t)xcalloc(SHADOW_PAGE_CHUNKS, sizeof(shadow_chunk));
         map->pages++;
     }
     p->number = page;
-    p->page = (uint64_t **)(uintptr_t)*entry;
+    p->page = (shadow_chunk *)(uintptr_t)*entry;
     return p->page;
 }
 
-uint64_t *shadow_map_chunk(struct shadow_map *map, uint64_t number, int create)
+shadow_chunk shadow_map_chunk(struct shadow_map *map, uint64_t number, int create)
 {
-    uint64_t **page = page_of(map, number, create);
+    shadow_chunk *page = page_of(map, number, create);
     if (!page)
-        return NULL;
-    uint64_t **slot = &page[number & (SHADOW_PAGE_CHUNKS - 1)];
-    if (!*slot && create)
-        *slot = new_chunk(map);
+        return 0;
+    shadow_chunk *slot = &page[number & (SHADOW_PAGE_CHUNKS - 1)];
+    if (!*slot && create) {
+        *slot = new_chunk(map, map->word_shift);
+        map->chunks++;
+    }
     return *slot;
 }
 
+shadow_chunk shadow_map_widen(struct shadow_map *map, uint64_t number)
+{
+    shadow_chunk *slot = &page_of(map, number, 0)[number & (SHADOW_PAGE_CHUNKS - 1)];
+    uint64_t *narrow = shadow_chunk_base(*slot);
+    shadow_chunk wide = new_chunk(map, 2);
+    uint64_t *records = shadow_chunk_base(wide);
+    for (unsigned i = 0; i < SHADOW_CHUNK_CELLS; i++)
+        records[(size_t)i << 2] = narrow[i];
+    narrow[0] = (uint64_t)(uintptr_t)map->spare;
+    map->spare = narrow;
+    map->spares++;
+    *slot = wide;
+    map->chunks--;
+    map->widened++;
+    struct shadow_cache_entry *e = &map->cache[number % SHADOW_CACHE_WAYS];
+    if (e->chunk && e->number == number)
+        e->chunk = wide;
+    return wide;
+}
+
 struct chunk_visit {
-    void (*visit)(void *ctx, uint64_t number, uint64_t *chunk);
+    void (*visit)(void *ctx, uint64_t number, uint64_t *chunk, unsigned shift);
     void *ctx;
 };
 
 static int visit_page(void *ctx, uint64_t key, uint64_t value)
 {
     struct chunk_visit *v = ctx;
-    uint64_t **page = (uint64_t **)(uintptr_t)value;
+    const shadow_chunk *page = (const shadow_chunk *)(uintptr_t)value;
     for (uint64_t i = 0; i < SHADOW_PAGE_CHUNKS; i++)
         if (page[i])
-            v->visit(v->ctx, key << SHADOW_PAGE_BITS | i, page[i]);
+            v->visit(v->ctx, key << SHADOW_PAGE_BITS | i, shadow_chunk_base(page[i]),
+                     shadow_chunk_shift(page[i]));
     return 0;
 }
 
 void shadow_map_each_chunk(struct shadow_map *map,
-                           void (*visit)(void *ctx, uint64_t number, uint64_t *chunk),
+                           void (*visit)(void *ctx, uint64_t number, uint64_t *chunk,
+                                         unsigned shift),
                            void *ctx)
 {
     struct chunk_visit v = {visit, ctx};
     u64map_each(&map->directory, visit_page, &v);
 }
 
-static void copy_chunk(void *ctx, uint64_t number, uint64_t *chunk)
+static void copy_chunk(void *ctx, uint64_t number, uint64_t *chunk, unsigned shift)
 {
     struct shadow_map *dst = ctx;
-    memcpy(shadow_map_chunk(dst, number, 1), chunk,
-           (size_t)SHADOW_CHUNK_CELLS * sizeof(uint64_t) << dst->word_shift);
+    shadow_chunk copy = shadow_map_chunk(dst, number, 1);
+    if (shift != shadow_chunk_shift(copy))
+        copy = shadow_map_widen(dst, number);
+    memcpy(shadow_chunk_base(copy), chunk, chunk_bytes(shift));
 }
 
 void shadow_map_copy(struct shadow_map *dst, struct shadow_map *src)
@@ -151,7 +198,8 @@ void shadow_map_copy(struct shadow_map *dst, struct shadow_map *src)
 size_t shadow_map_bytes(const struct shadow_map *map)
 {
     /* Chunks handed out; the rest of the last block is address space. */
-    return (map->chunks * SHADOW_CHUNK_CELLS * sizeof(uint64_t) << map->word_shift) +
+    return (map->chunks + map->spares) * chunk_bytes(map->word_shift) +
+           map->widened * chunk_bytes(2) +
            map->pages * SHADOW_PAGE_CHUNKS * sizeof(uint64_t *) + u64map_bytes(&map->directory) +
            map->n_blocks * sizeof *map->blocks;
 }

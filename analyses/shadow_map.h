@@ -1,7 +1,7 @@
 /* shadow_map: a fixed-size record per memory cell (or cache line), created
  * on first touch, zero until written.
  *
- * Records are one or two 64-bit words. Cells are grouped in chunks of
+ * Records are one, two or four 64-bit words. Cells are grouped in chunks of
  * SHADOW_CHUNK_CELLS consecutive indices; only touched chunks exist. A
  * chunk is found through a page of SHADOW_PAGE_CHUNKS chunk pointers, and
  * pages through a hash directory, with a small cache of recent pages in
@@ -10,8 +10,15 @@
  * (its stack, the array it scans, an I/O buffer); scattered lookups in a
  * large region still find their chunk in two loads. Memory
  * is proportional to the touched chunks: one record per cell when accesses
- * are dense, at most one chunk per cell when they are scattered. Chunks
- * never move, so a record pointer stays valid for the map's lifetime. */
+ * are dense, at most one chunk per cell when they are scattered.
+ *
+ * A map of one-word records may widen some of its chunks to four words a
+ * record (shadow_map_widen), for a pass that needs more per cell in a few
+ * places only (input size: the times of the threads a cell changed hands
+ * among, beside the cell's record). The width of a chunk is in the low
+ * bits of its pointer, so finding it costs nothing more. Chunks never
+ * move while they keep their width, so a record pointer stays valid until
+ * its chunk is widened. */
 #ifndef TRMS_SHADOW_MAP_H
 #define TRMS_SHADOW_MAP_H
 
@@ -28,9 +35,30 @@
 #define SHADOW_PAGE_CHUNKS (1u << SHADOW_PAGE_BITS)
 #define SHADOW_PAGE_CACHE 16
 
+/* A chunk's address with the log2 of its words per record in the low
+ * bits (chunks are page-aligned); 0: no chunk. */
+typedef uintptr_t shadow_chunk;
+#define SHADOW_SHIFT_MASK ((uintptr_t)3)
+
+static ALWAYS_INLINE uint64_t *shadow_chunk_base(shadow_chunk c)
+{
+    return (uint64_t *)(c & ~SHADOW_SHIFT_MASK);
+}
+
+static ALWAYS_INLINE unsigned shadow_chunk_shift(shadow_chunk c)
+{
+    return (unsigned)(c & SHADOW_SHIFT_MASK);
+}
+
+/* The record of cell INDEX in chunk C. */
+static ALWAYS_INLINE uint64_t *shadow_chunk_record(shadow_chunk c, uint64_t index)
+{
+    return shadow_chunk_base(c) + ((index & (SHADOW_CHUNK_CELLS - 1)) << shadow_chunk_shift(c));
+}
+
 struct shadow_cache_entry {
     uint64_t number;           /* chunk number */
-    uint64_t *chunk;           /* NULL while the entry is empty */
+    shadow_chunk chunk;        /* 0 while the entry is empty */
 };
 
 /* Chunks are carved from blocks obtained from the kernel (zeroed). Blocks
@@ -44,7 +72,7 @@ struct shadow_block {
 
 struct shadow_page_entry {
     uint64_t number;           /* page number: chunk number >> SHADOW_PAGE_BITS */
-    uint64_t **page;           /* NULL while the entry is empty */
+    shadow_chunk *page;        /* NULL while the entry is empty */
 };
 
 struct shadow_map {
@@ -53,21 +81,24 @@ struct shadow_map {
     unsigned word_shift;       /* log2 of the words per record */
     struct u64map directory;   /* page number -> page of chunk addresses */
     size_t pages;
-    size_t chunks;
+    size_t chunks;             /* of the map's width */
+    size_t widened;            /* chunks widened to four words a record */
+    uint64_t *spare;           /* chunks left by widening, for reuse (a list) */
+    size_t spares;
     struct shadow_block *blocks;
     size_t n_blocks;
     size_t block_used;         /* bytes handed out from the last block */
 };
 
-/* WORDS per record: 1 or 2. */
+/* WORDS per record: 1, 2 or 4. */
 void shadow_map_init(struct shadow_map *map, unsigned words);
 void shadow_map_free(struct shadow_map *map);
 
-/* The chunk NUMBER, created when CREATE; NULL when absent and not created. */
-uint64_t *shadow_map_chunk(struct shadow_map *map, uint64_t number, int create);
+/* The chunk NUMBER, created when CREATE; 0 when absent and not created. */
+shadow_chunk shadow_map_chunk(struct shadow_map *map, uint64_t number, int create);
 
-/* The record of cell INDEX, created (zero) on first use. */
-static ALWAYS_INLINE uint64_t *shadow_map_slot(struct shadow_map *map, uint64_t index)
+/* The chunk of cell INDEX, created (zero) on first use. */
+static ALWAYS_INLINE shadow_chunk shadow_map_chunk_of(struct shadow_map *map, uint64_t index)
 {
     uint64_t number = index >> SHADOW_CHUNK_BITS;
     struct shadow_cache_entry *e = &map->cache[number % SHADOW_CACHE_WAYS];
@@ -76,14 +107,25 @@ static ALWAYS_INLINE uint64_t *shadow_map_slot(struct shadow_map *map, uint64_t 
          * often a recent one, and the chunk exists. */
         const struct shadow_page_entry *p =
             &map->page_cache[(number >> SHADOW_PAGE_BITS) % SHADOW_PAGE_CACHE];
-        uint64_t *chunk = p->page && p->number == number >> SHADOW_PAGE_BITS
-                              ? p->page[number & (SHADOW_PAGE_CHUNKS - 1)]
-                              : NULL;
+        shadow_chunk chunk = p->page && p->number == number >> SHADOW_PAGE_BITS
+                                 ? p->page[number & (SHADOW_PAGE_CHUNKS - 1)]
+                                 : 0;
         e->chunk = chunk ? chunk : shadow_map_chunk(map, number, 1);
         e->number = number;
     }
-    return &e->chunk[(index & (SHADOW_CHUNK_CELLS - 1)) << map->word_shift];
+    return e->chunk;
 }
+
+/* The record of cell INDEX, created (zero) on first use. */
+static ALWAYS_INLINE uint64_t *shadow_map_slot(struct shadow_map *map, uint64_t index)
+{
+    return shadow_chunk_record(shadow_map_chunk_of(map, index), index);
+}
+
+/* Chunk NUMBER (it exists, of one word a record) becomes one of four words
+ * a record, each record's first word the one it had (the others zero);
+ * returns it. Record pointers into the old chunk are void from here. */
+shadow_chunk shadow_map_widen(struct shadow_map *map, uint64_t number);
 
 /* Cell INDEX's record when its page is a recent one and its chunk exists,
  * else NULL: a hint for prefetching, which creates nothing and calls
@@ -94,8 +136,8 @@ static ALWAYS_INLINE const uint64_t *shadow_map_hint(const struct shadow_map *ma
     const struct shadow_page_entry *p = &map->page_cache[page % SHADOW_PAGE_CACHE];
     if (!p->page || p->number != page)
         return NULL;
-    const uint64_t *chunk = p->page[number & (SHADOW_PAGE_CHUNKS - 1)];
-    return chunk ? &chunk[(index & (SHADOW_CHUNK_CELLS - 1)) << map->word_shift] : NULL;
+    shadow_chunk chunk = p->page[number & (SHADOW_PAGE_CHUNKS - 1)];
+    return chunk ? shadow_chunk_record(chunk, index) : NULL;
 }
 
 /* Asks the caches for cell INDEX's record ahead of its use (see
@@ -112,8 +154,9 @@ static inline uint64_t *shadow_map_find(struct shadow_map *map, uint64_t index)
 {
     uint64_t number = index >> SHADOW_CHUNK_BITS;
     struct shadow_cache_entry *e = &map->cache[number % SHADOW_CACHE_WAYS];
-    uint64_t *chunk = e->chunk && e->number == number ? e->chunk : shadow_map_chunk(map, number, 0);
-    return chunk ? &chunk[(index & (SHADOW_CHUNK_CELLS - 1)) << map->word_shift] : NULL;
+    shadow_chunk chunk =
+        e->chunk && e->number == number ? e->chunk : shadow_map_chunk(map, number, 0);
+    return chunk ? shadow_chunk_record(chunk, index) : NULL;
 }
 
 /* The first word of cell INDEX's record, 0 when it was never created;
@@ -125,9 +168,11 @@ static inline uint64_t shadow_map_peek(struct shadow_map *map, uint64_t index)
 }
 
 /* Calls VISIT on every chunk, in unspecified order; a chunk holds
- * SHADOW_CHUNK_CELLS records, cell number * SHADOW_CHUNK_CELLS first. */
+ * SHADOW_CHUNK_CELLS records of 2^SHIFT words, cell number *
+ * SHADOW_CHUNK_CELLS first. */
 void shadow_map_each_chunk(struct shadow_map *map,
-                           void (*visit)(void *ctx, uint64_t number, uint64_t *chunk),
+                           void (*visit)(void *ctx, uint64_t number, uint64_t *chunk,
+                                         unsigned shift),
                            void *ctx);
 
 size_t shadow_map_bytes(const struct shadow_map *map);

@@ -37,7 +37,8 @@ struct profiles;
 
 /* Chunks of a shadow map (MAP initialized, empty, with the saved word count). */
 void shadow_map_save(struct shadow_map *map, struct state_writer *w);
-void shadow_map_load(struct shadow_map *map, struct state_reader *r);
+/* MAY_WIDEN: the map may hold widened chunks (shadow_map_widen). */
+void shadow_map_load(struct shadow_map *map, struct state_reader *r, int may_widen);
 
 void input_size_save(const struct input_size *is, struct state_writer *w);
 /* NULL with R failed when the state is not one input_size_save wrote. */

@@ -294,7 +294,7 @@ int main(int argc, char **argv)
     for (uint64_t seed = 1; seed <= traces; seed++) {
         uint64_t rng = seed * 31;
         struct random_trace_shape shape = {
-            .threads = 1 + (unsigned)random_below(&rng, 4),
+            .threads = 1 + (unsigned)random_below(&rng, 7), /* (see test_differential) */
             .events = 20 + (unsigned)random_below(&rng, 1500),
             .routines = 1 + (unsigned)random_below(&rng, 6),
             .regions = 1 + (unsigned)random_below(&rng, 4),

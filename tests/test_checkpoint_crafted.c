@@ -242,21 +242,63 @@ static void context_of_undefined_routine(struct analysis *a)
     a->contexts[a->n_contexts - 1].routine = (uint32_t)routines.count;
 }
 
+/* Cell CELL's record in shard 0, its chunk widened (the first threads'
+ * evicted times beside it). */
+static uint64_t *widened_record(struct analysis *a, uint64_t cell)
+{
+    struct shadow_map *cells = &shard0(a)->cells;
+    shadow_chunk chunk = shadow_map_chunk_of(cells, cell);
+    if (!shadow_chunk_shift(chunk))
+        chunk = shadow_map_widen(cells, cell >> SHADOW_CHUNK_BITS);
+    return shadow_chunk_record(chunk, cell);
+}
+
 /* Evicted times: one past the clock, one of a thread that does not exist
- * (the fourth lane of three threads' group), a group too many. */
+ * (the fourth lane of three threads), a group too many; one of the first
+ * threads in the groups' maps, where they never are; a widened record's
+ * unused word set. */
 static void evicted_after_now(struct analysis *a)
 {
-    evicted_times_put(&shard0(a)->evicted, 0, 5, shard0(a)->count + 1);
+    evicted_lanes_put(widened_record(a, 5) + 1, 0, shard0(a)->count + 1);
 }
 
 static void evicted_of_no_thread(struct analysis *a)
 {
-    evicted_times_put(&shard0(a)->evicted, (uint32_t)a->n_threads, 5, 1);
+    evicted_lanes_put(widened_record(a, 5) + 1, (uint32_t)a->n_threads, 1);
 }
 
 static void evicted_group_too_many(struct analysis *a)
 {
     evicted_times_add_thread(&shard0(a)->evicted, (uint32_t)a->n_threads + EVICTED_LANES);
+}
+
+static void evicted_of_first_thread_in_map(struct analysis *a)
+{
+    evicted_times_put(&shard0(a)->evicted, 0, 5, 1);
+}
+
+static void widened_unused_word(struct analysis *a) { widened_record(a, 5)[3] = 1; }
+
+/* A record with its owner's time and no owner. */
+static void owner_time_of_nobody(struct analysis *a)
+{
+    *shadow_map_slot(&shard0(a)->cells, 7) = UINT64_C(1) << OTIME_SHIFT;
+}
+
+static void first_chunk(void *ctx, uint64_t number, uint64_t *chunk, unsigned shift)
+{
+    (void)chunk;
+    (void)shift;
+    *(uint64_t *)ctx = number;
+}
+
+/* A reuse stack's map of times, which is never widened, with a chunk so. */
+static void reuse_widened(struct analysis *a)
+{
+    struct shadow_map *last = &job_of(a, JOB_REUSE_GLOBAL)->global->last;
+    uint64_t number = 0;
+    shadow_map_each_chunk(last, first_chunk, &number);
+    shadow_map_widen(last, number);
 }
 
 struct crafted {
@@ -280,6 +322,10 @@ static const struct crafted cases[] = {
     {"evicted time", 0, evicted_after_now, "a shadow record names no thread or a future time"},
     {"evicted thread", 0, evicted_of_no_thread, "a shadow record names no thread or a future time"},
     {"evicted groups", 0, evicted_group_too_many, "evicted times that are not the threads'"},
+    {"evicted in map", 0, evicted_of_first_thread_in_map, "outside their cells' records"},
+    {"widened word", 0, widened_unused_word, "a shadow record names no thread or a future time"},
+    {"owner time", 0, owner_time_of_nobody, "a shadow record names no thread or a future time"},
+    {"reuse widened", 0, reuse_widened, "a widened shadow chunk where none can be"},
     {"reuse stacks", 0, fewer_reuse_stacks, "per-thread reuse stacks that are not the threads"},
     {"reuse current", 0, current_reuse_stack, "a current reuse stack that is not the current"},
     {"reuse lines", 0, reuse_lines_past_the_state, "more lines than the state holds"},

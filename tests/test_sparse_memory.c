@@ -64,16 +64,16 @@ static void dense_regions(void)
     struct analysis_memory mem;
     struct analysis_result *r = analyze(&events, &mem);
     uint64_t cells = N_REGIONS * REGION / 4, lines = N_REGIONS * REGION / 64;
-    /* Input size, in each shard: 8 bytes of record per cell of the shard,
-     * and again in each thread's map of the times of the cells the other
-     * thread took over; a page of chunk pointers (8 KiB) per map and 2 MiB
-     * region touched. Reuse: an 8-byte time per line in the global stack
+    /* Input size, in each shard: 8 bytes of record per cell of the shard;
+     * the cells the other thread took over are widened to 32 bytes, their
+     * chunk of 8 leaving 4 KiB to be reused by the next chunk made; a page
+     * of chunk pointers (8 KiB) per map and 2 MiB region touched. Reuse: an 8-byte time per line in the global stack
      * and in each thread's, pages alike, an exact histogram (8 bytes per
      * distance up to the largest, at most the lines, in an array that
      * doubles), windows of marks (1 bit per time, 64 Ki times at least)
      * and their tree. The 2^64 bytes between the regions cost nothing. */
     uint64_t input_maps = shards * 3, reuse_maps = 3;
-    uint64_t input_bound = cells * 8 * 3 + N_REGIONS * input_maps * 8192 + (64u << 10);
+    uint64_t input_bound = cells * (8 + 32) + N_REGIONS * input_maps * 8192 + (64u << 10);
     uint64_t reuse_bound = lines * (8 + 16) * 3 + N_REGIONS * reuse_maps * 8192 +
                            reuse_maps * (65536 / 8 + 65536 / 64 * 4) + (64u << 10);
     printf("dense: %" PRIu64 " cells, %zu bytes of input-size state (%.1f per cell, bound %.1f), "
