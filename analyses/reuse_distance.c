@@ -48,22 +48,36 @@ static uint64_t level_padded(const struct reuse_distance *rd, unsigned k)
     return (level_size(rd, k) + group - 1) / group * group;
 }
 
-/* Marks in the words of a group (G) after its word J. */
+/* Marks in the words of a group (G) after its word J: the sums from the
+ * last word back, and J's picked (fewer instructions than masking each
+ * word by its index, on the hottest path of a far reuse). */
 static ALWAYS_INLINE uint64_t words_after(const uint64_t *g, unsigned j)
 {
-    uint64_t sum = 0;
-    for (unsigned m = 0; m < WORD_GROUP; m++)
-        sum += (uint64_t)__builtin_popcountll(g[m]) & -(uint64_t)(m > j);
-    return sum;
+    uint64_t after[WORD_GROUP], sum = 0;
+    for (unsigned m = WORD_GROUP; m-- > 0;) {
+        after[m] = sum;
+        sum += (uint64_t)__builtin_popcountll(g[m]);
+    }
+    return after[j];
 }
 
 #if defined(__SSE2__) && REUSE_GROUP_BITS == 4
-/* The entries of four counts (V) whose index in the group (from FIRST) is
- * after LIMIT. */
-static ALWAYS_INLINE __m128i quad_after(const __m128i *v, int first, __m128i limit)
+/* AFTER_MASK[j]: all ones in the entries of a group after entry j. */
+#define AFTER_ENTRY(j, m) ((m) > (j) ? 0xffffffffu : 0u)
+#define AFTER_ROW(j)                                                                              \
+    {AFTER_ENTRY(j, 0),  AFTER_ENTRY(j, 1),  AFTER_ENTRY(j, 2),  AFTER_ENTRY(j, 3),               \
+     AFTER_ENTRY(j, 4),  AFTER_ENTRY(j, 5),  AFTER_ENTRY(j, 6),  AFTER_ENTRY(j, 7),               \
+     AFTER_ENTRY(j, 8),  AFTER_ENTRY(j, 9),  AFTER_ENTRY(j, 10), AFTER_ENTRY(j, 11),              \
+     AFTER_ENTRY(j, 12), AFTER_ENTRY(j, 13), AFTER_ENTRY(j, 14), AFTER_ENTRY(j, 15)}
+static const uint32_t AFTER_MASK[GROUP][GROUP] __attribute__((aligned(64))) = {
+    AFTER_ROW(0),  AFTER_ROW(1),  AFTER_ROW(2),  AFTER_ROW(3),  AFTER_ROW(4),  AFTER_ROW(5),
+    AFTER_ROW(6),  AFTER_ROW(7),  AFTER_ROW(8),  AFTER_ROW(9),  AFTER_ROW(10), AFTER_ROW(11),
+    AFTER_ROW(12), AFTER_ROW(13), AFTER_ROW(14), AFTER_ROW(15)};
+
+/* The four counts of V at Q, those not after the group's entry J zeroed. */
+static ALWAYS_INLINE __m128i quad_after(const __m128i *v, const __m128i *mask, unsigned q)
 {
-    __m128i index = _mm_setr_epi32(first, first + 1, first + 2, first + 3);
-    return _mm_and_si128(_mm_load_si128(v), _mm_cmpgt_epi32(index, limit));
+    return _mm_and_si128(_mm_load_si128(v + q), _mm_load_si128(mask + q));
 }
 #endif
 
@@ -71,11 +85,12 @@ static ALWAYS_INLINE __m128i quad_after(const __m128i *v, int first, __m128i lim
 static ALWAYS_INLINE uint64_t counts_after(const uint32_t *g, unsigned j)
 {
 #if defined(__SSE2__) && REUSE_GROUP_BITS == 4
-    /* Sums stay below 2^32: a stack holds fewer lines. */
-    const __m128i *v = (const __m128i *)g;
-    __m128i limit = _mm_set1_epi32((int)j);
-    __m128i low = _mm_add_epi32(quad_after(v, 0, limit), quad_after(v + 1, 4, limit));
-    __m128i high = _mm_add_epi32(quad_after(v + 2, 8, limit), quad_after(v + 3, 12, limit));
+    /* Sums stay below 2^32: a stack holds fewer lines. A row of masks in
+     * a table costs fewer instructions than comparing each entry's index
+     * with J. */
+    const __m128i *v = (const __m128i *)g, *mask = (const __m128i *)AFTER_MASK[j];
+    __m128i low = _mm_add_epi32(quad_after(v, mask, 0), quad_after(v, mask, 1));
+    __m128i high = _mm_add_epi32(quad_after(v, mask, 2), quad_after(v, mask, 3));
     __m128i sum = _mm_add_epi32(low, high);
     sum = _mm_add_epi32(sum, _mm_shuffle_epi32(sum, 0x4e));
     sum = _mm_add_epi32(sum, _mm_shuffle_epi32(sum, 0xb1));
@@ -94,6 +109,29 @@ static ALWAYS_INLINE uint64_t counts_after(const uint32_t *g, unsigned j)
  * is that of the latest time (NOW - 1), past which nothing is marked; and
  * the mark leaves T's entry for NOW's until they are one. Each group is
  * counted before its entries change, so NOW's mark is never counted. */
+/* The climb's step to level K (BITS: log2 of the entries of a group
+ * below): I, N and M become the entries of T, the latest time and NOW
+ * there; counts the entries after I's in its group while COUNTING, and
+ * moves the mark's count from I's to M's. Returns 0 where I's entry is
+ * M's: from there up nothing moves, nothing is left to count. */
+static ALWAYS_INLINE int climb(struct reuse_distance *rd, unsigned k, unsigned bits,
+                               uint64_t *i, uint64_t *n, uint64_t *m, int *counting,
+                               uint64_t *after)
+{
+    *counting = *counting && (*i >> bits) != (*n >> bits);
+    *i >>= bits;
+    *n >>= bits;
+    *m >>= bits;
+    if (*i == *m)
+        return 0;
+    uint32_t *counts = rd->counts[k];
+    if (*counting)
+        *after += counts_after(counts + (*i & ~(uint64_t)(GROUP - 1)), (unsigned)*i & (GROUP - 1));
+    counts[*i]--;
+    counts[*m]++;
+    return 1;
+}
+
 static ALWAYS_INLINE uint64_t move_mark_counting(struct reuse_distance *rd, uint64_t t,
                                                  uint64_t now)
 {
@@ -105,20 +143,12 @@ static ALWAYS_INLINE uint64_t move_mark_counting(struct reuse_distance *rd, uint
                              (unsigned)i & (WORD_GROUP - 1));
     rd->marks[i] &= ~(1ull << (t & 63));
     rd->marks[m] |= 1ull << (now & 63);
-    for (unsigned k = 1; k <= rd->levels; k++) {
-        unsigned bits = group_bits(k - 1);
-        counting = counting && (i >> bits) != (n >> bits);
-        i >>= bits;
-        n >>= bits;
-        m >>= bits;
-        if (i == m)
-            break; /* one entry from here up: nothing moves, nothing is left to count */
-        uint32_t *counts = rd->counts[k];
-        if (counting)
-            after += counts_after(counts + (i & ~(uint64_t)(GROUP - 1)), (unsigned)i & (GROUP - 1));
-        counts[i]--;
-        counts[m]++;
-    }
+    /* Level 1 (groups of words below it) apart, so that the levels above
+     * climb by a constant. */
+    if (rd->levels >= 1 && climb(rd, 1, WORD_GROUP_BITS, &i, &n, &m, &counting, &after))
+        for (unsigned k = 2; k <= rd->levels; k++)
+            if (!climb(rd, k, GROUP_BITS, &i, &n, &m, &counting, &after))
+                break;
     return after;
 }
 
@@ -295,7 +325,8 @@ static ALWAYS_INLINE void add_mark(struct reuse_distance *rd, uint64_t now)
 
 /* One access to LINE; returns its distance, or REUSE_COLD for a first
  * access. DEFER: a far distance may wait to be counted in a burst. */
-static ALWAYS_INLINE uint64_t access_line(struct reuse_distance *rd, uint64_t line, int defer)
+static ALWAYS_INLINE uint64_t access_line(struct reuse_distance *rd, uint64_t line, int defer,
+                                          uint64_t *known_slot)
 {
     if (++rd->accesses % MARKS_AHEAD_WINDOW == 0) {
         /* Far distances for one access in eight, or more, in a stack
@@ -311,7 +342,7 @@ static ALWAYS_INLINE uint64_t access_line(struct reuse_distance *rd, uint64_t li
     }
     if (rd->now == rd->capacity)
         compact(rd);
-    uint64_t *slot = shadow_map_slot(&rd->last, line);
+    uint64_t *slot = known_slot ? known_slot : shadow_map_slot(&rd->last, line);
     uint64_t t = *slot;
     uint64_t now = rd->now;
     uint64_t distance = REUSE_COLD;
@@ -334,12 +365,12 @@ static ALWAYS_INLINE uint64_t access_line(struct reuse_distance *rd, uint64_t li
 
 void reuse_distance_access(struct reuse_distance *rd, uint64_t line)
 {
-    access_line(rd, line, 0);
+    access_line(rd, line, 0, NULL);
 }
 
 uint64_t reuse_distance_access_distance(struct reuse_distance *rd, uint64_t line)
 {
-    return access_line(rd, line, 0);
+    return access_line(rd, line, 0, NULL);
 }
 
 /* How many events ahead a line's latest time is asked for; at half that
@@ -352,48 +383,71 @@ static ALWAYS_INLINE int is_load_or_store(const struct batch_event *ev)
     return ev->type == EVENT_READ || ev->type == EVENT_WRITE;
 }
 
-/* A load or store: an access to every line it overlaps. */
+/* A load or store: an access to every line it overlaps; SLOT, when not
+ * NULL, is the first line's (found when it was asked for ahead). */
 static ALWAYS_INLINE void access_lines(struct reuse_distance *rd, const struct batch_event *ev,
-                                       unsigned line_shift)
+                                       unsigned line_shift, uint64_t *slot)
 {
     uint64_t first = ev->value >> line_shift;
     uint64_t last = (ev->value + ev->size - 1) >> line_shift;
-    for (uint64_t line = first;; line++) {
-        access_line(rd, line, 1);
-        if (line == last)
-            break;
-    }
+    access_line(rd, first, 1, slot);
+    for (uint64_t line = first + 1; line <= last; line++)
+        access_line(rd, line, 1, NULL);
 }
 
-static ALWAYS_INLINE void prefetch_marks(const struct reuse_distance *rd, uint64_t line)
+/* The slots of the lines asked for ahead, by event position: each is
+ * looked up once, when it is asked for, and used by the marks' asking and
+ * the access (a stack's slots never move). NULL where the line had none
+ * yet, or the event is no access. */
+#define SLOT_RING (2 * PREFETCH_AHEAD)
+
+/* Asks for the slot of the access EV (when one, in stack RD), and keeps it
+ * at P in RING. */
+static ALWAYS_INLINE void prefetch_slot(const struct reuse_distance *rd, const struct batch_event *ev,
+                                        unsigned line_shift, uint64_t **ring, size_t p)
+{
+    uint64_t *slot = NULL;
+    if (rd && is_load_or_store(ev))
+        slot = (uint64_t *)shadow_map_hint(&rd->last, ev->value >> line_shift);
+    if (slot)
+        __builtin_prefetch(slot, 1);
+    ring[p % SLOT_RING] = slot;
+}
+
+static ALWAYS_INLINE void prefetch_marks(const struct reuse_distance *rd, const uint64_t *slot)
 {
     if (!rd->marks_ahead)
         return;
-    const uint64_t *slot = shadow_map_hint(&rd->last, line);
     if (!slot || !*slot || *slot >= rd->capacity)
         return; /* never touched, or its time is from before a renumbering */
     uint64_t t = *slot;
     __builtin_prefetch(&rd->marks[t >> 6], 1);
-    for (unsigned k = 1; k <= rd->levels && k <= 2; k++) /* the levels above are few lines */
-        __builtin_prefetch(&rd->counts[k][t >> entry_shift(k)], 1);
+    if (rd->levels < 2)
+        return; /* (never, in a stack large enough to ask) */
+    /* Levels 1 and 2: those above are few lines. */
+    __builtin_prefetch(&rd->counts[1][t >> entry_shift(1)], 1);
+    __builtin_prefetch(&rd->counts[2][t >> entry_shift(2)], 1);
 }
 
 size_t reuse_distance_events(struct reuse_distance *rd, const struct batch_event *events,
                              size_t n, unsigned line_shift, uint32_t stop)
 {
+    uint64_t *ring[SLOT_RING];
+    for (size_t j = 0; j < n && j < PREFETCH_AHEAD; j++)
+        ring[j] = NULL; /* (not asked for: looked up at the access) */
     size_t i = 0;
     for (; i < n; i++) {
         const struct batch_event *ev = &events[i];
-        if (i + PREFETCH_AHEAD < n && is_load_or_store(&events[i + PREFETCH_AHEAD]))
-            shadow_map_prefetch(&rd->last, events[i + PREFETCH_AHEAD].value >> line_shift);
-        if (i + PREFETCH_AHEAD / 2 < n && is_load_or_store(&events[i + PREFETCH_AHEAD / 2]))
-            prefetch_marks(rd, events[i + PREFETCH_AHEAD / 2].value >> line_shift);
+        if (i + PREFETCH_AHEAD < n)
+            prefetch_slot(rd, &events[i + PREFETCH_AHEAD], line_shift, ring, i + PREFETCH_AHEAD);
+        if (i + PREFETCH_AHEAD / 2 < n)
+            prefetch_marks(rd, ring[(i + PREFETCH_AHEAD / 2) % SLOT_RING]);
         if (!is_load_or_store(ev)) {
             if (ev->type == EVENT_THREAD && (stop == REUSE_STOP_ANY || ev->size == stop))
                 break;
             continue; /* the kernel's accesses are no reuse */
         }
-        access_lines(rd, ev, line_shift);
+        access_lines(rd, ev, line_shift, ring[i % SLOT_RING]);
     }
     count_pending(rd);
     return i;
@@ -429,21 +483,22 @@ static ALWAYS_INLINE size_t thread_events(struct reuse_distance *const *stacks, 
     }
     size_t cur = *current;
     struct reuse_distance *rd = stack_of(stacks, n_stacks, cur);
+    uint64_t *ring[SLOT_RING];
+    for (size_t j = 0; j < n && j < PREFETCH_AHEAD; j++)
+        ring[j] = NULL; /* (not asked for: looked up at the access) */
     size_t i = 0;
     for (; i < n; i++) {
         if (i + PREFETCH_AHEAD < n) {
             const struct batch_event *ahead = &events[i + PREFETCH_AHEAD];
             follow_thread(ahead, &far);
-            const struct reuse_distance *its = stack_of(stacks, n_stacks, far);
-            if (its && is_load_or_store(ahead))
-                shadow_map_prefetch(&its->last, ahead->value >> line_shift);
+            prefetch_slot(stack_of(stacks, n_stacks, far), ahead, line_shift, ring,
+                          i + PREFETCH_AHEAD);
         }
         if (marks && i + PREFETCH_AHEAD / 2 < n) {
-            const struct batch_event *ahead = &events[i + PREFETCH_AHEAD / 2];
-            follow_thread(ahead, &near);
+            follow_thread(&events[i + PREFETCH_AHEAD / 2], &near);
             const struct reuse_distance *its = stack_of(stacks, n_stacks, near);
-            if (its && is_load_or_store(ahead))
-                prefetch_marks(its, ahead->value >> line_shift);
+            if (its)
+                prefetch_marks(its, ring[(i + PREFETCH_AHEAD / 2) % SLOT_RING]);
         }
         const struct batch_event *ev = &events[i];
         if (ev->type == EVENT_THREAD) {
@@ -456,7 +511,7 @@ static ALWAYS_INLINE size_t thread_events(struct reuse_distance *const *stacks, 
         }
         if (!rd || !is_load_or_store(ev))
             continue; /* no thread yet; the kernel's accesses */
-        access_lines(rd, ev, line_shift);
+        access_lines(rd, ev, line_shift, ring[i % SLOT_RING]);
     }
     *current = cur;
     for (size_t k = 0; k < n_stacks; k++)
