@@ -495,7 +495,8 @@ static ALWAYS_INLINE void run_events(struct input_size *is, const struct batch_e
             break;
         }
     }
-    is->evicted_ahead = (is->take_overs - take_overs) * 16 >= n;
+    /* (up to four threads, the evicted times come with the record) */
+    is->evicted_ahead = (is->take_overs - take_overs) * 16 >= n && is->n_threads > EVICTED_LANES;
 }
 
 void input_size_run(struct input_size *is, const struct batch_event *events, size_t n)

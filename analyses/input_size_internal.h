@@ -110,7 +110,8 @@ struct input_size {
     struct thread *current;
     /* Whether the evicted times are asked for ahead: only while cells
      * change hands often (in one access in 16 of the last batch, or more),
-     * since the asking costs every access a look at its record. */
+     * since the asking costs every access a look at its record, and among
+     * more than four threads (the first four's are in the record's line). */
     int evicted_ahead;
     uint64_t take_overs;        /* accesses to a cell another thread owned */
 };
