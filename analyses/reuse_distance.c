@@ -53,11 +53,19 @@ static uint64_t level_padded(const struct reuse_distance *rd, unsigned k)
  * word by its index, on the hottest path of a far reuse). */
 static ALWAYS_INLINE uint64_t words_after(const uint64_t *g, unsigned j)
 {
+#if REUSE_WORD_GROUP_BITS == 2
+    /* (written out: the compiler keeps the loop below) */
+    uint64_t p3 = (uint64_t)__builtin_popcountll(g[3]);
+    uint64_t p2 = p3 + (uint64_t)__builtin_popcountll(g[2]);
+    uint64_t p1 = p2 + (uint64_t)__builtin_popcountll(g[1]);
+    const uint64_t after[WORD_GROUP] = {p1, p2, p3, 0};
+#else
     uint64_t after[WORD_GROUP], sum = 0;
     for (unsigned m = WORD_GROUP; m-- > 0;) {
         after[m] = sum;
         sum += (uint64_t)__builtin_popcountll(g[m]);
     }
+#endif
     return after[j];
 }
 
@@ -459,11 +467,14 @@ static ALWAYS_INLINE struct reuse_distance *stack_of(struct reuse_distance *cons
     return k < n_stacks ? stacks[k] : NULL;
 }
 
-/* The thread of the access at position P (a thread event there sets it). */
-static ALWAYS_INLINE void follow_thread(const struct batch_event *ev, size_t *thread)
+/* The stack of the thread in effect at EV (a thread event there sets it:
+ * the thread's stack, NULL while it has none of its own). */
+static ALWAYS_INLINE void follow_thread(const struct batch_event *ev,
+                                        struct reuse_distance *const *stacks, size_t n_stacks,
+                                        struct reuse_distance **its)
 {
     if (ev->type == EVENT_THREAD)
-        *thread = ev->size;
+        *its = stack_of(stacks, n_stacks, ev->size);
 }
 
 /* The per-thread loop, once with the second lookahead (MARKS: some stack
@@ -475,14 +486,13 @@ static ALWAYS_INLINE size_t thread_events(struct reuse_distance *const *stacks, 
     /* Each lookahead cursor knows the thread in effect where it stands, so
      * that a line is asked for in the stack of the thread that will touch
      * it, across the switches. */
-    size_t far = *current, near = *current;
-    for (size_t j = 0; j < n && j < PREFETCH_AHEAD; j++) {
-        follow_thread(&events[j], &far);
-        if (marks && j < PREFETCH_AHEAD / 2)
-            follow_thread(&events[j], &near);
-    }
     size_t cur = *current;
-    struct reuse_distance *rd = stack_of(stacks, n_stacks, cur);
+    struct reuse_distance *rd = stack_of(stacks, n_stacks, cur), *far = rd, *near = rd;
+    for (size_t j = 0; j < n && j < PREFETCH_AHEAD; j++) {
+        follow_thread(&events[j], stacks, n_stacks, &far);
+        if (marks && j < PREFETCH_AHEAD / 2)
+            follow_thread(&events[j], stacks, n_stacks, &near);
+    }
     uint64_t *ring[SLOT_RING];
     for (size_t j = 0; j < n && j < PREFETCH_AHEAD; j++)
         ring[j] = NULL; /* (not asked for: looked up at the access) */
@@ -490,15 +500,13 @@ static ALWAYS_INLINE size_t thread_events(struct reuse_distance *const *stacks, 
     for (; i < n; i++) {
         if (i + PREFETCH_AHEAD < n) {
             const struct batch_event *ahead = &events[i + PREFETCH_AHEAD];
-            follow_thread(ahead, &far);
-            prefetch_slot(stack_of(stacks, n_stacks, far), ahead, line_shift, ring,
-                          i + PREFETCH_AHEAD);
+            follow_thread(ahead, stacks, n_stacks, &far);
+            prefetch_slot(far, ahead, line_shift, ring, i + PREFETCH_AHEAD);
         }
         if (marks && i + PREFETCH_AHEAD / 2 < n) {
-            follow_thread(&events[i + PREFETCH_AHEAD / 2], &near);
-            const struct reuse_distance *its = stack_of(stacks, n_stacks, near);
-            if (its)
-                prefetch_marks(its, ring[(i + PREFETCH_AHEAD / 2) % SLOT_RING]);
+            follow_thread(&events[i + PREFETCH_AHEAD / 2], stacks, n_stacks, &near);
+            if (near)
+                prefetch_marks(near, ring[(i + PREFETCH_AHEAD / 2) % SLOT_RING]);
         }
         const struct batch_event *ev = &events[i];
         if (ev->type == EVENT_THREAD) {
