@@ -222,6 +222,20 @@ static ALWAYS_INLINE uint64_t read_cell(struct input_size *is, struct thread *t,
     return WRITE_PART(r) | OWNER_PART(is->count, t->index);
 }
 
+/* A cell's record after a write by T. */
+static ALWAYS_INLINE uint64_t written_by(const struct input_size *is,
+                                         const struct thread *t)
+{
+    return WRITE_BY(is->count, 0) | OWNER_PART(is->count, t->index);
+}
+
+/* A cell's record R after a write by the kernel, whose write time and bit
+ * are KERNEL_STAMP. */
+static ALWAYS_INLINE uint64_t written_by_kernel(uint64_t r, uint64_t kernel_stamp)
+{
+    return (r & ~WRITE_PART(~UINT64_C(0))) | kernel_stamp;
+}
+
 /* Whether a cell's record R names an owner other than T: taking it over
  * needs the evicted times, which a widened record holds. */
 static ALWAYS_INLINE int changes_hands(const struct thread *t, uint64_t r)
@@ -279,11 +293,11 @@ static ALWAYS_INLINE unsigned narrow_run(struct input_size *is, struct thread *t
         break;
     case EVENT_WRITE:
         for (; k < n && !changes_hands(t, records[k]); k++)
-            records[k] = WRITE_BY(is->count, 0) | OWNER_PART(is->count, t->index);
+            records[k] = written_by(is, t);
         break;
     case EVENT_KWRITE:
         for (; k < n; k++)
-            records[k] = (records[k] & ~WRITE_PART(~UINT64_C(0))) | kernel_stamp;
+            records[k] = written_by_kernel(records[k], kernel_stamp);
         break;
     default:
         k = n;
@@ -292,12 +306,12 @@ static ALWAYS_INLINE unsigned narrow_run(struct input_size *is, struct thread *t
     return k;
 }
 
-/* The same in a widened chunk (RECORD: LOCAL's, 4 words each). */
+/* The same in a widened chunk (RECORD: LOCAL's). */
 static ALWAYS_INLINE void wide_run(struct input_size *is, struct thread *t, struct frame *top,
                                    enum event_type type, uint64_t *record, uint64_t local,
                                    unsigned n, uint64_t kernel_stamp)
 {
-    for (unsigned k = 0; k < n; k++, record += 4) {
+    for (unsigned k = 0; k < n; k++, record += 1u << SHADOW_WIDE_SHIFT) {
         uint64_t r = *record;
         switch (type) {
         case EVENT_READ:
@@ -310,10 +324,10 @@ static ALWAYS_INLINE void wide_run(struct input_size *is, struct thread *t, stru
         case EVENT_WRITE:
             if (OWNER_OF(r) != t->index + 1)
                 evict_owner(is, record, local + k, r);
-            *record = WRITE_BY(is->count, 0) | OWNER_PART(is->count, t->index);
+            *record = written_by(is, t);
             break;
         case EVENT_KWRITE:
-            *record = (r & ~WRITE_PART(~UINT64_C(0))) | kernel_stamp;
+            *record = written_by_kernel(r, kernel_stamp);
             break;
         default:
             break;

@@ -409,9 +409,18 @@ static ALWAYS_INLINE void access_lines(struct reuse_distance *rd, const struct b
  * yet, or the event is no access. */
 #define SLOT_RING (2 * PREFETCH_AHEAD)
 
+/* A ring whose first PREFETCH_AHEAD positions were not asked for (their
+ * slots are looked up at the access). */
+static ALWAYS_INLINE void clear_slot_ring(uint64_t **ring, size_t n)
+{
+    for (size_t j = 0; j < n && j < PREFETCH_AHEAD; j++)
+        ring[j] = NULL;
+}
+
 /* Asks for the slot of the access EV (when one, in stack RD), and keeps it
  * at P in RING. */
-static ALWAYS_INLINE void prefetch_slot(const struct reuse_distance *rd, const struct batch_event *ev,
+static ALWAYS_INLINE void prefetch_slot(const struct reuse_distance *rd,
+                                        const struct batch_event *ev,
                                         unsigned line_shift, uint64_t **ring, size_t p)
 {
     uint64_t *slot = NULL;
@@ -441,8 +450,7 @@ size_t reuse_distance_events(struct reuse_distance *rd, const struct batch_event
                              size_t n, unsigned line_shift, uint32_t stop)
 {
     uint64_t *ring[SLOT_RING];
-    for (size_t j = 0; j < n && j < PREFETCH_AHEAD; j++)
-        ring[j] = NULL; /* (not asked for: looked up at the access) */
+    clear_slot_ring(ring, n);
     size_t i = 0;
     for (; i < n; i++) {
         const struct batch_event *ev = &events[i];
@@ -494,8 +502,7 @@ static ALWAYS_INLINE size_t thread_events(struct reuse_distance *const *stacks, 
             follow_thread(&events[j], stacks, n_stacks, &near);
     }
     uint64_t *ring[SLOT_RING];
-    for (size_t j = 0; j < n && j < PREFETCH_AHEAD; j++)
-        ring[j] = NULL; /* (not asked for: looked up at the access) */
+    clear_slot_ring(ring, n);
     size_t i = 0;
     for (; i < n; i++) {
         if (i + PREFETCH_AHEAD < n) {

@@ -140,10 +140,10 @@ shadow_chunk shadow_map_widen(struct shadow_map *map, uint64_t number)
 {
     shadow_chunk *slot = &page_of(map, number, 0)[number & (SHADOW_PAGE_CHUNKS - 1)];
     uint64_t *narrow = shadow_chunk_base(*slot);
-    shadow_chunk wide = new_chunk(map, 2);
+    shadow_chunk wide = new_chunk(map, SHADOW_WIDE_SHIFT);
     uint64_t *records = shadow_chunk_base(wide);
     for (unsigned i = 0; i < SHADOW_CHUNK_CELLS; i++)
-        records[(size_t)i << 2] = narrow[i];
+        records[(size_t)i << SHADOW_WIDE_SHIFT] = narrow[i];
     narrow[0] = (uint64_t)(uintptr_t)map->spare;
     map->spare = narrow;
     map->spares++;
@@ -199,7 +199,7 @@ size_t shadow_map_bytes(const struct shadow_map *map)
 {
     /* Chunks handed out; the rest of the last block is address space. */
     return (map->chunks + map->spares) * chunk_bytes(map->word_shift) +
-           map->widened * chunk_bytes(2) +
+           map->widened * chunk_bytes(SHADOW_WIDE_SHIFT) +
            map->pages * SHADOW_PAGE_CHUNKS * sizeof(uint64_t *) + u64map_bytes(&map->directory) +
            map->n_blocks * sizeof *map->blocks;
 }

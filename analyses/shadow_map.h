@@ -122,6 +122,9 @@ static ALWAYS_INLINE uint64_t *shadow_map_slot(struct shadow_map *map, uint64_t 
     return shadow_chunk_record(shadow_map_chunk_of(map, index), index);
 }
 
+/* log2 of the words of a widened chunk's records. */
+#define SHADOW_WIDE_SHIFT 2
+
 /* Chunk NUMBER (it exists, of one word a record) becomes one of four words
  * a record, each record's first word the one it had (the others zero);
  * returns it. Record pointers into the old chunk are void from here. */

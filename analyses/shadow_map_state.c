@@ -51,7 +51,8 @@ void shadow_map_load(struct shadow_map *map, struct state_reader *r, int may_wid
             state_reader_fail(r, "a widened shadow chunk where none can be");
             return;
         }
-        size_t words = (size_t)SHADOW_CHUNK_CELLS << (widened ? 2 : map->word_shift);
+        unsigned shift = widened ? SHADOW_WIDE_SHIFT : map->word_shift;
+        size_t words = (size_t)SHADOW_CHUNK_CELLS << shift;
         if (number > UINT64_MAX >> SHADOW_CHUNK_BITS) {
             state_reader_fail(r, "a shadow chunk past the address space");
             return;
