@@ -18,6 +18,7 @@
 #include "recorder/step_schedule.h"
 #include "recorder/step_tracee.h"
 #include "recorder/syscall_blocking.h"
+#include "recorder/syscall_timeout.h"
 
 /* x86-64 system call numbers the engine interprets. */
 enum {
@@ -35,11 +36,12 @@ enum {
 enum { STEP_TRAP_BRKPT = 1, STEP_TRAP_TRACE = 2, STEP_TRAP_HWBKPT = 4, TRAP_HANDLER_ENTRY = 5 };
 #define ENOSYS_RESULT ((uint64_t)-38)
 
-/* How long a call that may block gets before the others run (a read of a
- * regular file returns well within it), and how long a waiter that a wake
- * released may take to leave the kernel before it counts as late. */
-#define BLOCK_GRACE_MS 20
-#define WAKE_LIMIT_MS 2000
+/* How long the kernel may take to finish what the program set in motion
+ * (a woken waiter leaving its call, an exiting thread's end) before the
+ * engine goes on without it and counts a late wake: far above what it
+ * takes on the busiest machine, so that no schedule depends on it. */
+#define SETTLE_LIMIT_MS 10000
+#define NO_DEADLINE UINT64_MAX
 
 enum thread_state {
     T_NEW,          /* created; its first stop not yet handled */
@@ -57,11 +59,16 @@ struct sthread {
     struct rerun_record regs;   /* at its stop (tid: vtid) */
     uint64_t nr, args[6];       /* the call it is in or just left */
     enum syscall_blocking blocking;
-    uint64_t futex_addr;
-    uint32_t futex_val;
     pid_t new_tid;              /* the child its clone, fork or vfork made */
     uint64_t clone_flags;
-    int wake_expected;          /* T_IN_SYSCALL: released, about to leave the kernel */
+    int child_went;             /* T_IN_SYSCALL in vfork: the child has exec'd or died */
+    /* T_IN_SYSCALL: the call left the kernel (stopped at its exit), while
+     * the program was doing nothing that could end it (from_outside) */
+    int done, from_outside;
+    int exits_alone;            /* its exit event ends only this thread (exit(2)) */
+    struct syscall_timeout timeout;  /* of the call it is in */
+    uint64_t deadline;          /* T_IN_SYSCALL: virtual time its wait ends by, or NO_DEADLINE */
+    uint64_t host_deadline;     /* the same by the host's clock (host_ns) */
     int restart;                /* its call returned -ERESTART*: the kernel re-enters it */
     int pending_signal;         /* to deliver before its next instruction */
     int64_t priority;           /* PCT: the highest enabled runs */
@@ -81,8 +88,9 @@ struct engine {
     pid_t leader;               /* the first process */
     struct sthread *current;    /* whose records come now, or NULL */
     uint64_t time, icount;      /* rr's frame time and count within it */
-    uint64_t futex_wakes;       /* waiters woken that have not left the kernel yet */
-    uint64_t early_wakes;       /* waiters that left before their waker's wake was seen */
+    uint64_t vclock;            /* virtual time: records made */
+    int acting;                 /* the program is doing what can end waits (a call, an exit) */
+    int unsettled;              /* it did: the kernel may still be finishing it */
     struct u64map kinds;        /* ip -> step_insn_kind + 1 */
     struct trms_error *err;
 };
@@ -137,6 +145,7 @@ static uint32_t vtid_of(const struct engine *e, pid_t tid)
 
 static int emit_record(struct engine *e, const struct rerun_record *regs)
 {
+    e->vclock++;
     struct rerun_record r = *regs;
     r.event = e->time;
     r.icount = e->icount++;
@@ -233,42 +242,48 @@ static int new_child(struct engine *e, struct sthread *parent)
     return child->state == T_NEW ? first_stop(e, child) : 0;
 }
 
-/* Threads blocked on the futex word a dying thread cleared
- * (CLONE_CHILD_CLEARTID: pthread_join waits there) are being woken. */
-static void expect_cleared_wakes(struct engine *e)
+/* A vfork parent waits for its child CHILD to exec or die: it has. */
+static void vfork_child_went(struct engine *e, pid_t child)
 {
-    for (size_t i = 0; i < e->n; i++) {
-        struct sthread *w = e->threads[i];
-        uint32_t now;
-        if (w->state == T_IN_SYSCALL && w->blocking == SYSCALL_FUTEX_WAIT &&
-            (tracee_read(w->pid, w->futex_addr, &now, sizeof now) != 0 || now != w->futex_val))
-            w->wake_expected = 1;
-    }
+    for (size_t i = 0; i < e->n; i++)
+        if (e->threads[i]->state == T_IN_SYSCALL && e->threads[i]->new_tid == child &&
+            e->threads[i]->blocking == SYSCALL_WAITS_CHILD)
+            e->threads[i]->child_went = 1;
 }
 
+/* T is gone. Whoever waited for it (a joiner on the word its exit
+ * cleared, a parent in wait4, a vfork parent) is being woken: the next
+ * settle waits for them. */
 static int thread_died(struct engine *e, struct sthread *t, int status)
 {
     if (t->tid == e->leader) {
         e->outcome->signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
         e->outcome->exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 0;
     }
-    /* A vfork parent waits for its child to exec or die. */
-    for (size_t i = 0; i < e->n; i++)
-        if (e->threads[i]->state == T_IN_SYSCALL && e->threads[i]->new_tid == t->tid &&
-            e->threads[i]->blocking == SYSCALL_WAITS_CHILD)
-            e->threads[i]->wake_expected = 1;
+    vfork_child_went(e, t->tid);
     remove_thread(e, t);
-    expect_cleared_wakes(e);
+    e->unsettled = 1;
     return 0;
 }
 
-/* T stopped at its exit event: let it go. A thread other than its
- * process's first is reaped at once, so that the futex wake of its exit
- * has happened before anyone else runs; a first thread is reaped only
- * after the others, so it is left to report later. */
+/* Whether T is the last thread of its process the engine knows. */
+static int last_of_process(const struct engine *e, const struct sthread *t)
+{
+    for (size_t i = 0; i < e->n; i++)
+        if (e->threads[i] != t && e->threads[i]->pid == t->pid)
+            return 0;
+    return 1;
+}
+
+/* T stopped at its exit event: let it go, and reap it at once, so that
+ * whoever its end wakes (a joiner, a parent in wait4, a SIGCHLD) is woken
+ * before anyone else runs. A process's first thread cannot be reaped
+ * before the others: it is left to report later, and settle waits for it
+ * to have become a zombie (its own wakes made). */
 static int thread_exiting(struct engine *e, struct sthread *t, int report)
 {
     t->state = T_EXITING;
+    e->unsettled = 1;
     if (report) {
         struct step_frame f = frame_of(t, STEP_FRAME_EXIT);
         f.regs = NULL;
@@ -280,7 +295,7 @@ static int thread_exiting(struct engine *e, struct sthread *t, int report)
     }
     if (resume(e, t, PTRACE_CONT, 0) != 0)
         return -1;
-    if (t->tid == t->pid)
+    if (t->tid == t->pid && !last_of_process(e, t))
         return 0;
     int status;
     for (;;) {
@@ -326,16 +341,11 @@ static int dispatch(struct engine *e, pid_t tid, int status)
     }
     int event = status >> 16, sig = WSTOPSIG(status);
     if (sig == (SIGTRAP | 0x80)) {
+        /* Its call is over; it rejoins the schedule when release says. */
         if (fetch_registers(e, t, NULL) != 0)
             return -1;
-        t->state = T_EXIT_PENDING;
-        if (t->blocking == SYSCALL_FUTEX_WAIT && !t->wake_expected) {
-            if (e->futex_wakes > 0)
-                e->futex_wakes--;
-            else
-                e->early_wakes++;  /* its waker has not reported yet */
-        }
-        t->wake_expected = 0;
+        t->done = 1;
+        t->from_outside = !e->acting;
         return 0;
     }
     if (event == PTRACE_EVENT_CLONE || event == PTRACE_EVENT_FORK || event == PTRACE_EVENT_VFORK) {
@@ -356,47 +366,6 @@ static int collect(struct engine *e)
     return 0;
 }
 
-static int futex_waiters(const struct engine *e)
-{
-    for (size_t i = 0; i < e->n; i++)
-        if (e->threads[i]->state == T_IN_SYSCALL &&
-            e->threads[i]->blocking == SYSCALL_FUTEX_WAIT)
-            return 1;
-    return 0;
-}
-
-static int wake_expected(const struct engine *e)
-{
-    for (size_t i = 0; i < e->n; i++)
-        if (e->threads[i]->state == T_IN_SYSCALL && e->threads[i]->wake_expected)
-            return 1;
-    return 0;
-}
-
-/* Before each choice of thread: waiters that a wake released (a futex
- * wake, a joined thread's exit, a vfork child's exec) have left the kernel,
- * so that the choice does not depend on how fast they were. */
-static int settle(struct engine *e)
-{
-    for (;;) {
-        if (e->futex_wakes > 0 && !futex_waiters(e))
-            e->futex_wakes = 0;
-        if (e->futex_wakes == 0 && !wake_expected(e))
-            return 0;
-        int status;
-        pid_t tid = tracee_wait_any(&status, WAKE_LIMIT_MS);
-        if (tid <= 0) {
-            e->s->late_wakes += e->futex_wakes ? e->futex_wakes : 1;
-            e->futex_wakes = 0;
-            for (size_t i = 0; i < e->n; i++)
-                e->threads[i]->wake_expected = 0;
-            return 0;
-        }
-        if (dispatch(e, tid, status) != 0)
-            return -1;
-    }
-}
-
 /* Waits for a report of T, passing the others' to dispatch; MS as for
  * tracee_wait_any. 1 with *STATUS, 0 when the time ran out, -1. */
 static int wait_for(struct engine *e, struct sthread *t, int *status, long ms)
@@ -414,26 +383,185 @@ static int wait_for(struct engine *e, struct sthread *t, int *status, long ms)
     }
 }
 
-/* T was let into a futex wait that will block: returns once the kernel
- * has queued it (asleep), so that a wake another thread makes next finds
- * it there on every run, not only when the kernel was quick. 1 with
- * *STATUS when it reported instead (its wait did not block after all). */
-static int wait_asleep(struct engine *e, struct sthread *t, int *status)
+/* ---- settling: the schedule never waits on the host's timing ----
+ *
+ * Only what the program does (a system call, a thread's end) can end a
+ * wait of another of its threads, and the kernel finishes it (the woken
+ * thread leaves its call) a little later, at a time the host decides. So
+ * after each such action the engine lets the kernel finish: it waits until
+ * every thread in a call has either left it or is asleep in it (state 'S':
+ * an interruptible sleep, which is how a thread waits for another, for
+ * input or for time; short sleeps on the kernel's own locks and disks are
+ * uninterruptible, 'D'). Whose wait ended is then the same on every run. */
+
+/* The host's monotonic clock, in ns: only for how long to wait for the
+ * kernel, never for a choice of the schedule. */
+static uint64_t host_ns(void)
 {
-    for (unsigned spins = 0;; spins++) {
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec;
+}
+
+/* Milliseconds left until host time LIMIT (at least 0). */
+static long ms_until(uint64_t limit)
+{
+    uint64_t now = host_ns();
+    return limit > now ? (long)((limit - now) / 1000000u) : 0;
+}
+
+#define SETTLE_LIMIT_NS ((uint64_t)SETTLE_LIMIT_MS * 1000000u)
+
+/* Whether T still waits, as far as the kernel has got: asleep in its call,
+ * or (a vfork parent) with its child still in the vfork. */
+static int asleep(const struct sthread *t)
+{
+    if (t->blocking == SYSCALL_WAITS_CHILD)
+        return !t->child_went;
+    return tracee_run_state(t->tid) == 'S';
+}
+
+/* Whether the kernel is still finishing something for T. */
+static int unsettled_thread(const struct engine *e, const struct sthread *t)
+{
+    if (t->state == T_IN_SYSCALL)
+        return !t->done && !asleep(t);
+    if (t->state != T_EXITING)
+        return 0;
+    if (last_of_process(e, t))
+        return 1;  /* its death is on the way */
+    char state = tracee_run_state(t->tid);
+    return state != 'Z' && state != 'X';
+}
+
+/* A pause between looks at the kernel: at once at first, then backing off
+ * to a millisecond. */
+static void back_off(unsigned *looks)
+{
+    if (++*looks < 64)
+        return;
+    long us = *looks < 128 ? 20 : 1000;
+    struct timespec pause = {0, us * 1000};
+    nanosleep(&pause, NULL);
+}
+
+/* Lets the kernel finish what the program set in motion (above). */
+static int settle(struct engine *e)
+{
+    if (!e->unsettled) {
+        e->acting = 0;
+        return 0;
+    }
+    uint64_t limit = host_ns() + SETTLE_LIMIT_NS;
+    for (unsigned looks = 0;; back_off(&looks)) {
+        if (collect(e) != 0)
+            return -1;
+        int busy = 0;
+        for (size_t i = 0; i < e->n && !busy; i++)
+            busy = unsettled_thread(e, e->threads[i]);
+        if (!busy)
+            break;
+        if (host_ns() >= limit) {
+            e->s->late_wakes++;
+            break;
+        }
+    }
+    e->unsettled = e->acting = 0;
+    return 0;
+}
+
+/* T was let into a call that may block: 1 with *STATUS once it reported
+ * (the call did not block after all), 0 once it sleeps in the call. */
+static int wait_reported_or_asleep(struct engine *e, struct sthread *t, int *status)
+{
+    for (unsigned looks = 0;; back_off(&looks)) {
         pid_t r = waitpid(t->tid, status, __WALL | WNOHANG);
         if (r == t->tid)
             return 1;
         if (r < 0 && errno != EINTR)
             return error_set(e->err, "waitpid of thread %d: %s", (int)t->tid, strerror(errno));
-        char state = tracee_run_state(t->tid);
-        if (state == 'S' || state == 'D')
+        if (r == 0 && asleep(t))
             return 0;
-        if (spins > 64) {
-            struct timespec pause = {0, 20000};
-            nanosleep(&pause, NULL);
+    }
+}
+
+/* ---- release: when a blocked thread rejoins the schedule ----
+ *
+ * A thread whose call has ended rejoins at the next choice of thread,
+ * unless the clock ended it (a sleep, a wait that timed out): then it
+ * rejoins when the virtual clock (records made, STEP_VIRTUAL_NS_PER_RECORD
+ * each) reaches the call's limit, wherever the host's clock was. */
+
+static int ended_by_clock(const struct sthread *t)
+{
+    return t->timeout.bounded && (int64_t)t->regs.gp[RERUN_RAX] == t->timeout.expired;
+}
+
+/* Whether T's call ran out its limit, a limit of some time: in virtual
+ * time it waits that long, however soon the host's clock ended it. */
+static int waited_out(const struct sthread *t)
+{
+    return t->timeout.ns > 0 && ended_by_clock(t);
+}
+
+/* A call whose limit has come in virtual time is awaited: its real timer,
+ * which runs ahead of the virtual clock unless that jumped, ends it. */
+static int await_due_one(struct engine *e, struct sthread *t)
+{
+    int status;
+    int r = wait_for(e, t, &status, ms_until(t->host_deadline + SETTLE_LIMIT_NS));
+    if (r <= 0) {
+        if (r == 0) {
+            e->s->late_wakes++;
+            t->deadline = NO_DEADLINE;  /* back when it reports */
+        }
+        return r;
+    }
+    int acting = e->acting;
+    e->acting = 1;  /* its own limit ended it, not the outside */
+    r = dispatch(e, t->tid, status);
+    e->acting = acting;
+    return r;
+}
+
+static int await_due(struct engine *e)
+{
+    for (size_t i = 0; i < e->n; i++) {
+        struct sthread *t = e->threads[i];
+        if (t->state == T_IN_SYSCALL && !t->done && t->deadline <= e->vclock) {
+            if (await_due_one(e, t) != 0)
+                return -1;
+            i = (size_t)-1;  /* threads may have come and gone: look again from the first */
         }
     }
+    return 0;
+}
+
+static void release(struct engine *e)
+{
+    for (size_t i = 0; i < e->n; i++) {
+        struct sthread *t = e->threads[i];
+        if (t->state != T_IN_SYSCALL || !t->done)
+            continue;
+        int clock = ended_by_clock(t);
+        if (clock && t->deadline > e->vclock)
+            continue;
+        if (clock && (!t->timeout.sleep || t->timeout.absolute))
+            e->s->clock_decided++;  /* a relative sleep ends at its virtual time: not counted */
+        else if (!clock && t->from_outside)
+            e->s->outside_wakes++;
+        t->state = T_EXIT_PENDING;
+    }
+}
+
+/* The earliest limit of a blocked call, or NO_DEADLINE. */
+static uint64_t next_deadline(const struct engine *e)
+{
+    uint64_t next = NO_DEADLINE;
+    for (size_t i = 0; i < e->n; i++)
+        if (e->threads[i]->state == T_IN_SYSCALL && e->threads[i]->deadline < next)
+            next = e->threads[i]->deadline;
+    return next;
 }
 
 /* ---- system calls ---- */
@@ -460,6 +588,25 @@ static uint64_t clone_flags_of(const struct sthread *t)
     return t->nr == NR_VFORK ? CLONE_VFORK_FLAG : 0;
 }
 
+static int read_memory_of(void *thread, uint64_t addr, void *buf, uint64_t size)
+{
+    const struct sthread *t = thread;
+    return tracee_read(t->pid, addr, buf, (size_t)size);
+}
+
+/* Whether T's call works on descriptors that are all regular files (or
+ * the like), which wait for nobody. */
+static int on_files_only(const struct sthread *t)
+{
+    unsigned fds = syscall_fd_args(t->nr);
+    if (!fds)
+        return 0;
+    for (int i = 0; i < 6; i++)
+        if ((fds >> i & 1) && !tracee_fd_is_file(t->pid, t->args[i]))
+            return 0;
+    return 1;
+}
+
 /* T is at its system call's entry: report it, and let it into the kernel;
  * T->blocking says whether it may stay there while others run. */
 static int enter_syscall(struct engine *e, struct sthread *t)
@@ -481,15 +628,21 @@ static int enter_syscall(struct engine *e, struct sthread *t)
     t->blocking = syscall_blocking(nr, t->args);
     if ((nr == NR_CLONE || nr == NR_CLONE3) && (t->clone_flags & CLONE_VFORK_FLAG))
         t->blocking = SYSCALL_WAITS_CHILD;
-    if (t->blocking == SYSCALL_FUTEX_WAIT) {
-        uint32_t word;
-        t->futex_addr = t->args[0];
-        t->futex_val = (uint32_t)t->args[2];
-        if (tracee_read(t->pid, t->futex_addr, &word, sizeof word) != 0 || word != t->futex_val)
-            t->blocking = SYSCALL_RETURNS;  /* EAGAIN (or EFAULT) at once */
-    }
-    if (nr == NR_EXIT || nr == NR_EXIT_GROUP)
+    if (nr == NR_EXIT || nr == NR_EXIT_GROUP ||
+        (t->blocking == SYSCALL_MAY_BLOCK && on_files_only(t)))
         t->blocking = SYSCALL_RETURNS;
+    t->exits_alone = nr == NR_EXIT;
+    t->done = t->from_outside = t->child_went = 0;
+    t->timeout = (struct syscall_timeout){0};
+    t->deadline = NO_DEADLINE;
+    if (t->blocking == SYSCALL_MAY_BLOCK || t->blocking == SYSCALL_FUTEX_WAIT)
+        t->timeout = syscall_timeout(nr, t->args, read_memory_of, t);
+    if (t->timeout.bounded) {
+        uint64_t records = (t->timeout.ns + STEP_VIRTUAL_NS_PER_RECORD - 1) /
+                           STEP_VIRTUAL_NS_PER_RECORD;
+        t->deadline = e->vclock + records;
+        t->host_deadline = host_ns() + t->timeout.ns;
+    }
     return resume(e, t, PTRACE_SYSCALL, 0);
 }
 
@@ -511,11 +664,7 @@ static int exit_stop(struct engine *e, struct sthread *t)
     }
     t->state = T_READY;
     t->restart = is_restart(result);
-    if (t->nr == NR_FUTEX && t->blocking == SYSCALL_FUTEX_WAKE && result > 0) {
-        uint64_t woken = (uint64_t)result, gone = woken < e->early_wakes ? woken : e->early_wakes;
-        e->early_wakes -= gone;
-        e->futex_wakes += woken - gone;
-    }
+    e->unsettled = 1;  /* the call may have ended others' waits */
     if (changes_mappings(t->nr) && !(result < 0 && result >= -4095))
         u64map_free(&e->kinds), u64map_init(&e->kinds);
     return emit_record(e, &shown) != 0 || end_frame(e, &f) != 0 ? -1 : 0;
@@ -533,13 +682,36 @@ static int exec_event(struct engine *e, struct sthread *t)
     if (tracee_registers(t->tid, &regs, NULL) != 0)
         return error_set(e->err, "registers after exec: %s", strerror(errno));
     tracee_hide_vdso(t->pid, regs.gp[RERUN_RSP]);
-    for (size_t i = 0; i < e->n; i++)  /* a vfork parent goes on once its child execs */
-        if (e->threads[i]->state == T_IN_SYSCALL && e->threads[i]->new_tid == t->tid &&
-            e->threads[i]->blocking == SYSCALL_WAITS_CHILD)
-            e->threads[i]->wake_expected = 1;
+    vfork_child_went(e, t->tid);
+    e->unsettled = 1;
     u64map_free(&e->kinds);
     u64map_init(&e->kinds);
     return 0;
+}
+
+/* The rest of process PID is going too (exit_group, a fatal signal): its
+ * threads' ends are awaited and reaped, so that its parent's wait4 or
+ * SIGCHLD comes at this point of the schedule on every run. */
+static int await_process_end(struct engine *e, pid_t pid)
+{
+    uint64_t limit = host_ns() + SETTLE_LIMIT_NS;
+    for (;;) {
+        int alive = 0;
+        for (size_t i = 0; i < e->n && !alive; i++)
+            alive = e->threads[i]->pid == pid;
+        if (!alive)
+            return 0;
+        int status;
+        pid_t tid = tracee_wait_any(&status, ms_until(limit));
+        if (tid == 0) {
+            e->s->late_wakes++;
+            return 0;
+        }
+        if (tid < 0)
+            return errno == ECHILD ? 0 : error_set(e->err, "waitpid: %s", strerror(errno));
+        if (dispatch(e, tid, status) != 0)
+            return -1;
+    }
 }
 
 /* ---- one step ---- */
@@ -586,6 +758,7 @@ static int step_one(struct engine *e, struct sthread *t, enum step_result *resul
         return emit_record(e, &t->regs);
     }
     t->yielded = kind == STEP_INSN_PAUSE;
+    e->acting = kind == STEP_INSN_SYSCALL;  /* only a call can end another's wait */
     int request = kind == STEP_INSN_SYSCALL ? PTRACE_SYSCALL : PTRACE_SINGLESTEP;
     int in_kernel = 0;  /* past the syscall's entry */
     uint64_t start_ip = t->regs.ip, start_rcx = t->regs.gp[RERUN_RCX];
@@ -609,7 +782,11 @@ static int step_one(struct engine *e, struct sthread *t, enum step_result *resul
         int event = status >> 16, sig = WSTOPSIG(status);
         if (event == PTRACE_EVENT_EXIT) {
             *result = STEP_GONE;
-            return thread_exiting(e, t, 1);
+            pid_t pid = t->pid;
+            int alone = in_kernel && t->exits_alone;
+            e->acting = 1;  /* whom its end wakes, the program woke */
+            return thread_exiting(e, t, 1) != 0 || (!alone && await_process_end(e, pid) != 0)
+                       ? -1 : 0;
         }
         if (event == PTRACE_EVENT_CLONE || event == PTRACE_EVENT_FORK ||
             event == PTRACE_EVENT_VFORK) {
@@ -632,13 +809,10 @@ static int step_one(struct engine *e, struct sthread *t, enum step_result *resul
             if (enter_syscall(e, t) != 0)
                 return -1;
             in_kernel = 1;
-            int back;  /* 1: T reported meanwhile, 0: it waits in the kernel */
-            if (t->blocking == SYSCALL_FUTEX_WAIT)
-                back = wait_asleep(e, t, &status);
-            else if (t->blocking == SYSCALL_MAY_BLOCK)
-                back = wait_for(e, t, &status, BLOCK_GRACE_MS);
-            else
+            if (t->blocking != SYSCALL_FUTEX_WAIT && t->blocking != SYSCALL_MAY_BLOCK)
                 continue;
+            /* 1: T reported meanwhile, 0: it sleeps in the kernel */
+            int back = wait_reported_or_asleep(e, t, &status);
             if (back < 0)
                 return -1;
             if (back == 0) {
@@ -653,6 +827,16 @@ static int step_one(struct engine *e, struct sthread *t, enum step_result *resul
         if (sig == (SIGTRAP | 0x80)) {
             if (fetch_registers(e, t, NULL) != 0)
                 return -1;
+            if (waited_out(t)) {
+                /* Ended by its own limit before the engine saw it asleep
+                 * (the host was slow to look): it blocked all the same. */
+                t->state = T_IN_SYSCALL;
+                t->done = 1;
+                t->from_outside = 0;
+                e->s->blocked++;
+                *result = STEP_BLOCKED;
+                return 0;
+            }
             return exit_stop(e, t);
         }
         siginfo_t info = {0};
@@ -790,13 +974,12 @@ static int run_turn(struct engine *e, struct sthread *t)
     }
     uint32_t quantum = step_schedule_next(&e->schedule);
     for (uint32_t i = 0; i < quantum; i++) {
-        if (t->state == T_EXIT_PENDING) {
-            if (exit_stop(e, t) != 0)
-                return -1;
-            continue;
-        }
-        enum step_result r;
-        if (step_one(e, t, &r) != 0)
+        enum step_result r = STEP_DONE;
+        if (t->state == T_EXIT_PENDING ? exit_stop(e, t) : step_one(e, t, &r))
+            return -1;
+        /* What the step set in motion in the kernel is over before the next:
+         * a woken reader has taken its bytes before T looks at the pipe. */
+        if (settle(e) != 0)
             return -1;
         if (r != STEP_DONE)
             return 0;
@@ -807,8 +990,9 @@ static int run_turn(struct engine *e, struct sthread *t)
 static int run(struct engine *e)
 {
     for (;;) {
-        if (collect(e) != 0 || settle(e) != 0)
+        if (collect(e) != 0 || settle(e) != 0 || await_due(e) != 0)
             return -1;
+        release(e);
         struct sthread *previous = e->current;
         struct sthread *t = e->schedule.policy == STEP_PCT ? highest_priority(e)
                             : next_runnable(e, previous == NULL ||
@@ -819,6 +1003,13 @@ static int run(struct engine *e)
         if (!t) {
             if (e->n == 0)
                 return 0;
+            uint64_t next = next_deadline(e);
+            if (next != NO_DEADLINE) {
+                /* All wait, some until a time: virtual time jumps to the first. */
+                if (next > e->vclock)
+                    e->vclock = next;
+                continue;
+            }
             int status;
             pid_t tid = tracee_wait_any(&status, -1);
             if (tid < 0)

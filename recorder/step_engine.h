@@ -8,12 +8,17 @@
  * rerun decoder, they become the event trace, so the decoder that serves
  * rr is proven on real programs where rr itself cannot run.
  *
- * The schedule is deterministic: threads take turns round-robin for a
- * quantum of instructions, or run by PCT priorities (step_schedule.h), and
- * futex waits and wakes
- * (every pthread mutex, condition variable and join) are followed
- * exactly, so a seed gives the same interleaving on every run. Threads
- * blocked in the kernel do not stall the others. The vDSO is hidden from
+ * The schedule is a function of the seed, the program and its input
+ * alone: threads take turns round-robin for a quantum of instructions, or
+ * run by PCT priorities (step_schedule.h). A thread blocks when the kernel
+ * puts its call to sleep (not after a time), and the others run meanwhile;
+ * after each call the engine lets the kernel finish whatever it set in
+ * motion (a woken waiter leaving its call), so whose wait a call ended is
+ * the same on every run; a sleep or a timed wait ends in virtual time
+ * (STEP_VIRTUAL_NS_PER_RECORD), not by the host's clock. What comes from
+ * outside the program (input on a terminal or a pipe, a signal sent to it,
+ * a wait that timed out) can still move the schedule: it is counted
+ * (step_summary). The vDSO is hidden from
  * the program (time queries become real system calls) and address space
  * randomization is off, so that addresses repeat from run to run. Forked
  * children and exec'd programs are followed and stepped too. Records name
@@ -53,6 +58,12 @@ struct step_options {
  * enabled drops below every other thread, so that a spinning thread does
  * not starve the one it waits for. */
 #define STEP_PCT_SPIN_LIMIT 50000
+
+/* The virtual clock that ends sleeps and timed waits: each record (an
+ * instruction, a system call's entry or exit) takes this long, as if the
+ * program ran at a million instructions a second; a 10 ms sleep ends after
+ * the others have run 10,000 instructions, or at once when all wait. */
+#define STEP_VIRTUAL_NS_PER_RECORD 1000u
 
 /* Trace frames, rr's unit of `event` time: each system call entry and
  * exit, exec, switch of thread, signal delivery and thread exit is one. */
@@ -99,7 +110,11 @@ struct step_summary {
     uint64_t signals;           /* delivered to handlers */
     uint64_t ignored_signals;   /* ignored, or stop signals not delivered */
     uint64_t blocked;           /* system calls during which others ran */
-    uint64_t late_wakes;        /* waiters a wake did not release in time */
+    uint64_t late_wakes;        /* the kernel took over 10 s to finish what the program set in
+                                   motion (a woken waiter, an exit): the schedule went on */
+    uint64_t outside_wakes;     /* waits ended from outside the program (input, a signal) */
+    uint64_t clock_decided;     /* waits whose end the host's clock decided: timed waits that
+                                   timed out, sleeps until a time of day */
     uint64_t emulated;          /* cpuid instructions, run by the engine */
     uint64_t counted;           /* PCT: events counted (k of this run) */
     uint64_t change_points;     /* PCT: change points reached */

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/personality.h>
 #include <sys/ptrace.h>
+#include <sys/stat.h>
 #include <sys/uio.h>
 #include <sys/user.h>
 #include <sys/wait.h>
@@ -239,6 +240,18 @@ char tracee_run_state(pid_t tid)
     }
     fclose(f);
     return state;
+}
+
+int tracee_fd_is_file(pid_t pid, uint64_t fd)
+{
+    char path[64];
+    struct stat st;
+    if (fd > INT32_MAX)
+        return 1;
+    snprintf(path, sizeof path, "/proc/%d/fd/%d", (int)pid, (int)fd);
+    if (stat(path, &st) != 0)
+        return 1;
+    return S_ISREG(st.st_mode) || S_ISDIR(st.st_mode) || S_ISBLK(st.st_mode);
 }
 
 pid_t tracee_thread_group(pid_t tid)

@@ -50,6 +50,11 @@ enum signal_disposition tracee_signal_disposition(pid_t tid, int sig);
  * 'S' asleep in the kernel, 't' stopped by its tracer...), '?' if unknown. */
 char tracee_run_state(pid_t tid);
 
+/* Whether descriptor FD of process PID is a regular file, a directory or
+ * a block device (whose reads and writes wait for nobody), or is not open
+ * (the call fails at once): 1; 0 for a pipe, socket, terminal... */
+int tracee_fd_is_file(pid_t pid, uint64_t fd);
+
 /* The thread group (process) of thread TID, or -1. */
 pid_t tracee_thread_group(pid_t tid);
 

@@ -15,29 +15,34 @@ enum {
 };
 
 /* Calls that can wait on pipes, sockets, terminals, FIFOs, children,
- * signals, locks, queues or time. Reads and writes of regular files can
- * take long but wait for nobody; they are listed anyway, since only the
- * descriptor says which they are: the engine waits for them a little
- * before it counts them as blocked. */
-static const uint16_t may_block[] = {
-    0,   /* read */         1,   /* write */        2,   /* open (a FIFO) */
-    7,   /* poll */         16,  /* ioctl (terminals) */
-    19,  /* readv */        20,  /* writev */       23,  /* select */
-    34,  /* pause */        35,  /* nanosleep */    40,  /* sendfile */
-    42,  /* connect */      43,  /* accept */       44,  /* sendto */
-    45,  /* recvfrom */     46,  /* sendmsg */      47,  /* recvmsg */
-    61,  /* wait4 */        65,  /* semop */
-    69,  /* msgsnd */       70,  /* msgrcv */       72,  /* fcntl (F_SETLKW) */
-    73,  /* flock */        128, /* rt_sigtimedwait */ 130, /* rt_sigsuspend */
-    208, /* io_getevents */ 220, /* semtimedop */   230, /* clock_nanosleep */
-    232, /* epoll_wait */   242, /* mq_timedsend */ 243, /* mq_timedreceive */
-    247, /* waitid */       257, /* openat (a FIFO) */ 270, /* pselect6 */
-    271, /* ppoll */        275, /* splice */       276, /* tee */
-    278, /* vmsplice */     281, /* epoll_pwait */  288, /* accept4 */
-    295, /* preadv */       296, /* pwritev */      299, /* recvmmsg */
-    307, /* sendmmsg */     327, /* preadv2 */      328, /* pwritev2 */
-    426, /* io_uring_enter */ 437, /* openat2 */    441, /* epoll_pwait2 */
-    449, /* futex_waitv */
+ * signals, locks, queues or time, and which of their arguments are file
+ * descriptors whose kind decides it: a read or write of a regular file can
+ * take long but waits for nobody (syscall_fd_args). */
+#define FD0 1u
+#define FD1 2u
+#define FD2 4u
+static const struct {
+    uint16_t nr;
+    uint8_t fd_args;
+} may_block[] = {
+    {0, FD0} /* read */,          {1, FD0} /* write */,         {2, 0} /* open (a FIFO) */,
+    {7, 0} /* poll */,            {16, FD0} /* ioctl (terminals) */,
+    {19, FD0} /* readv */,        {20, FD0} /* writev */,       {23, 0} /* select */,
+    {34, 0} /* pause */,          {35, 0} /* nanosleep */,      {40, FD0 | FD1} /* sendfile */,
+    {42, 0} /* connect */,        {43, 0} /* accept */,         {44, 0} /* sendto */,
+    {45, 0} /* recvfrom */,       {46, 0} /* sendmsg */,        {47, 0} /* recvmsg */,
+    {61, 0} /* wait4 */,          {65, 0} /* semop */,
+    {69, 0} /* msgsnd */,         {70, 0} /* msgrcv */,         {72, 0} /* fcntl (F_SETLKW) */,
+    {73, 0} /* flock */,          {128, 0} /* rt_sigtimedwait */, {130, 0} /* rt_sigsuspend */,
+    {208, 0} /* io_getevents */,  {220, 0} /* semtimedop */,    {230, 0} /* clock_nanosleep */,
+    {232, 0} /* epoll_wait */,    {242, 0} /* mq_timedsend */,  {243, 0} /* mq_timedreceive */,
+    {247, 0} /* waitid */,        {257, 0} /* openat (a FIFO) */, {270, 0} /* pselect6 */,
+    {271, 0} /* ppoll */,         {275, FD0 | FD2} /* splice */, {276, 0} /* tee */,
+    {278, 0} /* vmsplice */,      {281, 0} /* epoll_pwait */,   {288, 0} /* accept4 */,
+    {295, FD0} /* preadv */,      {296, FD0} /* pwritev */,     {299, 0} /* recvmmsg */,
+    {307, 0} /* sendmmsg */,      {327, FD0} /* preadv2 */,     {328, FD0} /* pwritev2 */,
+    {426, 0} /* io_uring_enter */, {437, 0} /* openat2 */,      {441, 0} /* epoll_pwait2 */,
+    {449, 0} /* futex_waitv */,
 };
 
 static enum syscall_blocking futex_blocking(uint64_t op)
@@ -66,7 +71,15 @@ enum syscall_blocking syscall_blocking(uint64_t nr, const uint64_t args[6])
     if (nr == NR_VFORK)
         return SYSCALL_WAITS_CHILD;
     for (size_t i = 0; i < sizeof may_block / sizeof *may_block; i++)
-        if (may_block[i] == nr)
+        if (may_block[i].nr == nr)
             return SYSCALL_MAY_BLOCK;
     return SYSCALL_RETURNS;
+}
+
+unsigned syscall_fd_args(uint64_t nr)
+{
+    for (size_t i = 0; i < sizeof may_block / sizeof *may_block; i++)
+        if (may_block[i].nr == nr)
+            return may_block[i].fd_args;
+    return 0;
 }

@@ -1,7 +1,8 @@
 /* syscall_blocking: which x86-64 system calls can keep a thread in the
  * kernel until something else happens (another thread's action, data on a
  * pipe, time passing), so that the step engine keeps the other threads
- * stepping meanwhile instead of waiting; and the futex operations, whose
+ * stepping meanwhile instead of waiting (a call that may block does block
+ * when the kernel puts it to sleep: step_engine.c); and the futex operations, whose
  * blocking and waking the engine follows exactly, so that a program that
  * synchronizes through futexes (every pthread mutex, condition variable
  * and join) is scheduled the same way on every run. */
@@ -19,5 +20,11 @@ enum syscall_blocking {
 };
 
 enum syscall_blocking syscall_blocking(uint64_t nr, const uint64_t args[6]);
+
+/* For a call that may block: the arguments (bit i: args[i]) that are file
+ * descriptors, all of which must be pipes, sockets, terminals or the like
+ * for the call to wait; where all are regular files, directories or block
+ * devices, it returns without waiting for anyone. 0: no such argument. */
+unsigned syscall_fd_args(uint64_t nr);
 
 #endif

@@ -85,8 +85,8 @@ struct record_stats {
     int complete;
     const char *exec_path;              /* the program exec'd this; NULL */
     const char *stopped;                /* why the recording ends early; NULL */
-    const char *extra_keys[20];         /* the engine's own */
-    const char *extra_values[20];
+    const char *extra_keys[24];         /* the engine's own */
+    const char *extra_values[24];
     size_t n_extra;
 };
 
@@ -507,7 +507,7 @@ static int record_step(const char *staging, const char *program, char **argv, st
     const struct rerun_summary *d = &res.decoded;
     char seed[32], quantum[32], records[32], undecodable[32], approximated[32], signals[32],
         blocked[32], left_out[32], late[32], depth[32], pct_events[32], counted[32],
-        changes[32], yields[32];
+        changes[32], yields[32], outside[32], clock[32];
     char *watched = NULL;
     if (r->watch_objects) {
         size_t size = 16;
@@ -532,6 +532,8 @@ static int record_step(const char *staging, const char *program, char **argv, st
     snprintf(blocked, sizeof blocked, "%" PRIu64, res.step.blocked);
     snprintf(left_out, sizeof left_out, "%" PRIu64, d->other_process_threads);
     snprintf(late, sizeof late, "%" PRIu64, res.step.late_wakes);
+    snprintf(outside, sizeof outside, "%" PRIu64, res.step.outside_wakes);
+    snprintf(clock, sizeof clock, "%" PRIu64, res.step.clock_decided);
     int pct = r->step.policy == STEP_PCT;
     snprintf(depth, sizeof depth, "%" PRIu32, r->step.depth);
     snprintf(pct_events, sizeof pct_events, "%" PRIu64, r->step.pct_events);
@@ -546,19 +548,27 @@ static int record_step(const char *staging, const char *program, char **argv, st
         .extra_keys = {"seed", "quantum", "records", "undecodable", "undecodable-at",
                        "approximated", "signals", "blocked-syscalls", "late-wakes",
                        "other-process-threads", "schedule", "pct-depth", "pct-events",
-                       "pct-counted", "pct-change-points", "pct-yields", "pct-objects"},
+                       "pct-counted", "pct-change-points", "pct-yields", "pct-objects",
+                       "outside-wakes", "clock-decided"},
         .extra_values = {seed, pct ? "-" : quantum, records, undecodable, undecodable_at.text,
                          approximated, signals, blocked, late, left_out,
                          pct ? "pct" : "round-robin", pct ? depth : "-",
                          pct ? pct_events : "-", pct ? counted : "-", pct ? changes : "-",
-                         pct ? yields : "-", watched ? watched : "-"},
-        .n_extra = 17};
+                         pct ? yields : "-", watched ? watched : "-", outside, clock},
+        .n_extra = 19};
     if (rc == 0)
         rc = finish_recording(staging, "step", program, argv, r, stats, outcome, NULL, err);
     if (rc == 0 && d->undecodable.count)
         fprintf(stderr, "trms: warning: %zu instructions capstone could not decode (their "
                         "memory accesses are missing; see `undecodable` in the meta)\n",
                 d->undecodable.count);
+    uint64_t timing = res.step.late_wakes + res.step.outside_wakes + res.step.clock_decided;
+    if (rc == 0 && timing)
+        fprintf(stderr, "trms: the schedule depended on the host %" PRIu64 " times (%" PRIu64
+                        " waits ended from outside the program, %" PRIu64 " by the clock, %"
+                        PRIu64 " late wakes): another run with this seed may interleave "
+                        "differently\n", timing, res.step.outside_wakes, res.step.clock_decided,
+                res.step.late_wakes);
     if (rc == 0 && d->other_process_threads)
         fprintf(stderr, "trms: %" PRIu64 " threads of other processes (forked children) "
                         "stepped and left out\n", d->other_process_threads);

@@ -88,27 +88,84 @@ def case_cross_engine(tmp):
     check(meta(step)["signals"] == "1", "one signal delivered to its handler")
 
 
+HOSTS = ("quiet", "pinned", "hogs")
+
+
+def record_on(tmp, host, name, args, options):
+    """Records NAME with the step engine on a host as it is (quiet), with
+    the recorder and the program pinned to one core, or beside two CPU
+    hogs; the same environment every time, since it is the program's
+    input."""
+    pin, hogs = None, []
+    if host == "pinned":
+        core = min(os.sched_getaffinity(0))
+        pin = lambda: os.sched_setaffinity(0, {core})  # noqa: E731
+    if host == "hogs":
+        hogs = [subprocess.Popen(["sh", "-c", "while :; do :; done"]) for _ in range(2)]
+    rec = os.path.join(tmp, f"{name}.{host}.{next(RECORDINGS)}.rec")
+    try:
+        p = subprocess.run([TRMS, "record", "--engine", "step", *options, "-o", rec, "--",
+                            os.path.join(PROGRAMS, name), *args],
+                           capture_output=True, text=True, preexec_fn=pin)
+    finally:
+        for h in hogs:
+            h.kill()
+            h.wait()
+    check(p.returncode == 0, f"{name} on a {host} host: exit {p.returncode}: {p.stderr}")
+    return rec
+
+
+def trace_of(rec):
+    with open(os.path.join(rec, "events.trms"), "rb") as f:
+        return f.read()
+
+
+def interleaving(rec):
+    """How the threads took turns: (thread, events in the turn) per turn."""
+    turns = []
+    for line in run([TRMS, "export", rec]).stdout.splitlines():
+        if line.startswith("thread "):
+            turns.append([line.split()[1], 0])
+        elif turns and not line.startswith("#"):
+            turns[-1][1] += 1
+    return [tuple(t) for t in turns]
+
+
 def case_determinism(tmp):
-    """A seed gives byte-identical event traces; other seeds other
-    interleavings."""
+    """A seed fixes the interleaving, whatever the host does: the same
+    event trace on a quiet host, pinned to one core and beside two CPU
+    hogs, with nothing counted as coming from outside the program. The
+    program's threads compute between synchronizations (a pipe they block
+    on, a 30 ms sleep, a child waited for), so seeds whose turn lengths
+    differ give different interleavings. And a program on glibc (a mutex
+    and condition variable hand-over, all futexes) repeats its trace on
+    every host too."""
     runs = {}
-    for seed in ("7", "7", "8", "0"):
-        rec, _ = record(tmp, "step", "step_threads", ["12"], ["--seed", seed, "--quantum", "150"])
-        with open(os.path.join(rec, "events.trms"), "rb") as f:
-            trace = f.read()
-        runs.setdefault(seed, []).append((rec, trace))
-        check(meta(rec)["threads"] == "2" and meta(rec)["seed"] == seed, f"meta of seed {seed}")
-    (_, first), (_, second) = runs["7"]
-    check(first == second, "seed 7 twice: the event traces differ")
-
-    def switches(rec):
-        p = run([TRMS, "export", rec])
-        return [line for line in p.stdout.splitlines() if line.startswith("thread ")]
-
-    seven, eight, zero = (switches(runs[s][0][0]) for s in ("7", "8", "0"))
-    check(runs["8"][0][1] != first and eight != seven, "seeds 7 and 8 interleave alike")
-    check(zero != seven, "seed 0 and 7 interleave alike")
-    check(len(seven) > 4, f"the threads took turns: {len(seven)} switches")
+    for host in HOSTS:
+        for seed in ("0", "7", "8") if host == "quiet" else ("7",):
+            rec = record_on(tmp, host, "step_interleave", [], ["--seed", seed, "--quantum", "50"])
+            m = meta(rec)
+            check(m["seed"] == seed and m["threads"] == "3", f"meta of seed {seed}: {m}")
+            check((m["outside-wakes"], m["clock-decided"], m["late-wakes"]) == ("0", "0", "0"),
+                  f"seed {seed} on a {host} host: the schedule depended on the host: {m}")
+            # The consumer's reads of the empty pipe, the sleep, the joins
+            # and the wait for the child block, whatever the host.
+            check(int(m["blocked-syscalls"]) >= 4, f"blocked calls: {m['blocked-syscalls']}")
+            runs.setdefault(seed, []).append((host, rec))
+    quiet = trace_of(runs["7"][0][1])
+    for host, rec in runs["7"][1:]:
+        check(trace_of(rec) == quiet, f"seed 7: the event traces on a quiet and a {host} "
+                                      "host differ")
+    turns = {seed: interleaving(recs[0][1]) for seed, recs in runs.items()}
+    check(len(turns["7"]) > 20, f"the threads took turns: {len(turns['7'])} turns")
+    for a, b in (("0", "7"), ("7", "8"), ("0", "8")):
+        check(turns[a] != turns[b], f"seeds {a} and {b} interleave alike: {turns[a][:10]}...")
+    glibc = [record_on(tmp, host, "step_threads", ["12"], ["--seed", "7", "--quantum", "150"])
+             for host in HOSTS]
+    check(all(trace_of(rec) == trace_of(glibc[0]) for rec in glibc[1:]),
+          "step_threads, seed 7: the event traces on the three hosts differ")
+    check(meta(glibc[0])["threads"] == "2" and len(interleaving(glibc[0])) > 4,
+          "step_threads: two threads took turns")
 
 
 def case_threads(tmp):
