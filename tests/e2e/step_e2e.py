@@ -204,6 +204,51 @@ def case_processes(tmp):
     check(len(of(rows, "after_exec")) == 1, "the exec'd program's routine")
 
 
+def tracee_of(recorder):
+    """The pid of the program a running `trms record` steps, once it runs."""
+    for _ in range(3000):
+        for task in os.listdir(f"/proc/{recorder}/task"):
+            try:
+                with open(f"/proc/{recorder}/task/{task}/children") as f:
+                    children = f.read().split()
+            except OSError:
+                continue
+            if children:
+                return int(children[0])
+        time.sleep(0.01)
+    raise Failure("the recorder started no program")
+
+
+def state_of(pid):
+    with open(f"/proc/{pid}/stat") as f:
+        return f.read().rsplit(")", 1)[1].split()[0]
+
+
+def case_outside(tmp):
+    """What only the outside decides is counted and said: a read of
+    standard input that waits until the test writes (once the program
+    sleeps in it), and a timed futex wait that times out."""
+    rec = os.path.join(tmp, "outside.rec")
+    with subprocess.Popen([TRMS, "record", "-e", "step", "-o", rec, "--",
+                           os.path.join(PROGRAMS, "step_outside")],
+                          stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                          text=True) as p:
+        program = tracee_of(p.pid)
+        for _ in range(3000):  # asleep in its read of standard input
+            if state_of(program) == "S":
+                break
+            time.sleep(0.01)
+        p.stdin.write("x")
+        p.stdin.close()
+        err = p.stderr.read()
+        check(p.wait() == 0, f"exit {p.returncode}: {err}")
+    m = meta(rec)
+    check((m["outside-wakes"], m["clock-decided"], m["late-wakes"]) == ("1", "1", "0"),
+          f"counted: {m}")
+    check("the schedule depended on the host 2 times (1 waits ended from outside the "
+          "program, 1 by the clock, 0 late wakes)" in err, err)
+
+
 def case_crash(tmp):
     rec, p = record(tmp, "step", "step_calls", ["crash"], expect=128 + 11)
     check("killed by signal 11" in p.stderr, p.stderr)
