@@ -91,6 +91,7 @@ struct engine {
     uint64_t vclock;            /* virtual time: records made */
     int acting;                 /* the program is doing what can end waits (a call, an exit) */
     int unsettled;              /* it did: the kernel may still be finishing it */
+    int wchan;                  /* the kernel names where threads sleep (tracee_waits) */
     struct u64map kinds;        /* ip -> step_insn_kind + 1 */
     struct trms_error *err;
 };
@@ -414,18 +415,18 @@ static long ms_until(uint64_t limit)
 
 /* Whether T still waits, as far as the kernel has got: asleep in its call,
  * or (a vfork parent) with its child still in the vfork. */
-static int asleep(const struct sthread *t)
+static int asleep(const struct engine *e, const struct sthread *t)
 {
     if (t->blocking == SYSCALL_WAITS_CHILD)
         return !t->child_went;
-    return tracee_run_state(t->tid) == 'S';
+    return tracee_waits(t->tid, e->wchan);
 }
 
 /* Whether the kernel is still finishing something for T. */
 static int unsettled_thread(const struct engine *e, const struct sthread *t)
 {
     if (t->state == T_IN_SYSCALL)
-        return !t->done && !asleep(t);
+        return !t->done && !asleep(e, t);
     if (t->state != T_EXITING)
         return 0;
     if (last_of_process(e, t))
@@ -480,7 +481,7 @@ static int wait_reported_or_asleep(struct engine *e, struct sthread *t, int *sta
             return 1;
         if (r < 0 && errno != EINTR)
             return error_set(e->err, "waitpid of thread %d: %s", (int)t->tid, strerror(errno));
-        if (r == 0 && asleep(t))
+        if (r == 0 && asleep(e, t))
             return 0;
     }
 }
@@ -1047,6 +1048,7 @@ static void kill_all(struct engine *e)
 static int start(struct engine *e, pid_t pid)
 {
     e->leader = pid;
+    e->wchan = tracee_names_sleeps(pid);  /* stopped at its exec */
     struct sthread *t = add_thread(e, pid, pid);
     t->stopped = 1;
     if (exec_event(e, t) != 0 || resume(e, t, PTRACE_SYSCALL, 0) != 0)

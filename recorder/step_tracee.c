@@ -242,6 +242,35 @@ char tracee_run_state(pid_t tid)
     return state;
 }
 
+/* The function thread TID sleeps in, into BUF: 0, or -1. "0" when it
+ * does not sleep (or the kernel does not say). */
+static int sleeping_in(pid_t tid, char *buf, size_t size)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/wchan", (int)tid);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return -1;
+    size_t n = fread(buf, 1, size - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    return n ? 0 : -1;
+}
+
+int tracee_waits(pid_t tid, int wchan)
+{
+    char where[128];
+    if (wchan && (sleeping_in(tid, where, sizeof where) != 0 || strcmp(where, "0") == 0))
+        return 0;
+    return tracee_run_state(tid) == 'S';
+}
+
+int tracee_names_sleeps(pid_t tid)
+{
+    char where[128];
+    return sleeping_in(tid, where, sizeof where) == 0 && strcmp(where, "0") != 0;
+}
+
 int tracee_fd_is_file(pid_t pid, uint64_t fd)
 {
     char path[64];

@@ -50,6 +50,17 @@ enum signal_disposition tracee_signal_disposition(pid_t tid, int sig);
  * 'S' asleep in the kernel, 't' stopped by its tracer...), '?' if unknown. */
 char tracee_run_state(pid_t tid);
 
+/* Whether thread TID waits in the kernel: in an interruptible sleep
+ * ('S', how a thread waits for another, for input or for time) and off
+ * the processor. A thread shows 'S' while it still runs the check before
+ * it sleeps (do_wait scanning its children, say); the function it sleeps
+ * in (/proc/TID/wchan) is named only once it sleeps. With WCHAN 0 (a
+ * kernel that does not name it), 'S' alone. */
+int tracee_waits(pid_t tid, int wchan);
+
+/* Whether this kernel names the function stopped thread TID sleeps in. */
+int tracee_names_sleeps(pid_t tid);
+
 /* Whether descriptor FD of process PID is a regular file, a directory or
  * a block device (whose reads and writes wait for nobody), or is not open
  * (the call fails at once): 1; 0 for a pipe, socket, terminal... */
