@@ -219,25 +219,48 @@ def tracee_of(recorder):
     raise Failure("the recorder started no program")
 
 
-def state_of(pid):
-    with open(f"/proc/{pid}/stat") as f:
-        return f.read().rsplit(")", 1)[1].split()[0]
+def sleeping_in(tid):
+    """Where thread TID sleeps off the processor (/proc's wchan), or None."""
+    try:
+        with open(f"/proc/{tid}/wchan") as f:
+            where = f.read()
+        with open(f"/proc/{tid}/stat") as f:
+            state = f.read().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return None
+    return where if state == "S" and where != "0" else None
+
+
+def engine_waits_for(recorder, program):
+    """Whether the step engine has taken PROGRAM's call for blocked: the
+    program sleeps in it while a thread of the recorder sleeps in waitpid
+    (do_wait) for whatever comes, which it does only when no thread can
+    run (while a call is let in, it polls; while it steps, the program
+    does not sleep)."""
+    if not sleeping_in(program):
+        return False
+    waiting = any(sleeping_in(int(task)) == "do_wait"
+                  for task in os.listdir(f"/proc/{recorder}/task"))
+    return waiting and sleeping_in(program) is not None
 
 
 def case_outside(tmp):
     """What only the outside decides is counted and said: a read of
-    standard input that waits until the test writes (once the program
-    sleeps in it), and a timed futex wait that times out."""
+    standard input that waits until the test writes (once the engine has
+    taken it for blocked and waits for its program), and a timed futex
+    wait that times out."""
     rec = os.path.join(tmp, "outside.rec")
     with subprocess.Popen([TRMS, "record", "-e", "step", "-o", rec, "--",
                            os.path.join(PROGRAMS, "step_outside")],
                           stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                           text=True) as p:
         program = tracee_of(p.pid)
-        for _ in range(3000):  # asleep in its read of standard input
-            if state_of(program) == "S":
+        for _ in range(6000):
+            if engine_waits_for(p.pid, program):
                 break
             time.sleep(0.01)
+        else:
+            raise Failure("the recorder never waited for its program's read")
         p.stdin.write("x")
         p.stdin.close()
         err = p.stderr.read()
