@@ -1,7 +1,10 @@
 /* trms: the command-line entry point; dispatches to one subcommand. */
+#include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "recorder/valgrind_engine.h"
 #include "tools/cli.h"
 
 static const struct command *const commands[] = {&cmd_record, &cmd_import, &cmd_analyze, &cmd_report,
@@ -22,6 +25,24 @@ static void print_help(FILE *out)
         fprintf(out, "  %-9s %s\n", commands[i]->name, commands[i]->summary);
     fprintf(out, "\n`trms COMMAND --help` describes a command; `trms --version` prints the "
                  "version.\n");
+}
+
+/* The version, then where the Valgrind engine's tool is (found beside the
+ * binary, in the build tree and once installed) and which valgrind runs it. */
+static void print_version(void)
+{
+    printf("trms %s\n", TRMS_VERSION);
+    struct trms_error err = {{0}};
+    char *dir = valgrind_tool_dir(&err);
+    char *valgrind = valgrind_version();
+    char resolved[PATH_MAX];
+    if (dir)
+        printf("valgrind tool: %s (%s)\n", realpath(dir, resolved) ? resolved : dir,
+               valgrind ? valgrind : "no valgrind to run it: install the Debian package valgrind");
+    else
+        printf("valgrind tool: none (%s)\n", err.message);
+    free(dir);
+    free(valgrind);
 }
 
 int main(int argc, char **argv)
@@ -45,7 +66,7 @@ int main(int argc, char **argv)
             }
     }
     if (strcmp(name, "--version") == 0) {
-        printf("trms %s\n", TRMS_VERSION);
+        print_version();
         return 0;
     }
     for (size_t i = 0; i < N_COMMANDS; i++) {

@@ -5,7 +5,7 @@
 # and aggregation, merged recordings, diff, and usage mistakes.
 fixtures="$(cd "$(dirname "$0")/../fixtures/aprof" && pwd)"
 source "$(dirname "$0")/lib.sh"
-version=$("$TRMS" --version | cut -d' ' -f2)
+version=$("$TRMS" --version | head -1 | cut -d' ' -f2)
 
 run "$TRMS" import "$fixtures/trace.txt" -o s.rec
 expect_status 0
