@@ -30,6 +30,15 @@ int cli_fail(const struct trms_error *err);
 __attribute__((format(printf, 2, 3)))
 int cli_usage_error(const struct command *cmd, const char *fmt, ...);
 
+struct option;
+
+/* getopt_long(ARGC, ARGV, SHORTOPTS, LONGOPTS) for CMD, which says a
+ * mistake once, as a usage error: `--top needs a value`, `unknown option
+ * --engien (did you mean --engine?)`; then it returns '?' (the caller
+ * returns EXIT_USAGE). getopt itself prints nothing. */
+int cli_getopt(const struct command *cmd, int argc, char **argv, const char *shortopts,
+               const struct option *longopts);
+
 /* Parses a power-of-two size option; non-zero after printing a usage error. */
 int cli_parse_power_of_two(const struct command *cmd, const char *option, const char *text,
                            uint64_t *out);

@@ -529,7 +529,7 @@ static int run(int argc, char **argv)
     int every_given = 0;
     struct result_key window = {0};
     int c;
-    while ((c = getopt_long(argc, argv, "", options, NULL)) != -1) {
+    while ((c = cli_getopt(&cmd_analyze, argc, argv, "", options)) != -1) {
         switch (c) {
         case 'c':
             if (cli_parse_power_of_two(&cmd_analyze, "--cell-size", optarg, &opt.cell_size))
@@ -570,7 +570,7 @@ static int run(int argc, char **argv)
                                        "not '%s'", c == 'F' ? "from" : "to", optarg);
             break;
         default:
-            return cli_usage_error(&cmd_analyze, "unknown option");
+            return EXIT_USAGE;  /* cli_getopt said why */
         }
     }
     if (optind != argc - 1)

@@ -30,7 +30,7 @@ static int run(int argc, char **argv)
     struct result_key want = {0};
     int json = 0, c;
     const char *output = NULL;
-    while ((c = getopt_long(argc, argv, "o:", options, NULL)) != -1) {
+    while ((c = cli_getopt(&cmd_diff, argc, argv, "o:", options)) != -1) {
         switch (c) {
         case 'f':
             if (strcmp(optarg, "json") != 0 && strcmp(optarg, "text") != 0)
@@ -76,7 +76,7 @@ static int run(int argc, char **argv)
             output = optarg;
             break;
         default:
-            return cli_usage_error(&cmd_diff, "unknown option");
+            return EXIT_USAGE;  /* cli_getopt said why */
         }
     }
     if (argc - optind != 2)

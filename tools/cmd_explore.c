@@ -73,7 +73,7 @@ static int parse(int argc, char **argv, struct explore_args *a)
     int c;
     uint64_t v;
     /* Options may follow recordings; a program's own options follow --. */
-    while ((c = getopt_long(argc, argv, "n:o:", options, NULL)) != -1) {
+    while ((c = cli_getopt(&cmd_explore, argc, argv, "n:o:", options)) != -1) {
         switch (c) {
         case 'n':
             if (parse_number("-n", optarg, 1, 1000000, &v))
@@ -161,7 +161,7 @@ static int parse(int argc, char **argv, struct explore_args *a)
                 return EXIT_USAGE;
             break;
         default:
-            return cli_usage_error(&cmd_explore, "unknown option");
+            return EXIT_USAGE;  /* cli_getopt said why */
         }
     }
     p->analysis.patterns = a->patterns;

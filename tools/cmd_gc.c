@@ -130,11 +130,11 @@ static int run(int argc, char **argv)
     static const struct option options[] = {{"dry-run", no_argument, NULL, 'n'},
                                             {NULL, 0, NULL, 0}};
     int dry_run = 0, c;
-    while ((c = getopt_long(argc, argv, "n", options, NULL)) != -1) {
+    while ((c = cli_getopt(&cmd_gc, argc, argv, "n", options)) != -1) {
         if (c == 'n')
             dry_run = 1;
         else
-            return cli_usage_error(&cmd_gc, "unknown option");
+            return EXIT_USAGE;  /* cli_getopt said why */
     }
     const char *here[] = {"."};
     const char *const *paths = optind < argc ? (const char *const *)argv + optind : here;

@@ -74,11 +74,11 @@ static int run(int argc, char **argv)
                                             {NULL, 0, NULL, 0}};
     const char *output = NULL;
     int c;
-    while ((c = getopt_long(argc, argv, "o:", options, NULL)) != -1) {
+    while ((c = cli_getopt(&cmd_import, argc, argv, "o:", options)) != -1) {
         if (c == 'o')
             output = optarg;
         else
-            return cli_usage_error(&cmd_import, "unknown option");
+            return EXIT_USAGE;  /* cli_getopt said why */
     }
     if (optind != argc - 1)
         return cli_usage_error(&cmd_import, "expects one trace file");

@@ -207,13 +207,13 @@ static int run(int argc, char **argv)
     static const struct option options[] = {{"format", required_argument, NULL, 'f'},
                                             {NULL, 0, NULL, 0}};
     int json = 0, c;
-    while ((c = getopt_long(argc, argv, "", options, NULL)) != -1) {
+    while ((c = cli_getopt(&cmd_info, argc, argv, "", options)) != -1) {
         if (c == 'f' && (strcmp(optarg, "text") == 0 || strcmp(optarg, "json") == 0))
             json = strcmp(optarg, "json") == 0;
         else if (c == 'f')
             return cli_usage_error(&cmd_info, "unknown format '%s' (text or json)", optarg);
         else
-            return cli_usage_error(&cmd_info, "unknown option");
+            return EXIT_USAGE;  /* cli_getopt said why */
     }
     if (optind != argc - 1)
         return cli_usage_error(&cmd_info, "expects one recording");

@@ -20,11 +20,11 @@ static int parse(const struct command *cmd, int argc, char **argv, const char **
                                             {NULL, 0, NULL, 0}};
     *output = NULL;
     int c;
-    while ((c = getopt_long(argc, argv, "o:", options, NULL)) != -1) {
+    while ((c = cli_getopt(cmd, argc, argv, "o:", options)) != -1) {
         if (c == 'o')
             *output = optarg;
         else
-            return cli_usage_error(cmd, "unknown option");
+            return EXIT_USAGE;  /* cli_getopt said why */
     }
     if (optind != argc - 1)
         return cli_usage_error(cmd, "expects one %s", cmd == &cmd_pack ? "recording" : "archive");

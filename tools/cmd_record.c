@@ -755,7 +755,7 @@ static int run(int argc, char **argv)
     size_t n_watch = 0;
     int watch_objects = 0, chaos = 0;
     /* '+': options end at the program's name, so its own options pass through. */
-    while ((c = getopt_long(argc, argv, "+o:e:", options, NULL)) != -1) {
+    while ((c = cli_getopt(&cmd_record, argc, argv, "+o:e:", options)) != -1) {
         if (c == 'o') {
             output = optarg;
         } else if (c == 'e') {
@@ -821,7 +821,7 @@ static int run(int argc, char **argv)
         } else if (c == 'l') {
             lazy_binding = 1;
         } else {
-            return cli_usage_error(&cmd_record, "unknown option");
+            return EXIT_USAGE;  /* cli_getopt said why */
         }
     }
     if (optind >= argc)

@@ -52,7 +52,7 @@ static int parse(int argc, char **argv, struct report_args *a)
                                             {NULL, 0, NULL, 0}};
     a->top = 25;
     int c;
-    while ((c = getopt_long(argc, argv, "o:", options, NULL)) != -1) {
+    while ((c = cli_getopt(&cmd_report, argc, argv, "o:", options)) != -1) {
         switch (c) {
         case 'f':
             for (a->format = 0; a->format < N_FORMATS; a->format++)
@@ -112,7 +112,7 @@ static int parse(int argc, char **argv, struct report_args *a)
             a->sel.by_self = strcmp(optarg, "self") == 0;
             break;
         default:
-            return cli_usage_error(&cmd_report, "unknown option");
+            return EXIT_USAGE;  /* cli_getopt said why */
         }
     }
     if (optind >= argc)

@@ -130,8 +130,8 @@ static int verify_store(const char *rec_path, char *said, size_t size, struct tr
 static int run(int argc, char **argv)
 {
     static const struct option options[] = {{NULL, 0, NULL, 0}};
-    if (getopt_long(argc, argv, "", options, NULL) != -1)
-        return cli_usage_error(&cmd_verify, "unknown option");
+    if (cli_getopt(&cmd_verify, argc, argv, "", options) != -1)
+        return EXIT_USAGE;  /* cli_getopt said why */
     if (optind != argc - 1)
         return cli_usage_error(&cmd_verify, "expects one recording");
     struct trms_error err;

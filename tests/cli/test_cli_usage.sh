@@ -79,3 +79,25 @@ expect_status 2
 run "$TRMS" record --help
 expect_out_contains "usage: trms record"
 echo "test_cli_usage: ok"
+
+# A mistyped option is said once, in the command's words, with the option
+# meant; a missing value is not an unknown option.
+run "$TRMS" record --engien valgrind true
+expect_status 2
+expect_error_line "trms record: unknown option --engien (did you mean --engine?)"
+run "$TRMS" report rec --formt=json
+expect_status 2
+expect_error_line "trms report: unknown option --formt (did you mean --format?)"
+run "$TRMS" report rec --top
+expect_status 2
+expect_error_line "trms report: --top needs a value"
+run "$TRMS" record -o
+expect_status 2
+expect_error_line "trms record: -o needs a value"
+run "$TRMS" gc --frobnicate
+expect_status 2
+expect_error_line "trms gc: unknown option --frobnicate ("
+grep -q "did you mean" "$T/err" && fail "a far-off option got a suggestion: $(cat "$T/err")"
+run "$TRMS" record -x true
+expect_status 2
+expect_error_line "trms record: unknown option -x"
