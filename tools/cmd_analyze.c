@@ -11,9 +11,12 @@
 #include "analyses/analysis.h"
 #include "analyses/analysis_state.h"
 #include "common/parse_number.h"
+#include "common/plural.h"
 #include "common/regular_file.h"
 #include "common/stop_signals.h"
 #include "replayer/rr_replay.h"
+#include "report/csv.h"
+#include "report/report.h"
 #include "store/checkpoint_store.h"
 #include "store/result_store.h"
 #include "store/store_compact.h"
@@ -24,9 +27,7 @@
 #include "symbols/resolve_routines.h"
 #include "tools/analyze_checkpoint.h"
 #include "tools/cli.h"
-#include "report/csv.h"
 #include "tools/progress.h"
-#include "report/report.h"
 #include "trace/recording.h"
 #include "trace/trace_reader.h"
 
@@ -244,8 +245,8 @@ static void report_replay(const struct rerun_summary *s)
         fprintf(stderr, "trms: warning: %" PRIu64 " system calls whose kernel reads are not "
                         "known (their writes are rr's)\n", u64map_sum(&s->unmodeled_syscalls));
     if (s->other_process_threads)
-        fprintf(stderr, "trms: %" PRIu64 " threads of other processes (forked children) left "
-                        "out\n", s->other_process_threads);
+        fprintf(stderr, "trms: %" PRIu64 " thread%s of other processes (forked children) left "
+                        "out\n", s->other_process_threads, plural(s->other_process_threads));
 }
 
 /* Replays the rr trace in REC through the analysis, then names its
@@ -480,11 +481,13 @@ static int analyze(const char *rec_path, const struct analysis_options *opt,
         uint64_t accesses = 0;
         for (int t = EVENT_READ; t <= EVENT_KWRITE; t++)
             accesses += result->events[t];
-        printf("analyzed %s: %" PRIu64 " events (%" PRIu64 " memory accesses), %zu threads, %"
-               PRIu64 " activations of %zu routines; cell size %" PRIu64 ", line size %"
+        printf("analyzed %s: %" PRIu64 " event%s (%" PRIu64 " memory access%s), %zu thread%s, %"
+               PRIu64 " activation%s of %zu routine%s; cell size %" PRIu64 ", line size %"
                PRIu64,
-               rec_path, st.events, accesses, result->n_threads, result->activations,
-               result->routines.count, result->cell_size, result->line_size);
+               rec_path, st.events, plural(st.events), accesses, accesses == 1 ? "" : "es",
+               result->n_threads, plural(result->n_threads), result->activations,
+               plural(result->activations), result->routines.count,
+               plural(result->routines.count), result->cell_size, result->line_size);
         if (from)
             printf("; resumed after event %" PRIu64, st.resumed_after);
         else if (req->resume)

@@ -15,6 +15,7 @@
 #include "explore/explore_runs.h"
 #include "recorder/step_schedule.h"
 #include "tools/cli.h"
+#include "tools/program_path.h"
 
 #define DEFAULT_RANDOM_QUANTUM 100
 #define DEFAULT_UNIT 64
@@ -240,6 +241,15 @@ static int run(int argc, char **argv)
             return cli_usage_error(&cmd_explore, "expects the program to explore: -n N -- PROG "
                                                  "ARGS...");
         }
+        int missing;
+        char *program = program_path(argv[optind], &missing);
+        if (!program) {
+            free(a.patterns);
+            fprintf(stderr, "trms explore: %s: %s\n", argv[optind],
+                    program_path_problem(missing));
+            return missing;
+        }
+        free(program);
         ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
         if (len <= 0) {
             free(a.patterns);

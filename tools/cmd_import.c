@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "common/plural.h"
 #include "common/u64map.h"
 #include "tools/cli.h"
 #include "trace/recording.h"
@@ -101,8 +102,9 @@ static int run(int argc, char **argv)
     if (rc != 0)
         recording_discard(staging);
     else
-        printf("imported %" PRIu64 " events (%zu threads, %zu routines) into %s\n", im.events,
-               im.threads.count, im.routines.count, output);
+        printf("imported %" PRIu64 " event%s (%zu thread%s, %zu routine%s) into %s\n",
+               im.events, plural(im.events), im.threads.count, plural(im.threads.count),
+               im.routines.count, plural(im.routines.count), output);
     free(staging);
     routine_table_free(&im.routines);
     u64map_free(&im.threads);

@@ -14,6 +14,7 @@
 
 #include "common/oom.h"
 #include "common/parse_number.h"
+#include "common/plural.h"
 #include "common/stop_signals.h"
 #include "recorder/rr_engine.h"
 #include "recorder/step_recording.h"
@@ -26,17 +27,16 @@
 #include "symbols/routine_resolver.h"
 #include "symbols/symbolizer.h"
 #include "tools/cli.h"
+#include "tools/program_path.h"
+#include "tools/progress.h"
 #include "tools/record_analysis.h"
 #include "tools/record_control.h"
-#include "tools/progress.h"
 #include "tools/record_progress.h"
 #include "tools/record_windows.h"
 #include "trace/recording.h"
 #include "trace/staging.h"
 #include "trace/trace_writer.h"
 
-#define EXIT_NOT_FOUND 127
-#define EXIT_NOT_EXECUTABLE 126
 
 struct record {
     struct trace_writer *writer;
@@ -133,37 +133,6 @@ static void remove_mapping(void *ctx, uint64_t start, uint64_t length)
     struct record *r = ctx;
     /* The maps file keeps it: its routines still need names. */
     symbolizer_remove_range(r->symbols, start, start + length);
-}
-
-/* The program as execvp would find it: PATH search when NAME has no '/'. */
-static char *find_program(const char *name, int *status)
-{
-    *status = EXIT_NOT_FOUND;
-    if (strchr(name, '/')) {
-        if (access(name, F_OK) != 0)
-            return NULL;
-        *status = EXIT_NOT_EXECUTABLE;
-        struct stat st;
-        if (access(name, X_OK) != 0 || stat(name, &st) != 0 || !S_ISREG(st.st_mode))
-            return NULL;
-        return realpath(name, NULL);
-    }
-    const char *path = getenv("PATH");
-    if (!path)
-        path = "/usr/local/bin:/usr/bin:/bin";
-    while (*path) {
-        size_t len = strcspn(path, ":");
-        char candidate[PATH_MAX];
-        snprintf(candidate, sizeof candidate, "%.*s/%s", (int)len, len ? path : ".", name);
-        struct stat st;
-        if (stat(candidate, &st) == 0 && S_ISREG(st.st_mode)) {
-            if (access(candidate, X_OK) == 0)
-                return realpath(candidate, NULL);
-            *status = EXIT_NOT_EXECUTABLE;
-        }
-        path += len + (path[len] == ':');
-    }
-    return NULL;
 }
 
 /* PROG.rec, or PROG.2.rec and so on when taken. */
@@ -564,14 +533,16 @@ static int record_step(const char *staging, const char *program, char **argv, st
                 d->undecodable.count);
     uint64_t timing = res.step.late_wakes + res.step.outside_wakes + res.step.clock_decided;
     if (rc == 0 && timing)
-        fprintf(stderr, "trms: the schedule depended on the host %" PRIu64 " times (%" PRIu64
-                        " waits ended from outside the program, %" PRIu64 " by the clock, %"
-                        PRIu64 " late wakes): another run with this seed may interleave "
-                        "differently\n", timing, res.step.outside_wakes, res.step.clock_decided,
-                res.step.late_wakes);
+        fprintf(stderr, "trms: the schedule depended on the host %" PRIu64 " time%s (%" PRIu64
+                        " wait%s ended from outside the program, %" PRIu64 " by the clock, %"
+                        PRIu64 " late wake%s): another run with this seed may interleave "
+                        "differently\n", timing, plural(timing), res.step.outside_wakes,
+                plural(res.step.outside_wakes), res.step.clock_decided, res.step.late_wakes,
+                plural(res.step.late_wakes));
     if (rc == 0 && d->other_process_threads)
-        fprintf(stderr, "trms: %" PRIu64 " threads of other processes (forked children) "
-                        "stepped and left out\n", d->other_process_threads);
+        fprintf(stderr, "trms: %" PRIu64 " thread%s of other processes (forked children) "
+                        "stepped and left out\n", d->other_process_threads,
+                plural(d->other_process_threads));
     stats->unmodeled = NULL;
     stats->n_extra = 0;
     free(watched);
@@ -601,10 +572,14 @@ enum engine { ENGINE_VALGRIND, ENGINE_STEP, ENGINE_RR };
 
 static const char *const engine_names[] = {"valgrind", "step", "rr"};
 
-/* auto: rr where it can record, Valgrind elsewhere; said in one line. */
-static enum engine choose_engine(const char *name, int *known)
+/* auto: rr where it can record, Valgrind elsewhere; SAY gets the line
+ * that says which and why (empty for an engine asked for by name), to be
+ * printed once the recording is under way, not before a failure of
+ * another kind. */
+static enum engine choose_engine(const char *name, int *known, char *say, size_t size)
 {
     *known = 1;
+    say[0] = '\0';
     for (int e = ENGINE_VALGRIND; e <= ENGINE_RR; e++)
         if (strcmp(name, engine_names[e]) == 0)
             return (enum engine)e;
@@ -614,11 +589,11 @@ static enum engine choose_engine(const char *name, int *known)
     }
     char why[256];
     if (rr_engine_available(why, sizeof why)) {
-        fprintf(stderr, "trms: engine auto: rr works here (hardware counters); recording "
-                        "with rr\n");
+        snprintf(say, size, "trms: engine auto: rr works here (hardware counters); recording "
+                            "with rr\n");
         return ENGINE_RR;
     }
-    fprintf(stderr, "trms: engine auto: %s; recording with Valgrind\n", why);
+    snprintf(say, size, "trms: engine auto: %s; recording with Valgrind\n", why);
     return ENGINE_VALGRIND;
 }
 
@@ -680,8 +655,9 @@ static void say_recorded(enum engine engine, const char *name, const char *outpu
 {
     char how[96], what[320], took[64], also[600] = "";
     describe_outcome(outcome, how, sizeof how);
-    snprintf(what, sizeof what, "%" PRIu64 " events, %" PRIu64 " threads, %zu routines",
-             stats->events, stats->threads, r->routines.count);
+    snprintf(what, sizeof what, "%" PRIu64 " event%s, %" PRIu64 " thread%s, %zu routine%s",
+             stats->events, plural(stats->events), stats->threads, plural(stats->threads),
+             r->routines.count, plural(r->routines.count));
     progress_summary(started, engine == ENGINE_RR ? 0 : stats->events,
                      engine == ENGINE_RR ? NULL : "events", took, sizeof took);
     /* A recording cut short is said in one line, its analysis included. */
@@ -827,8 +803,9 @@ static int run(int argc, char **argv)
     if (optind >= argc)
         return cli_usage_error(&cmd_record, "expects the program to record: -- PROG ARGS...");
     int known;
+    char engine_said[400];
     if (strcmp(engine_name, "auto") != 0) {
-        choose_engine(engine_name, &known);
+        choose_engine(engine_name, &known, engine_said, sizeof engine_said);
         if (!known)
             return cli_usage_error(&cmd_record, "unknown engine '%s' (auto, valgrind, step or "
                                                 "rr)", engine_name);
@@ -864,11 +841,10 @@ static int run(int argc, char **argv)
     char **prog_argv = argv + optind;
 
     int not_found_status;
-    char *program = find_program(prog_argv[0], &not_found_status);
+    char *program = program_path(prog_argv[0], &not_found_status);
     if (!program) {
         fprintf(stderr, "trms: record: %s: %s\n", prog_argv[0],
-                not_found_status == EXIT_NOT_FOUND ? "no such program"
-                                                   : "not an executable file");
+                program_path_problem(not_found_status));
         return not_found_status;
     }
     struct trms_error err;
@@ -877,7 +853,7 @@ static int run(int argc, char **argv)
         free(program);
         return cli_fail(&err);
     }
-    enum engine engine = choose_engine(engine_name, &known);
+    enum engine engine = choose_engine(engine_name, &known, engine_said, sizeof engine_said);
     char *version = NULL, *tool_dir = NULL;
     struct record r = {.step = {.seed = seed, .quantum = policy == STEP_PCT ? 0 : (uint32_t)quantum,
                                 .policy = policy, .depth = (uint32_t)depth,
@@ -922,6 +898,8 @@ static int run(int argc, char **argv)
         rc = -1;
     if (rc == 0)
         rc = recording_stage(output, &staging, &err);
+    if (rc == 0)
+        fputs(engine_said, stderr);
     if (rc == 0)
         rc = staging_reserve(staging, STAGING_RESERVE_BYTES, output, &err);
     if (rc == 0 && stop_signals_requested())
@@ -1031,7 +1009,7 @@ const struct command cmd_record = {
         "            valgrind; says which on stderr\n"
         "  valgrind  a Valgrind tool: runs anywhere, at Valgrind's speed\n"
         "  step      ptrace single-stepping, one thread at a time in a deterministic\n"
-        "            schedule, decoded as rr's records are; very slow (about 25,000\n"
+        "            schedule, decoded as rr's records are; very slow (about 20,000\n"
         "            instructions a second here): for small programs\n"
         "  rr        rr record -n; analyze replays it with rr (needs counters)\n\n"
         "options:\n"

@@ -7,7 +7,7 @@ source "$(dirname "$0")/lib.sh"
 write_slides_trace slides.txt
 run "$TRMS" import slides.txt -o s.rec
 expect_status 0
-expect_out_contains "imported 15 events (1 threads, 2 routines) into s.rec"
+expect_out_contains "imported 15 events (1 thread, 2 routines) into s.rec"
 run "$TRMS" analyze s.rec --activations act.csv
 expect_status 0
 cat >expected.csv <<'CSV'

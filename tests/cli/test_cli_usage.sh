@@ -101,3 +101,18 @@ grep -q "did you mean" "$T/err" && fail "a far-off option got a suggestion: $(ca
 run "$TRMS" record -x true
 expect_status 2
 expect_error_line "trms record: unknown option -x"
+
+# A command that fails says that alone: not which engine it would have used.
+mkdir exists.rec
+run "$TRMS" record -o exists.rec -- true
+expect_status 1
+expect_error_line "exists.rec already exists"
+# explore refuses a missing program as record and a shell do, leaving nothing.
+run "$TRMS" explore -n 2 -- ./nonexistent
+expect_status 127
+expect_error_line "trms explore: ./nonexistent: no such program"
+[ ! -e nonexistent.explore ] || fail "explore left nonexistent.explore behind"
+touch not-executable
+run "$TRMS" explore -n 2 -- ./not-executable
+expect_status 126
+expect_error_line "trms explore: ./not-executable: not an executable file"

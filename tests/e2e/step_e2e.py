@@ -268,7 +268,7 @@ def case_outside(tmp):
     m = meta(rec)
     check((m["outside-wakes"], m["clock-decided"], m["late-wakes"]) == ("1", "1", "0"),
           f"counted: {m}")
-    check("the schedule depended on the host 2 times (1 waits ended from outside the "
+    check("the schedule depended on the host 2 times (1 wait ended from outside the "
           "program, 1 by the clock, 0 late wakes)" in err, err)
 
 
