@@ -145,6 +145,19 @@ static int feed_run(void *ctx, const struct event *events, size_t n, struct trms
     return 0;
 }
 
+/* The options that find the checkpoint under KEY again (those that differ
+ * from the defaults): `--resume` alone would look under the defaults. */
+static void resume_options(const struct result_key *key, char *buf, size_t size)
+{
+    size_t n = 0;
+    if (key->cell_size != ANALYSIS_DEFAULT_CELL_SIZE)
+        n += (size_t)snprintf(buf + n, size - n, " --cell-size %" PRIu64, key->cell_size);
+    if (n < size && key->line_size != ANALYSIS_DEFAULT_LINE_SIZE)
+        n += (size_t)snprintf(buf + n, size - n, " --line-size %" PRIu64, key->line_size);
+    if (n < size && key->contexts)
+        snprintf(buf + n, size - n, " --contexts");
+}
+
 /* A signal stopped the pass: its state is saved as a checkpoint when the
  * analysis takes them, and nothing else is stored. Fills ERR with the
  * line that says so. */
@@ -171,8 +184,10 @@ static int stop_analysis(const char *rec_path, struct run_state *st, uint64_t to
                                 &st->routines, st->analysis, &save_err) != 0)
         return error_set(err, "analyze stopped by %s %s: nothing stored, and the checkpoint "
                               "could not be saved (%s)", sig, after, save_err.message);
-    return error_set(err, "analyze stopped by %s %s; checkpoint saved: `trms analyze %s "
-                          "--resume` continues from there", sig, after, rec_path);
+    char options[96] = "";
+    resume_options(&st->key, options, sizeof options);
+    return error_set(err, "analyze stopped by %s %s; checkpoint saved: `trms analyze %s%s "
+                          "--resume` continues from there", sig, after, rec_path, options);
 }
 
 static void write_activation(void *ctx, const struct activation *a)

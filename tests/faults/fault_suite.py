@@ -362,6 +362,21 @@ def case_analyze_signals(tmp):
         if attempt % 4 == 0:  # (a report of this recording takes a second)
             same_as_before(f"run {attempt} ({sig.name})")
     check(stops >= 3, f"only {stops} runs were stopped by a signal")
+    # The hint names the options that find the checkpoint again: --resume
+    # alone would look under the default ones.
+    for attempt in range(30):
+        p = subprocess.Popen([TRMS, "analyze", rec, "--cell-size", "16", "--contexts",
+                              "--checkpoint-every", "0.05"],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        time.sleep(RNG.uniform(0.02, whole))
+        p.send_signal(signal.SIGTERM)
+        r = finish(p)
+        if r.returncode == 1:
+            check(f"`trms analyze {rec} --cell-size 16 --contexts --resume` continues"
+                  in r.stderr, r.stderr)
+            break
+    else:
+        raise Failure("no run with --cell-size 16 --contexts was stopped by its SIGTERM")
     p = run([TRMS, "analyze", rec, "--resume"])
     expect(p, 0)
     check(report_json(rec) == want, "the resumed result differs from the uninterrupted one")
