@@ -12,6 +12,7 @@
 
 #include "common/oom.h"
 #include "tools/progress.h"
+#include "trace/staging.h"
 
 #define POLL_MS 250
 
@@ -24,30 +25,6 @@ struct record_progress {
     int stop;
     struct timespec started;
 };
-
-/* Bytes of the files under PATH (or of PATH, a file). */
-static uint64_t bytes_under(const char *path)
-{
-    struct stat st;
-    if (lstat(path, &st) != 0)
-        return 0;
-    if (!S_ISDIR(st.st_mode))
-        return S_ISREG(st.st_mode) ? (uint64_t)st.st_size : 0;
-    DIR *dir = opendir(path);
-    if (!dir)
-        return 0;
-    uint64_t total = 0;
-    struct dirent *e;
-    while ((e = readdir(dir)) != NULL) {
-        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-            continue;
-        char child[4096];
-        if ((size_t)snprintf(child, sizeof child, "%s/%s", path, e->d_name) < sizeof child)
-            total += bytes_under(child);
-    }
-    closedir(dir);
-    return total;
-}
 
 static void *watch(void *arg)
 {
@@ -63,7 +40,7 @@ static void *watch(void *arg)
         }
         if (pthread_cond_timedwait(&rp->wake, &rp->lock, &until) != ETIMEDOUT || rp->stop)
             continue;
-        uint64_t bytes = bytes_under(rp->path);
+        uint64_t bytes = staging_bytes_written(rp->path);
         struct timespec now;
         clock_gettime(CLOCK_MONOTONIC, &now);
         char detail[48];

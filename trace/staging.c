@@ -84,6 +84,14 @@ uint64_t staging_disk_usage(const char *path)
     return total;
 }
 
+uint64_t staging_bytes_written(const char *staging)
+{
+    char *reserve = recording_file(staging, RESERVE_FILE);
+    uint64_t all = staging_disk_usage(staging), kept_back = staging_disk_usage(reserve);
+    free(reserve);
+    return all > kept_back ? all - kept_back : 0;
+}
+
 int staging_remove_tree(const char *path)
 {
     struct stat st;

@@ -52,6 +52,10 @@ int staging_reserve(const char *staging, uint64_t bytes, const char *name,
                     struct trms_error *err);
 void staging_release_reserve(const char *staging);
 
+/* Bytes the recording being made in STAGING has written there so far: its
+ * files on disk, the reserve left out. */
+uint64_t staging_bytes_written(const char *staging);
+
 /* The directory holding PATH ("." when PATH has none); free() it. */
 char *staging_parent_dir(const char *path);
 

@@ -29,3 +29,16 @@ assert line, repr(out)
 # The line is erased before the summary.
 assert "\r\x1b[Kanalyzed big.rec: 70001 events" in out, repr(out)
 PY
+
+# The line of `trms record` counts what the recording wrote, not the 4 MiB
+# the recorder holds back for its end (a short sleep writes some kilobytes).
+run script -qec "stty rows 24 cols 100; '$TRMS' record --engine valgrind -o sleep.rec -- sleep 1" /dev/null
+expect_status 0
+python3 - "$T/out" <<'PY' || fail "record's progress line: $(od -c "$T/out" | head -20)"
+import re, sys
+out = open(sys.argv[1], "rb").read().decode(errors="replace")
+sizes = re.findall(r"recording: ([0-9.]+)([kMG]?) bytes written, \d+s", out)
+assert sizes, repr(out)
+scale = {"": 1, "k": 1e3, "M": 1e6, "G": 1e9}
+assert all(float(v) * scale[u] < 4194304 for v, u in sizes), sizes
+PY
