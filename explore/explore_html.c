@@ -103,7 +103,7 @@ static void range_plot(FILE *out, const struct explore *x)
 static void object_table(FILE *out, const struct explore *x)
 {
     fputs("<table id=\"objects\"><thead><tr><th class=\"name\">object</th><th>module</th>"
-          "<th>accesses</th><th>runs</th><th>min</th><th>max</th>"
+          "<th>accesses (all runs)</th><th>runs</th><th>min</th><th>max</th>"
           "<th class=\"name\">distances seen (runs)</th>"
           "<th class=\"name\">ranges of one run (runs)</th></tr></thead><tbody>\n",
           out);

@@ -110,7 +110,7 @@ static void objects(FILE *out, const struct explore *x)
         fprintf(out, "  (no tracked object was accessed)\n");
         return;
     }
-    fprintf(out, "%-24s %9s %5s  %-26s %-26s  %s\n", "object", "accesses", "runs", "min",
+    fprintf(out, "%-24s %12s %5s  %-26s %-26s  %s\n", "object", "accesses/run", "runs", "min",
             "max", "distances seen (runs) / ranges of one run (runs)");
     for (size_t i = 0; i < x->n_objects; i++) {
         const struct explore_object *o = &x->objects_seen[i];
@@ -122,7 +122,7 @@ static void objects(FILE *out, const struct explore *x)
         uint64_t per_run = o->runs ? o->accesses / o->runs : 0;
         char name[64];
         snprintf(name, sizeof name, "%s%s", o->name, explore_object_varies(o) ? " *" : "");
-        fprintf(out, "%-24s %9" PRIu64 " %5" PRIu32 "  %-26s %-26s ", name, per_run, o->runs,
+        fprintf(out, "%-24s %12" PRIu64 " %5" PRIu32 "  %-26s %-26s ", name, per_run, o->runs,
                 min, max);
         size_t shown = 0;
         for (size_t d = 0; d < o->n_distances && shown < 12; d++, shown++)

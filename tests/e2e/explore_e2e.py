@@ -212,8 +212,9 @@ def case_two_threads(tmp):
         check(found == table3[v] == seen[v], f"{v}: distances {found}, Table 3 {table3[v]}")
         for r in o["ranges"]:
             check((r["min"], r["max"]) in ranges[v], f"{v}: range {r} no interleaving gives")
-        check(o["accesses"] == 41 * sum(t.count(v) for t in TABLE2) and o["runs"] == 41,
-              f"{v}: {o['accesses']} accesses in {o['runs']} runs")
+        check(o["accesses"] == 41 * sum(t.count(v) for t in TABLE2) and o["runs"] == 41 and
+              o["accesses_per_run"] == sum(t.count(v) for t in TABLE2),
+              f"{v}: {o['accesses']} accesses in {o['runs']} runs, {o['accesses_per_run']} a run")
     check(len(report["runs"]) == 41 and report["schedule"] == "pct" and report["depth"] == 3,
           "41 runs of PCT depth 3")
     for i, r in enumerate(report["runs"]):
