@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "store/symbol_store.h"
+#include "store/symbol_text.h"
 #include "tools/cli.h"
 #include "trace/recording.h"
 #include "trace/text_writer.h"
@@ -51,7 +53,15 @@ static int run(int argc, char **argv)
     routine_table_init(&st.routines);
     char *events = recording_file(rec_path, RECORDING_EVENTS);
     fprintf(st.out, "# trms export of %s\n", rec_path);
-    int rc = trace_read(events, &st.routines, print_event, &st, NULL, &err);
+    /* The names of the routines known by address, for `trms import`. */
+    struct symbol_names symbols;
+    int rc = symbol_store_load(rec_path, &symbols, &err);
+    if (rc == 0) {
+        for (size_t i = 0; i < symbols.count; i++)
+            symbol_text_write(st.out, &symbols.items[i]);
+        symbol_names_free(&symbols);
+        rc = trace_read(events, &st.routines, print_event, &st, NULL, &err);
+    }
     if (rc == 0 && (fflush(st.out) != 0 || ferror(st.out)))
         rc = error_set(&err, "%s: cannot write: %s", output ? output : "<stdout>",
                        strerror(errno));
@@ -69,7 +79,10 @@ const struct command cmd_export = {
     .summary = "print a recording's events in the text trace format",
     .usage = "usage: trms export REC [-o FILE]\n\n"
              "Writes the recording's event trace in the text format `trms import`\n"
-             "reads (see `trms import --help`), for bug reports and diffs.\n\n"
+             "reads (see `trms import --help`), for bug reports and diffs. Before the\n"
+             "events, a `#@symbol` line for each routine known by address carries its\n"
+             "name, source line and module, so that an import of the export names\n"
+             "it as the recording did (trms-trace(5)).\n\n"
              "options:\n"
              "  -o, --output F   write to F instead of stdout\n",
     .run = run,

@@ -9,6 +9,8 @@
 
 #include "common/plural.h"
 #include "common/u64map.h"
+#include "store/symbol_file.h"
+#include "store/symbol_text.h"
 #include "tools/cli.h"
 #include "trace/recording.h"
 #include "trace/routine_table.h"
@@ -20,7 +22,19 @@ struct import {
     struct routine_table routines;
     struct u64map threads;
     uint64_t events;
+    struct symbol_names symbols;    /* of routines known by address (#@symbol) */
 };
+
+/* "#@symbol" lines name routines known by address, as `trms export`
+ * writes them; other annotations are comments. */
+static int annotation(void *ctx, const char *word, size_t len, const char *rest,
+                      struct trms_error *err)
+{
+    struct import *im = ctx;
+    if (len != strlen(SYMBOL_TEXT_KEYWORD) || memcmp(word, SYMBOL_TEXT_KEYWORD, len) != 0)
+        return 0;
+    return symbol_text_parse(rest, &im->symbols, err);
+}
 
 static int write_event(void *ctx, const struct event *ev, struct trms_error *err)
 {
@@ -42,14 +56,16 @@ static int import_into(const char *trace_path, const char *staging, struct impor
     free(events_path);
     int rc = im->writer ? 0 : -1;
     if (rc == 0)
-        rc = text_trace_read(in, strcmp(trace_path, "-") == 0 ? "<stdin>" : trace_path,
-                             &im->routines, write_event, im, err);
+        rc = text_trace_read_annotated(in, strcmp(trace_path, "-") == 0 ? "<stdin>" : trace_path,
+                                       &im->routines, write_event, im, annotation, im, err);
     if (in != stdin)
         fclose(in);
     if (rc == 0) {
         rc = trace_writer_close(im->writer, &im->routines, err);
         im->writer = NULL;
     }
+    if (rc == 0 && im->symbols.count)
+        rc = symbol_file_write(staging, &im->symbols, err);
     if (rc != 0)
         return -1;
 
@@ -93,6 +109,7 @@ static int run(int argc, char **argv)
         return cli_fail(&err);
     struct import im = {0};
     routine_table_init(&im.routines);
+    symbol_names_init(&im.symbols);
     u64map_init(&im.threads);
     int rc = import_into(trace_path, staging, &im, &err);
     if (rc != 0)
@@ -107,6 +124,7 @@ static int run(int argc, char **argv)
                im.routines.count, plural(im.routines.count), output);
     free(staging);
     routine_table_free(&im.routines);
+    symbol_names_free(&im.symbols);
     u64map_free(&im.threads);
     return rc == 0 ? 0 : cli_fail(&err);
 }
@@ -128,7 +146,9 @@ const struct command cmd_import = {
         "  kwrite ADDR SIZE  the kernel writes user memory\n"
         "  cost N            the current thread executed N more instructions\n\n"
         "Events before the first `thread` line belong to thread 1. A malformed\n"
-        "line stops the import with FILE:LINE and nothing is created.\n\n"
+        "line stops the import with FILE:LINE and nothing is created. Lines\n"
+        "`#@symbol ...` (`trms export` writes them) name routines known by\n"
+        "address, with their source lines and modules (trms-trace(5)).\n\n"
         "options:\n"
         "  -o, --output REC  the recording directory to create\n",
     .run = run,

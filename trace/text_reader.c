@@ -36,6 +36,8 @@ struct parser {
     uint32_t thread;
     event_sink sink;
     void *ctx;
+    text_annotation annotate;
+    void *annotate_ctx;
 };
 
 __attribute__((format(printf, 3, 4)))
@@ -169,8 +171,21 @@ static int check_nesting(struct parser *p, const struct event *ev, struct trms_e
     return 0;
 }
 
+/* "#@WORD REST": for the annotation callback, if there is one. */
+static int parse_annotation(struct parser *p, const char *line, struct trms_error *err)
+{
+    const char *word = line + 2;
+    size_t len = strcspn(word, " ");
+    struct trms_error inner;
+    if (p->annotate(p->annotate_ctx, word, len, word + len + (word[len] == ' '), &inner) != 0)
+        return fail(p, err, "#@%.*s: %s", SHOWN(len), word, inner.message);
+    return 0;
+}
+
 static int parse_line(struct parser *p, char *line, struct trms_error *err)
 {
+    if (p->annotate && line[0] == '#' && line[1] == '@')
+        return parse_annotation(p, line, err);
     char *hash = strchr(line, '#');
     if (hash)
         *hash = '\0';
@@ -210,7 +225,15 @@ static int parse_line(struct parser *p, char *line, struct trms_error *err)
 int text_trace_read(FILE *fp, const char *path, struct routine_table *routines,
                     event_sink sink, void *ctx, struct trms_error *err)
 {
-    struct parser p = {.path = path, .routines = routines, .sink = sink, .ctx = ctx};
+    return text_trace_read_annotated(fp, path, routines, sink, ctx, NULL, NULL, err);
+}
+
+int text_trace_read_annotated(FILE *fp, const char *path, struct routine_table *routines,
+                              event_sink sink, void *ctx, text_annotation annotate,
+                              void *annotate_ctx, struct trms_error *err)
+{
+    struct parser p = {.path = path, .routines = routines, .sink = sink, .ctx = ctx,
+                       .annotate = annotate, .annotate_ctx = annotate_ctx};
     u64map_init(&p.depth);
     char *line = NULL;
     size_t capacity = 0;

@@ -21,4 +21,15 @@
 int text_trace_read(FILE *fp, const char *path, struct routine_table *routines,
                     event_sink sink, void *ctx, struct trms_error *err);
 
+/* A line "#@WORD REST" (to other readers, a comment): what it says beside
+ * the events (store/symbol_text.h: names of routines known by address).
+ * Non-zero stops the read at that line, with the message ERR holds. */
+typedef int (*text_annotation)(void *ctx, const char *word, size_t word_len, const char *rest,
+                               struct trms_error *err);
+
+/* text_trace_read, passing annotations to ANNOTATE (NULL: comments). */
+int text_trace_read_annotated(FILE *fp, const char *path, struct routine_table *routines,
+                              event_sink sink, void *ctx, text_annotation annotate,
+                              void *annotate_ctx, struct trms_error *err);
+
 #endif

@@ -120,4 +120,33 @@ expect_status 0
 grep -q '^1,str_tolower,1,' act.csv || fail "activations CSV lacks str_tolower: $(cat act.csv)"
 grep -q '^1,strlen,2,' act.csv || fail "activations CSV lacks strlen"
 grep -q '^1,0x402000,1,' act.csv || fail "activations CSV lacks 0x402000"
+# Export then import keeps them: `#@symbol` lines carry the names, source
+# lines and modules of the routines known by address (a name holding a tab
+# or a backslash too), and the reports of the two recordings are the same.
+run "$PUT_SYMBOLS" mod.rec -m 0x4871000 'lzma\code	tab' - 0 0 /usr/lib/liblzma.so.5.4.1 0x1a000
+expect_status 0
+for rec in wf mod; do
+    run "$TRMS" export $rec.rec -o $rec.txt
+    expect_status 0
+    grep -q '^#@symbol 0x' $rec.txt || fail "$rec: export wrote no #@symbol line"
+    run "$TRMS" import $rec.txt -o $rec-again.rec
+    expect_status 0
+    run "$TRMS" analyze $rec-again.rec
+    expect_status 0
+    for format in text csv json; do
+        "$TRMS" report $rec.rec --format $format | sed "s/$rec\.rec/REC/g" >want
+        "$TRMS" report $rec-again.rec --format $format | sed "s/$rec-again\.rec/REC/g" >got
+        diff want got >d || fail "$rec, $format: export and import changed the report: $(head d)"
+    done
+done
+grep -qF 'lzma\\code\ttab' mod.txt || fail "the tab and backslash were not escaped: $(grep 0x4871000 mod.txt)"
+# A reader that knows no annotations takes them for comments; a malformed
+# one stops the import at its line.
+printf 'thread 1\n#@symbol 0x10\tname\n' >bad.txt
+run "$TRMS" import bad.txt -o bad.rec
+expect_status 1
+expect_error_line "bad.txt:2: #@symbol:"
+printf 'thread 1\n#@future whatever\ncall 0x10\nreturn\n' >future.txt
+run "$TRMS" import future.txt -o future.rec
+expect_status 0
 echo "test_cli_symbols: ok"
