@@ -538,6 +538,8 @@ static int await_due(struct engine *e)
     return 0;
 }
 
+/* Done threads rejoin the schedule, but those the clock ended before
+ * their virtual limit (unless the engine gave up awaiting it: no limit). */
 static void release(struct engine *e)
 {
     for (size_t i = 0; i < e->n; i++) {
@@ -545,7 +547,7 @@ static void release(struct engine *e)
         if (t->state != T_IN_SYSCALL || !t->done)
             continue;
         int clock = ended_by_clock(t);
-        if (clock && t->deadline > e->vclock)
+        if (clock && t->deadline != NO_DEADLINE && t->deadline > e->vclock)
             continue;
         if (clock && (!t->timeout.sleep || t->timeout.absolute))
             e->s->clock_decided++;  /* a relative sleep ends at its virtual time: not counted */
