@@ -11,6 +11,7 @@ enum frame_kind {
     FRAME_RESOLVER, /* the dynamic linker's lazy-binding resolver, entered from
                        the stubs: its jump to the bound routine replaces it */
     FRAME_SIGNAL,   /* a signal handler's activation */
+    FRAME_HIDDEN,   /* a call into the recorder's own code: no activation */
 };
 
 struct frame {
@@ -75,7 +76,7 @@ static int emit_return(struct call_tracker *t, struct trms_error *err)
 static int pop(struct call_tracker *t, struct thread_stack *s, struct trms_error *err)
 {
     struct frame *f = &s->frames[--s->depth];
-    return f->kind == FRAME_PENDING ? 0 : emit_return(t, err);
+    return f->kind == FRAME_PENDING || f->kind == FRAME_HIDDEN ? 0 : emit_return(t, err);
 }
 
 /* Pops the frames the stack pointer has moved above; returns through
@@ -121,8 +122,9 @@ int call_tracker_call(struct call_tracker *t, uint32_t tid, uint64_t target, uin
     struct thread_stack *s = stack_of(t, tid);
     if (unwind(t, s, sp, err) != 0)
         return -1;
-    if (classify(t, target).is_plt) {
-        push(s, sp, target, FRAME_PENDING, 0);
+    struct code_class c = classify(t, target);
+    if (c.is_plt || c.is_recorder) {
+        push(s, sp, target, c.is_plt ? FRAME_PENDING : FRAME_HIDDEN, 0);
         return 0;
     }
     push(s, sp, target, FRAME_CALL, 0);

@@ -22,6 +22,10 @@
  *  - a signal handler is an activation from delivery to its sigreturn (or
  *    until a longjmp out of it moves the stack pointer past the delivery
  *    point);
+ *  - a call into the recorder's own code (Valgrind's preload library, whose
+ *    initializers the dynamic linker runs) is no activation: what it does
+ *    counts to the caller, and the routines it calls are the caller's
+ *    children;
  *  - a thread's pending frames return when it exits.
  * Events go to the sink for the current thread: the caller has already
  * emitted the thread switch. */
@@ -39,6 +43,7 @@
 struct code_class {
     int is_plt;             /* inside a PLT stub */
     int is_function_entry;  /* the first instruction of a function */
+    int is_recorder;        /* the recorder's, not the program's (Valgrind's preload) */
 };
 
 /* What the engine knows about code at ADDR (from symbols; all 0 when none). */

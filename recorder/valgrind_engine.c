@@ -58,6 +58,13 @@ char *valgrind_tool_dir(struct trms_error *err)
     return dir;
 }
 
+int valgrind_preload_path(const char *path)
+{
+    const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+    size_t len = strlen(base);
+    return strncmp(base, "vgpreload_", 10) == 0 && len > 3 && strcmp(base + len - 3, ".so") == 0;
+}
+
 char *valgrind_version(void)
 {
     FILE *p = popen("valgrind --version 2>/dev/null", "r");

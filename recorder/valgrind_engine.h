@@ -23,6 +23,10 @@ struct valgrind_run {
  * saying what is missing). Free the result. */
 char *valgrind_tool_dir(struct trms_error *err);
 
+/* Whether PATH is one of Valgrind's preload libraries (vgpreload_*.so),
+ * which Valgrind maps into the program: its code is the recorder's. */
+int valgrind_preload_path(const char *path);
+
 /* The version Valgrind prints ("valgrind-3.19.0"), or NULL when there is no
  * valgrind to run. Free it. */
 char *valgrind_version(void);

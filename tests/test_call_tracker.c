@@ -19,6 +19,10 @@
 #define PLT_HI 0x1100u
 #define PLT0 0x1000u
 
+/* The recorder's own code (Valgrind's preload): [RECORDER_LO, RECORDER_HI). */
+#define RECORDER_LO 0x2000u
+#define RECORDER_HI 0x2100u
+
 /* Function entries; 0x110, 0x210, ... are instructions inside functions. */
 static const uint64_t entries[] = {0x100, 0x200, 0x300, 0x400, 0x500,
                                    0x600, 0x700, 0x800, 0x900, 0xa00};
@@ -35,6 +39,7 @@ static void classify(void *ctx, uint64_t addr, struct code_class *out)
     int *calls = ctx;
     ++*calls;
     out->is_plt = addr >= PLT_LO && addr < PLT_HI;
+    out->is_recorder = addr >= RECORDER_LO && addr < RECORDER_HI;
     out->is_function_entry = 0;
     for (size_t i = 0; i < sizeof entries / sizeof entries[0]; i++)
         if (entries[i] == addr)
@@ -334,6 +339,36 @@ static void plt(void)
     for (size_t i = 0; i < f.routines.count; i++)
         CHECK(f.routines.items[i].addr < PLT_LO || f.routines.items[i].addr >= PLT_HI);
     CHECK_EQ(f.t.tail_calls, 0);
+    teardown(&f);
+}
+
+/* A call into the recorder's code is no activation: what it calls are the
+ * caller's children, its return returns nothing, and an unwinding past it
+ * returns only the activations that began. */
+static void recorder_code(void)
+{
+    struct fixture f;
+    setup(&f, 1);
+    CALL(1, 0x100, S);
+    CALL(1, RECORDER_LO + 0x10, S - 0x20);
+    EXPECT("C(0x100)");
+    CHECK_EQ(depth(&f, 1), 2);
+    CALL(1, 0x300, S - 0x40);  /* __libc_freeres, called from the preload */
+    RET(1, S - 0x38);
+    EXPECT("C(0x300) R");
+    JUMP(1, RECORDER_LO + 0x80, S - 0x20);  /* a jump inside it */
+    EXPECT("");
+    RET(1, S - 0x18);  /* back in 0x100 */
+    EXPECT("");
+    CHECK_EQ(depth(&f, 1), 1);
+    CALL(1, RECORDER_LO, S - 0x20);
+    CALL(1, 0x400, S - 0x40);
+    EXPECT("C(0x400)");
+    RET(1, S + 8);  /* unwound past 0x400, the preload's frame and 0x100 */
+    EXPECT("R R");
+    CHECK_EQ(depth(&f, 1), 0);
+    for (size_t i = 0; i < f.routines.count; i++)
+        CHECK(f.routines.items[i].addr < RECORDER_LO || f.routines.items[i].addr >= RECORDER_HI);
     teardown(&f);
 }
 
@@ -788,6 +823,7 @@ int main(void)
     longjmp_by_jump();
     longjmp_by_call_and_return();
     plt();
+    recorder_code();
     tail_calls();
     signals();
     signal_longjmp_and_nesting();

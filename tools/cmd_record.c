@@ -109,6 +109,7 @@ static void classify(void *ctx, uint64_t addr, struct code_class *out)
     symbolizer_classify(r->symbols, addr, &info);  /* PLT stubs have no name */
     out->is_plt = info.is_plt;
     out->is_function_entry = info.name && info.entry == addr;
+    out->is_recorder = info.module && valgrind_preload_path(info.module);
 }
 
 static int add_mapping(void *ctx, const struct raw_mapping *m, struct trms_error *err)

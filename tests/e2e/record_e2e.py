@@ -192,6 +192,12 @@ def case_module_offsets(tmp):
             check(int(r["module_address"], 16) in values[bare],
                   f"{r['name']} at {r['module_address']} in {libc}, nm -D says {values[bare]}")
     check(compared >= 5, f"only {compared} libc routines compared with nm -D")
+    # Valgrind's preload library is the recorder's, not the program's: none
+    # of its code is a routine (its initializers ran, called by ld.so).
+    maps = open(os.path.join(rec, "maps")).read()
+    check("vgpreload_core" in maps, "Valgrind's preload is not among the mappings")
+    preload = [r["name"] for r in report["routines"] if "vgpreload" in r.get("module", "")]
+    check(not preload, f"routines of Valgrind's preload: {preload}")
 
 
 def case_longjmp(tmp):
