@@ -394,9 +394,12 @@ def case_misuse(tmp):
                        ([], "expects -n N")):
         p = run([TRMS, "explore", *args], 2, cwd=tmp)
         check(what in p.stderr and len(p.stderr.strip().splitlines()) == 1, f"{args}: {p.stderr}")
+    # A missing program: as record and a shell say it (127), before any run,
+    # and no folder left behind.
     p = run([TRMS, "explore", "-n", "2", "--directory", os.path.join(tmp, "missing"), "--",
-             os.path.join(tmp, "nothing")], 1)
+             os.path.join(tmp, "nothing")], 127)
     check(len(p.stderr.strip().splitlines()) == 1 and "no such program" in p.stderr, p.stderr)
+    check(not os.path.exists(os.path.join(tmp, "missing")), "explore left its folder behind")
     p = run([TRMS, "explore", "-n", "2", "--object", "NOPE", "--directory",
              os.path.join(tmp, "nope"), "--", prog], 1)
     check(p.stderr.strip().splitlines()[-1].count("NOPE") >= 1 and
