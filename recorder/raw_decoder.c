@@ -167,6 +167,10 @@ static int control(struct raw_decoder *d, const uint64_t *w, struct trms_error *
         free(d->summary->exec_path);
         d->summary->exec_path = NULL;
         return 0;
+    case RAW_WINDOW:
+        /* Where the tool heard `trms control`: the window turns here. */
+        d->summary->window_requests++;
+        return d->window ? record_window_set(d->window, (int)(low & 1), err) : 0;
     case RAW_END:
         d->summary->ended = 1;
         d->summary->exit_code = low;

@@ -28,8 +28,8 @@ struct raw_decoder_callbacks {
     /* A file mapping appeared or went (UNMAP: path NULL, prot 0). */
     int (*map)(void *ctx, const struct raw_mapping *m, struct trms_error *err);
     void (*unmap)(void *ctx, uint64_t start, uint64_t length);
-    /* NULL, or called before each piece of the stream is decoded (requests
-     * to the recording window come in there). */
+    /* NULL, or called before each piece of the stream is decoded (the
+     * recording window's limits are looked at there). */
     int (*poll)(void *ctx, struct trms_error *err);
     void *ctx;              /* passed to all of the above */
 };
@@ -43,6 +43,7 @@ struct raw_summary {
     int ended;              /* the tool finished normally (RAW_END seen) */
     char *exec_path;        /* the program exec'd this, ending the recording */
     uint64_t exit_code;     /* the tool's view of the exit code, when ended */
+    uint64_t window_requests;   /* `trms control` requests the tool answered */
 };
 
 void raw_summary_free(struct raw_summary *s);

@@ -23,7 +23,7 @@
 
 #include <stdint.h>
 
-#define RAW_MAGIC UINT64_C(0x324d41525453524d)  /* "MRSTRAM2", the first word */
+#define RAW_MAGIC UINT64_C(0x334d41525453524d)  /* "MRSTRAM3", the first word */
 
 /* Transport: the words go through a ring of RAW_RING_SEGMENTS segments of
  * RAW_SEGMENT_WORDS words in memory both processes map (a memfd), filled
@@ -45,6 +45,14 @@
 struct raw_ring_mark {
     uint64_t segments_done;  /* segments handed over before the one in the mark */
     uint64_t bytes;          /* written into that one */
+    /* Where the segment being filled ends, as the tool's pointer: the
+     * instrumented code calls the tool when it would write past it. The
+     * recorder asks for a window change (`trms control`) by writing
+     * window_request, then 0 here: the tool looks at the request at the
+     * start of the next basic block that accesses memory, and answers with
+     * a RAW_WINDOW word there, in stream order. */
+    uint64_t end;
+    uint64_t window_request; /* serial << 1 | on; serial 0: never asked */
 };
 
 #define RAW_LOW_SHIFT 16
@@ -86,6 +94,8 @@ enum raw_control {
                                the program is about to exec it, and Valgrind
                                does not follow an exec */
     RAW_EXEC_FAILED = 16,   /* the exec announced last did not happen */
+    RAW_WINDOW = 17,        /* low = 1 on, 0 off: `trms control` asked for it
+                               just before this point (mark.window_request) */
 };
 
 static inline uint64_t raw_access_word(enum raw_op op, uint64_t size, uint64_t addr)
@@ -123,7 +133,7 @@ static inline unsigned raw_control_operands(enum raw_control what)
         [RAW_JUMP] = 1, [RAW_KREAD] = 1, [RAW_KWRITE] = 1, [RAW_SIGNAL] = 2,
         [RAW_SIGRETURN] = 0, [RAW_THREAD_EXIT] = 0, [RAW_MAP] = 3, [RAW_UNMAP] = 1,
         [RAW_UNMODELED_SYSCALL] = 0, [RAW_END] = 0, [RAW_EXEC] = 0,
-        [RAW_EXEC_FAILED] = 0,
+        [RAW_EXEC_FAILED] = 0, [RAW_WINDOW] = 0,
     };
     return (unsigned)what < sizeof operands ? operands[what] : 0;
 }

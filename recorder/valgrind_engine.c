@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
@@ -26,6 +27,8 @@
 /* The ring (raw_stream.h) and its two pipes, as this process sees them. */
 struct ring {
     const uint64_t *words;
+    volatile struct raw_ring_mark *mark;  /* the recorder writes requests there */
+    uint64_t requests;                    /* forwarded so far */
     int memfd;
     int notify[2];  /* tool -> recorder: a segment's length */
     int free[2];    /* recorder -> tool: a segment handed back */
@@ -86,10 +89,11 @@ static int ring_open(struct ring *r, struct trms_error *err)
     if (r->memfd < 0 || ftruncate(r->memfd, (off_t)RING_BYTES) != 0 ||
         pipe2(r->notify, O_CLOEXEC) != 0 || pipe2(r->free, O_CLOEXEC) != 0)
         return error_set(err, "cannot set up the recording ring: %s", strerror(errno));
-    void *p = mmap(NULL, RING_BYTES, PROT_READ, MAP_SHARED, r->memfd, 0);
+    void *p = mmap(NULL, RING_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED, r->memfd, 0);
     if (p == MAP_FAILED)
         return error_set(err, "cannot map the recording ring: %s", strerror(errno));
     r->words = p;
+    r->mark = (void *)((char *)p + RAW_RING_MARK_OFFSET);
     return 0;
 }
 
@@ -158,6 +162,40 @@ static int wait_for(pid_t pid, struct program_outcome *outcome, struct trms_erro
     return 0;
 }
 
+/* Hands the requests that came to the tool: the request first, then 0 as
+ * the end of its segment, which makes the tool look (raw_stream.h). */
+static void forward_requests(struct ring *r, const struct window_requests *q)
+{
+    int on;
+    while (q->take(q->ctx, &on)) {
+        uint64_t request = ++r->requests << 1 | (uint64_t)(on != 0);
+        __atomic_store_n(&r->mark->window_request, request, __ATOMIC_RELEASE);
+        __atomic_store_n(&r->mark->end, 0, __ATOMIC_RELEASE);
+    }
+}
+
+/* Waits until the tool announces a segment, forwarding requests that come
+ * meanwhile. */
+static int await_segment(struct ring *r, const struct window_requests *q,
+                         struct trms_error *err)
+{
+    if (!q)
+        return 0;
+    for (;;) {
+        struct pollfd fds[2] = {{.fd = r->notify[0], .events = POLLIN},
+                                {.fd = q->fd, .events = POLLIN}};
+        if (poll(fds, 2, -1) < 0) {
+            if (errno == EINTR)
+                continue;
+            return error_set(err, "waiting for the recorder's ring: %s", strerror(errno));
+        }
+        if (fds[1].revents)
+            forward_requests(r, q);
+        if (fds[0].revents)
+            return 0;
+    }
+}
+
 /* Reads the next segment lengths the tool announced into LENGTHS;
  * returns how many, 0 at the end of the stream, -1 on error. */
 static ssize_t next_lengths(int fd, uint64_t *lengths, size_t max, struct trms_error *err)
@@ -191,12 +229,14 @@ static int pass_segment(const struct ring *r, const struct raw_segment_sink *sin
  * without handing over its last one, what its mark still shows. A tool
  * that finished handed over a segment after the last mark, so the mark is
  * behind and shows nothing more. */
-static int drain_ring(const struct ring *r, const struct raw_segment_sink *sink,
-                      struct trms_error *err)
+static int drain_ring(struct ring *r, const struct raw_segment_sink *sink,
+                      const struct window_requests *q, struct trms_error *err)
 {
     uint64_t done = 0;
     for (;;) {
         uint64_t lengths[RAW_RING_SEGMENTS];
+        if (await_segment(r, q, err) != 0)
+            return -1;
         ssize_t n = next_lengths(r->notify[0], lengths, RAW_RING_SEGMENTS, err);
         if (n < 0)
             return -1;
@@ -210,8 +250,7 @@ static int drain_ring(const struct ring *r, const struct raw_segment_sink *sink,
                 return error_set(err, "answering the recorder's ring: %s", strerror(errno));
         }
     }
-    const volatile struct raw_ring_mark *mark =
-        (const void *)((const char *)r->words + RAW_RING_MARK_OFFSET);
+    const volatile struct raw_ring_mark *mark = r->mark;
     if (mark->segments_done == done && mark->bytes > 0)
         return pass_segment(r, sink, done, mark->bytes, err);
     return 0;
@@ -252,7 +291,7 @@ int valgrind_stream(const struct valgrind_run *run, const struct raw_segment_sin
         /* Only the tool's copies may keep its ends open. */
         close_fd(&ring.notify[1]);
         close_fd(&ring.free[0]);
-        rc = drain_ring(&ring, sink, err);
+        rc = drain_ring(&ring, sink, run->requests, err);
         if (rc != 0)
             kill(pid, SIGKILL);  /* it would wait for segments nobody hands back */
         struct trms_error wait_err;

@@ -12,11 +12,23 @@
 
 struct record_window;
 
+/* Requests to turn collection on or off while the program runs (`trms
+ * control`): FD becomes readable when one comes, and take() then gives
+ * each (1, with *ON), and 0 when none is left. The tool hears a request
+ * at the next basic block of the program that accesses memory, and the
+ * window turns exactly there in the stream. */
+struct window_requests {
+    int fd;
+    int (*take)(void *ctx, int *on);
+    void *ctx;
+};
+
 struct valgrind_run {
     const char *tool_dir;   /* holds trms-amd64-linux and the core's files */
     const char *log_path;   /* Valgrind's own messages go there */
     char *const *argv;      /* the program and its arguments */
     struct record_window *window;   /* what to keep, or NULL for everything */
+    const struct window_requests *requests;  /* NULL: none are taken */
 };
 
 /* The directory of the tool beside the trms binary, or NULL (with ERR

@@ -26,6 +26,7 @@
 #include "common/error.h"
 #include "recorder/raw_decoder.h"
 #include "recorder/raw_stream.h"
+#include "recorder/record_window.h"
 #include "tests/check.h"
 #include "trace/routine_table.h"
 #include "trace/trace_reader.h"
@@ -849,6 +850,52 @@ static void syscalls_and_end(void)
     EXPECT_ERROR(&s, "raw stream: malformed path");
 }
 
+/* A WINDOW word turns the recording window exactly where it stands: the
+ * accesses before an "on" and after an "off" are left out, those between
+ * written. Without a window it is no event, only counted. */
+static void window_words(void)
+{
+    struct stream s;
+    start(&s);
+    ctl(&s, RAW_THREAD, 1);
+    acc(&s, RAW_READ, 4, 0x1000);
+    ctl(&s, RAW_WINDOW, 1);
+    acc(&s, RAW_READ, 4, 0x2000);
+    acc(&s, RAW_WRITE, 8, 0x2008);
+    ctl(&s, RAW_WINDOW, 0);
+    acc(&s, RAW_READ, 4, 0x3000);
+    ctl(&s, RAW_WINDOW, 0);  /* already off: no change */
+    struct run r;
+    DECODE_ALL(&r, &s, 0, "t1 R0x1000/4 R0x2000/4 W0x2008/8 R0x3000/4");
+    CHECK_EQ(r.summary.window_requests, 3);
+    run_free(&r);
+
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/trace%d", tmpdir, ++files);
+    struct trms_error err = {{0}};
+    struct trace_writer *w = trace_writer_create(path, &err);
+    CHECK(w != NULL);
+    run_init(&r, 0);
+    struct record_window_options o = {.off_at_start = 1};
+    struct record_window *win = record_window_new(&o, w, &r.routines, NULL, NULL);
+    struct raw_decoder *d = raw_decoder_new(w, &r.routines, &r.cb, &r.summary);
+    raw_decoder_set_window(d, win);
+    CHECK_EQ(feed_whole(d, s.w, s.n, &r.err), 0);
+    CHECK_EQ(raw_decoder_finish(d, &r.err), 0);
+    struct record_window_summary sum;
+    record_window_summary(win, &sum);
+    CHECK_EQ(sum.turned, 2);
+    CHECK_EQ(sum.left_out[EVENT_READ], 2);
+    CHECK_EQ(sum.written, 3);  /* the thread's switch, then the two between */
+    record_window_free(win);
+    CHECK_EQ(trace_writer_close(w, &r.routines, &err), 0);
+    struct trace_stats stats;
+    CHECK_EQ(trace_read(path, &r.read_routines, collect, &r, &stats, &err), 0);
+    CHECK_STR(r.text, "t1 R0x2000/4 W0x2008/8");
+    unlink(path);
+    run_free(&r);
+}
+
 static void errors(void)
 {
     struct stream s;
@@ -888,7 +935,7 @@ static void errors(void)
     }
 
     /* Control words no tool writes: 0 and past the last one. */
-    static const uint64_t unknown[] = {0, RAW_EXEC_FAILED + 1, 0x7ff, 0xfff};
+    static const uint64_t unknown[] = {0, RAW_WINDOW + 1, 0x7ff, 0xfff};
     for (size_t i = 0; i < sizeof unknown / sizeof unknown[0]; i++) {
         start(&s);
         ctl(&s, RAW_THREAD, 1);
@@ -1185,6 +1232,7 @@ int main(void)
     signals_and_thread_exit();
     maps_and_unmaps();
     syscalls_and_end();
+    window_words();
     errors();
     feed_leaves_cut_records();
     packets_arrive_split();

@@ -374,7 +374,8 @@ static int record_valgrind(const char *staging, const char *program, char **argv
         argv[0] = (char *)program;
         struct valgrind_run run = {.tool_dir = r->tool_dir, .log_path = log_path, .argv = argv,
                                    .window = record_windows_open(&r->windows, r->writer,
-                                                                 &r->routines, r->symbols)};
+                                                                 &r->routines, r->symbols),
+                                   .requests = record_windows_requests(&r->windows)};
         struct raw_decoder_callbacks cb = {.classify = classify,
                                            .map = add_mapping, .unmap = remove_mapping,
                                            .poll = poll_window, .ctx = r};

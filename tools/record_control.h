@@ -17,6 +17,10 @@
 /* Takes the signals, and writes the process id into STAGING. */
 int record_control_start(const char *staging, struct trms_error *err);
 
+/* A descriptor that becomes readable when a request comes (-1 before
+ * record_control_start). */
+int record_control_fd(void);
+
 /* 1 with *ON set when a request came since the last call (the latest
  * wins), else 0. */
 int record_control_take(int *on);

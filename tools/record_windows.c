@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "common/parse_number.h"
+#include "common/plural.h"
 #include "tools/record_control.h"
 
 /* N, or N with a K, M or G suffix (powers of 1024). */
@@ -88,10 +89,19 @@ struct record_window *record_windows_open(struct record_windows *w, struct trace
 
 int record_windows_poll(struct record_windows *w, struct trms_error *err)
 {
-    int on;
-    if (record_control_take(&on) && record_window_set(w->window, on, err) != 0)
-        return -1;
     return record_window_check(w->window, err);
+}
+
+static int take_request(void *ctx, int *on)
+{
+    (void)ctx;
+    return record_control_take(on);
+}
+
+const struct window_requests *record_windows_requests(struct record_windows *w)
+{
+    w->requests = (struct window_requests){.fd = record_control_fd(), .take = take_request};
+    return w->requests.fd >= 0 ? &w->requests : NULL;
 }
 
 static const char *number(struct record_windows *w, int slot, uint64_t v)
@@ -126,7 +136,8 @@ size_t record_windows_meta(struct record_windows *w, const char **keys, const ch
     if (o->max_bytes)
         ADD("up to %" PRIu64 " bytes of trace file; ", o->max_bytes);
     if (s.turned)
-        ADD("`trms control` turned collection on or off %" PRIu64 " times; ", s.turned);
+        ADD("`trms control` turned collection on or off %" PRIu64 " time%s; ", s.turned,
+            plural(s.turned));
     if (!used)
         ADD("everything; ");
 #undef ADD
@@ -152,9 +163,10 @@ size_t record_windows_meta(struct record_windows *w, const char **keys, const ch
     values[6] = s.limit_reached ? "yes" : "no";
     snprintf(said, said_size,
              "trms: the recording kept %" PRIu64 " events and left out %" PRIu64 " (%s%s); "
-             "its window opened %" PRIu64 " times\n",
+             "its window opened %" PRIu64 " time%s\n",
              s.written, left, s.limit_reached ? "a limit was reached" : "outside the window",
-             o->routine_pattern && !s.opened ? ", and no routine matched" : "", s.opened);
+             o->routine_pattern && !s.opened ? ", and no routine matched" : "", s.opened,
+             plural(s.opened));
     return 7;
 }
 

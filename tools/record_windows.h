@@ -8,6 +8,7 @@
 #include <stddef.h>
 
 #include "recorder/record_window.h"
+#include "recorder/valgrind_engine.h"
 #include "symbols/symbolizer.h"
 #include "tools/cli.h"
 
@@ -17,6 +18,7 @@ struct record_windows {
     struct record_window *window;   /* while recording */
     struct routine_table *routines;
     struct symbolizer *symbols;     /* names the routines as they come */
+    struct window_requests requests;    /* from `trms control` */
     char description[512];
     char numbers[6][32];
 };
@@ -40,8 +42,12 @@ struct record_window *record_windows_open(struct record_windows *w, struct trace
                                           struct routine_table *routines,
                                           struct symbolizer *symbols);
 
-/* The raw decoder's poll (raw_decoder_callbacks): applies what was asked. */
+/* The raw decoder's poll (raw_decoder_callbacks): looks at the limits. */
 int record_windows_poll(struct record_windows *w, struct trms_error *err);
+
+/* Where the engine takes `trms control`'s requests from (NULL when it
+ * cannot take any). */
+const struct window_requests *record_windows_requests(struct record_windows *w);
 
 /* After the recording: the meta's lines (KEYS, VALUES, at most 8; 0 when
  * nothing was left out), the events written, and a line for stderr. */

@@ -5,8 +5,8 @@
  *  - every load and store appends one word to a buffer, inline in the
  *    instrumented code (no helper call per access); each superblock first
  *    makes sure its accesses, and the words of the helpers among them,
- *    fit, so the only call on the hot path is a guarded flush that almost
- *    never fires;
+ *    fit, so the only call on the hot path is a guarded one that almost
+ *    never fires (a full segment, or a request of `trms control`);
  *  - instructions are counted inline and reported as a cost before every
  *    call, return, jump, thread switch and signal;
  *  - calls, returns and the jumps that may be tail calls or PLT exits go to
@@ -53,7 +53,14 @@ extern SysRes VG_(am_shared_mmap_file_float_valgrind)(SizeT length, UInt prot, I
 
 /* The segment being filled; the instrumented code appends at buffer_next
  * and checks against buffer_end. Before the ring exists, and in forked
- * children, the scratch buffer takes the words and drops them. */
+ * children, the scratch buffer takes the words and drops them.
+ *
+ * buffer_end lives where end_at points: in the ring's mark while
+ * recording, so that the recorder can set it to 0 to be heard at the next
+ * basic block (a window request); in own_end otherwise, so that a forked
+ * child, which shares the ring's pages, never touches the parent's. The
+ * instrumented code reads it through end_at, which every translation
+ * shares. */
 static ULong scratch[RAW_SEGMENT_WORDS];
 static ULong *ring;
 static struct raw_ring_mark *mark;
@@ -62,7 +69,10 @@ static UInt segment;                  /* index of the one being filled */
 static UInt free_segments;            /* handed back, not yet filled */
 static ULong *buffer = scratch;
 static ULong *buffer_next = scratch;
-static ULong *buffer_end = scratch + RAW_SEGMENT_WORDS;
+static ULong *own_end = scratch + RAW_SEGMENT_WORDS;
+static ULong *volatile *end_at = &own_end;
+#define buffer_end (*end_at)
+static ULong window_request_seen;     /* the last request answered */
 static ULong instructions;            /* executed, all threads, incremented inline */
 static ULong instructions_reported;
 
@@ -90,8 +100,31 @@ static void stop_recording(const HChar *why)
     /* `trms record` is gone: keep running the program, stop recording. */
     VG_(umsg)("trms: %s; recording ends here\n", why);
     recording = False;
+    end_at = &own_end;
     buffer = buffer_next = scratch;
     buffer_end = scratch + RAW_SEGMENT_WORDS;
+}
+
+static void report_cost(void);
+static void put_control(enum raw_control what, ULong low);
+
+/* A `trms control` request the recorder left in the mark, answered with a
+ * RAW_WINDOW word here. The caller has just set buffer_end to the
+ * segment's true end: the fence orders that store before the load of the
+ * request, so that a request whose 0 the store overwrote is seen now. The
+ * caller also leaves room for two words (the cost so far, and the
+ * answer). */
+static void answer_window_request(void)
+{
+    if (end_at == &own_end)
+        return;
+    __sync_synchronize();
+    ULong request = *(volatile ULong *)&mark->window_request;
+    if (request == window_request_seen)
+        return;
+    window_request_seen = request;
+    report_cost();
+    put_control(RAW_WINDOW, request & 1);
 }
 
 /* Hands the segment being filled to the recorder and starts the next one
@@ -123,17 +156,33 @@ static void flush(void)
     segment = (segment + 1) % RAW_RING_SEGMENTS;
     buffer = buffer_next = ring + (SizeT)segment * RAW_SEGMENT_WORDS;
     buffer_end = buffer + RAW_SEGMENT_WORDS;
+    answer_window_request();  /* the new segment has room */
 }
 
-/* Called from instrumented code when a superblock's accesses may not fit. */
-static VG_REGPARM(0) void flush_from_code(void)
+/* Called from instrumented code at the start of a superblock that appends
+ * WORDS words, when they may not fit, or when the recorder asked (0 in
+ * buffer_end). Requests are answered here, between instructions, where
+ * the superblock has not yet counted on the room. */
+static VG_REGPARM(1) void make_room_from_code(UWord words)
 {
-    flush();
+    ULong *end = buffer + RAW_SEGMENT_WORDS;
+    if (buffer_end != end && end_at != &own_end) {
+        buffer_end = end;
+        if (buffer_next + 2 > end)
+            flush();  /* and answers */
+        else
+            answer_window_request();
+    }
+    if (buffer_next + words > buffer_end)
+        flush();
 }
 
+/* Helpers, between the accesses of a superblock, only make room: a
+ * request waits for the next superblock (its words were not counted on). */
 static void reserve(UInt words)
 {
-    if (buffer_next + words > buffer_end)
+    if (buffer_next + words > buffer_end &&
+        (buffer_next + words > buffer + RAW_SEGMENT_WORDS || end_at == &own_end))
         flush();
 }
 
@@ -596,14 +645,16 @@ static IRSB *instrument(VgCallbackClosure *closure, IRSB *in, const VexGuestLayo
         /* Flush first when buffer_end < buffer_next + words. */
         IRTemp next = assign(&b, Ity_I64,
                              IRExpr_Load(Iend_LE, Ity_I64, word_address(&buffer_next)));
-        IRTemp end = assign(&b, Ity_I64,
-                            IRExpr_Load(Iend_LE, Ity_I64, word_address(&buffer_end)));
+        IRTemp end_slot = assign(&b, Ity_I64,
+                                 IRExpr_Load(Iend_LE, Ity_I64, word_address((void *)&end_at)));
+        IRTemp end = assign(&b, Ity_I64, IRExpr_Load(Iend_LE, Ity_I64, IRExpr_RdTmp(end_slot)));
         IRTemp after = assign(&b, Ity_I64, IRExpr_Binop(Iop_Add64, IRExpr_RdTmp(next),
                                                         mkIRExpr_HWord(8 * (HWord)words)));
         IRTemp full = assign(&b, Ity_I1, IRExpr_Binop(Iop_CmpLT64U, IRExpr_RdTmp(end),
                                                       IRExpr_RdTmp(after)));
-        IRDirty *d = unsafeIRDirty_0_N(0, "flush", VG_(fnptr_to_fnentry)(flush_from_code),
-                                       mkIRExprVec_0());
+        IRDirty *d = unsafeIRDirty_0_N(1, "make_room",
+                                       VG_(fnptr_to_fnentry)(make_room_from_code),
+                                       mkIRExprVec_1(mkIRExpr_HWord(words)));
         d->guard = IRExpr_RdTmp(full);
         addStmtToIRSB(b.out, IRStmt_Dirty(d));
     }
@@ -795,6 +846,7 @@ static void forked_child(ThreadId tid)
 {
     (void)tid;
     recording = False;
+    end_at = &own_end;
     buffer = buffer_next = scratch;
     buffer_end = scratch + RAW_SEGMENT_WORDS;
     VG_(close)(notify_fd);
@@ -850,9 +902,11 @@ static void post_clo_init(void)
     ring = (ULong *)sr_Res(mapped);
     mark = (struct raw_ring_mark *)((char *)ring + RAW_RING_MARK_OFFSET);
     free_segments = RAW_RING_SEGMENTS - 1;
+    end_at = (ULong *volatile *)&mark->end;
     buffer = buffer_next = ring;
     buffer_end = ring + RAW_SEGMENT_WORDS;
     put(RAW_MAGIC);
+    answer_window_request();  /* one made before the tool was there */
 }
 
 static void fini(Int exitcode)
