@@ -151,6 +151,23 @@ static void print_text(FILE *out, const char *rec_path, const struct recording *
     }
 }
 
+/* A meta value as JSON: a whole number (up to 2^53, which every reader's
+ * doubles hold exactly) as a number, yes and no as booleans, "-" (the meta's
+ * word for none) as null, anything else as the string it is. */
+static void json_typed_value(FILE *out, const char *v)
+{
+    size_t digits = strspn(v, "0123456789");
+    if (digits && !v[digits] && digits <= 16 && (v[0] != '0' || digits == 1) &&
+        strtoull(v, NULL, 10) <= (UINT64_C(1) << 53))
+        fputs(v, out);
+    else if (strcmp(v, "yes") == 0 || strcmp(v, "no") == 0)
+        fputs(v[0] == 'y' ? "true" : "false", out);
+    else if (strcmp(v, "-") == 0)
+        fputs("null", out);
+    else
+        json_string(out, v);
+}
+
 static void print_json(FILE *out, const char *rec_path, const struct recording *rec,
                        const struct sizes *sz, const struct analyses *a,
                        const struct recording_health *h)
@@ -163,6 +180,15 @@ static void print_json(FILE *out, const char *rec_path, const struct recording *
         json_string(out, rec->meta[i].key);
         fputs(": ", out);
         json_string(out, rec->meta[i].value);
+    }
+    /* The meta file's values are text, and "meta" keeps them so (readers
+     * rely on it); "meta_typed" says the same with JSON's types. */
+    fputs("}, \"meta_typed\": {", out);
+    for (size_t i = 0; i < rec->n_meta; i++) {
+        fputs(i ? ", " : "", out);
+        json_string(out, rec->meta[i].key);
+        fputs(": ", out);
+        json_typed_value(out, rec->meta[i].value);
     }
     fprintf(out,
             "}, \"size_bytes\": %" PRIu64 ", \"events_bytes\": %" PRIu64

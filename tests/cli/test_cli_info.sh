@@ -29,6 +29,16 @@ rec = sys.argv[2]
 assert info["recording"] == "s.rec", info
 assert info["meta"]["engine"] == "import" and info["meta"]["events"] == "15", info["meta"]
 assert info["meta"]["threads"] == "1", info["meta"]
+# The same meta with JSON's types beside it: numbers, booleans, null.
+typed = info["meta_typed"]
+assert typed.keys() == info["meta"].keys(), typed
+assert typed["events"] == 15 and typed["threads"] == 1 and typed["routines"] == 2, typed
+assert typed["engine"] == "import", typed
+for key, text in info["meta"].items():
+    want = {"yes": True, "no": False, "-": None}.get(text, text)
+    if text.isdigit() and (text == "0" or text[0] != "0"):
+        want = int(text)
+    assert typed[key] == want, (key, text, typed[key])
 # Options in numeric order (not the keys' byte order, "16" < "4"); the one
 # analyzed last is the latest.
 got = [(a["cell_size"], a["line_size"], a["latest"]) for a in info["analyses"]]
