@@ -115,7 +115,7 @@ static void dense_regions(void)
 
 /* Single cells scattered over the whole address space: each costs a chunk
  * of 512 records (4 KiB) and a page of chunk pointers (8 KiB) in each map
- * that holds it; bounded, and printed for the README. */
+ * that holds it; bounded, and printed for docs/analyses.md (Memory). */
 static void scattered_cells(void)
 {
     struct event_list events = {0};
