@@ -89,7 +89,7 @@ static size_t read_series(struct series *all)
         }
         double n, cost, calls;
         if (s && s->n < MAX_POINTS && sscanf(line, "%lf %lf %lf", &n, &cost, &calls) == 3 && n > 0)
-            s->points[s->n++] = (struct growth_point){n, cost, calls};
+            s->points[s->n++] = (struct growth_point){.n = n, .cost = cost, .weight = calls};
     }
     for (size_t i = 0; i < count; i++)
         qsort(all[i].points, all[i].n, sizeof *all[i].points, by_n);

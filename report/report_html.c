@@ -106,13 +106,13 @@ static void cell_growth(FILE *out, const struct growth_fit *fit)
     if (!fit->verdict) {
         fprintf(out, "<td data-v=\"\" title=\"");
         html_text(out, fit->why);
-        fputs("\">-</td><td data-v=\"-1\">-</td>", out);
+        fprintf(out, "\">%s</td><td data-v=\"-1\">-</td>", fit->varies ? "varies" : "-");
         return;
     }
     char verdict[32];
     fprintf(out, "<td data-v=\"%.6g %s\">%s</td>", fit->exponent,
             growth_verdict_text(fit, verdict, sizeof verdict), verdict);
-    fprintf(out, "<td data-v=\"%.6g\" title=\"95%% interval [%.3f, %.3f]\">%.2f</td>",
+    fprintf(out, "<td data-v=\"%.6g\" title=\"exponents that fit: %.3f to %.3f\">%.2f</td>",
             fit->exponent, fit->exponent_low, fit->exponent_high, fit->exponent);
 }
 

@@ -33,6 +33,30 @@ static void json_histogram(FILE *out, const struct reuse_histogram *h)
     fputs("]}", out);
 }
 
+/* A fitted curve: cost ~ a + b f(n) + c n (offset always 0). */
+static void json_curve(FILE *out, const struct model_fit *f)
+{
+    fputs("{\"a\": ", out);
+    json_number(out, f->a);
+    fputs(", \"b\": ", out);
+    json_number(out, f->b);
+    fputs(", \"c\": ", out);
+    json_number(out, f->c);
+    fputs(", \"offset\": ", out);
+    json_number(out, f->offset);
+    fputs(", \"error\": ", out);
+    json_number(out, f->error);
+    fputs(", \"slope\": ", out);
+    json_number(out, f->slope);
+    fputs(", \"share\": ", out);
+    json_number(out, f->share);
+    fputs(", \"aicc\": ", out);
+    json_number(out, f->aicc);
+    fprintf(out, ", \"terms\": %d, \"fits\": %s, \"candidate\": %s, \"rival\": %s}",
+            f->terms, f->fits ? "true" : "false", f->candidate ? "true" : "false",
+            f->rival ? "true" : "false");
+}
+
 static void json_fit(FILE *out, const struct growth_fit *fit)
 {
     char verdict[32];
@@ -40,7 +64,7 @@ static void json_fit(FILE *out, const struct growth_fit *fit)
             fit->sizes, fit->classes, fit->verdict ? "true" : "false",
             growth_kind_name(fit->kind));
     if (!fit->verdict) {
-        fputs(", \"why\": ", out);
+        fprintf(out, ", \"varies\": %s, \"why\": ", fit->varies ? "true" : "false");
         json_string(out, fit->why);
         fputc('}', out);
         return;
@@ -52,8 +76,22 @@ static void json_fit(FILE *out, const struct growth_fit *fit)
         fputs("null", out);
     else
         json_string(out, growth_model_name(fit->best));
+    fputs(", \"alternative\": ", out);
+    if (fit->power || fit->alternative < 0)
+        fputs("null", out);
+    else
+        json_string(out, growth_model_name((enum growth_model)fit->alternative));
     fprintf(out, ", \"poor\": %s, \"offset\": ", fit->poor ? "true" : "false");
-    json_number(out, fit->power ? 0 : fit->models[fit->best].offset);
+    json_number(out, fit->power ? fit->power_curve.offset : fit->models[fit->best].offset);
+    fputs(", \"noise\": ", out);
+    json_number(out, fit->noise);
+    fputs(", \"best_error\": ", out);
+    json_number(out, fit->best_error);
+    fputs(", \"calls\": ", out);
+    json_number(out, fit->calls);
+    fputs(", \"decided_calls\": ", out);
+    json_number(out, fit->decided_calls);
+    fprintf(out, ", \"decided_classes\": %zu", fit->decided_classes);
     fputs(", \"exponent\": ", out);
     json_number(out, fit->exponent);
     fputs(", \"exponent_ci\": [", out);
@@ -75,23 +113,18 @@ static void json_fit(FILE *out, const struct growth_fit *fit)
     json_number(out, fit->set_aside_calls);
     fputs(", \"r2\": ", out);
     json_number(out, fit->r2);
+    fputs(", \"power_law\": {\"exponent\": ", out);
+    json_number(out, fit->power_law_exponent);
+    fputs(", \"error\": ", out);
+    json_number(out, fit->power_law_error);
+    fputs("}, \"power_curve\": ", out);
+    json_curve(out, &fit->power_curve);
     fputs(", \"models\": {", out);
     for (int m = 0; m < GROWTH_MODELS; m++) {
         fputs(m ? ", " : "", out);
         json_string(out, growth_model_name((enum growth_model)m));
-        fputs(": {\"a\": ", out);
-        json_number(out, fit->models[m].a);
-        fputs(", \"b\": ", out);
-        json_number(out, fit->models[m].b);
-        fputs(", \"c\": ", out);
-        json_number(out, fit->models[m].c);
-        fputs(", \"offset\": ", out);
-        json_number(out, fit->models[m].offset);
-        fputs(", \"error\": ", out);
-        json_number(out, fit->models[m].error);
-        fputs(", \"slope\": ", out);
-        json_number(out, fit->models[m].slope);
-        fputc('}', out);
+        fputs(": ", out);
+        json_curve(out, &fit->models[m]);
     }
     fputs("}}", out);
 }

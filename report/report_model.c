@@ -2,6 +2,7 @@
 
 #include <fnmatch.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -272,9 +273,16 @@ static void fit_row(struct report_row *row)
         row->input[m] = 0;
         for (size_t i = 0; i < n; i++) {
             const struct profile_point *p = &row->points[m][i];
-            worst[i] = (struct growth_point){(double)p->n, (double)p->max, (double)p->calls};
-            average[i] = (struct growth_point){(double)p->n, (double)p->sum / (double)p->calls,
-                                               (double)p->calls};
+            double mean = (double)p->sum / (double)p->calls, spread = 0;
+            if (p->calls > 1 && mean > 0) {
+                long double calls = p->calls, avg = (long double)p->sum / calls;
+                long double var = ((long double)p->sumsq / calls - avg * avg) * calls / (calls - 1);
+                spread = var > 0 ? (double)sqrtl(var) / mean : 0;
+            }
+            worst[i] = (struct growth_point){(double)p->n, (double)p->max, (double)p->calls,
+                                             spread, (double)p->min, (double)p->max};
+            average[i] = worst[i];
+            average[i].cost = mean;
             row->input[m] += (unsigned __int128)p->n * p->calls;
         }
         growth_fit(worst, n, &row->fit[m][COST_WORST]);

@@ -3,6 +3,7 @@
  * and how much of its input came from other threads or the kernel; then
  * how the program reuses memory. */
 #include <inttypes.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,15 +19,14 @@ static void thread_cell(const struct report_row *row, char *buf, size_t len)
         snprintf(buf, len, "%" PRIu32, row->tid);
 }
 
-/* "2.01±0.03", or how many sizes there were. */
+/* "2.01±0.03" (the range's wider side), or how many sizes there were. */
 static void exponent_cell(const struct growth_fit *fit, char *buf, size_t len)
 {
+    double side = fmax(fit->exponent - fit->exponent_low, fit->exponent_high - fit->exponent);
     if (!fit->verdict)
         snprintf(buf, len, "(%zu size%s)", fit->sizes, fit->sizes == 1 ? "" : "s");
-    else if (fit->exponent_high - fit->exponent < 10)
-        snprintf(buf, len, "%.2f±%.2f", fit->exponent, fit->exponent_high - fit->exponent);
     else
-        snprintf(buf, len, "%.2f", fit->exponent);
+        snprintf(buf, len, "%.2f±%.2f", fit->exponent, side);
 }
 
 /* The wrappers folded out of the top rows, each name once (wrapper chains
@@ -73,7 +73,7 @@ static void routines_table(FILE *out, const struct report_model *m, const struct
     fprintf(out, "%s by %s (instructions%s):\n", m->contexts ? "calling contexts" : "routines",
             m->by_self ? "self cost" : "cost", m->by_self ? ", in their own code" :
                                                          ", descendants included");
-    fprintf(out, "  %-*s %7s %8s %12s %12s %5s %5s %-7s %-13s %6s %6s\n", (int)width,
+    fprintf(out, "  %-*s %7s %8s %12s %12s %5s %5s %-12s %-13s %6s %6s\n", (int)width,
             m->contexts ? "context" : "routine", "thread", "calls", "cost", "self", "#rms",
             "#trms", "growth", "exponent", "thr-in", "ext-in");
     for (size_t k = 0; k < shown; k++) {
@@ -83,7 +83,7 @@ static void routines_table(FILE *out, const struct report_model *m, const struct
         thread_cell(r, thread, sizeof thread);
         exponent_cell(fit, exponent, sizeof exponent);
         const char *label = report_row_label_fit(r, width, buf, sizeof buf);
-        fprintf(out, "  %-*s %7s %8" PRIu64 " %12" PRIu64 " %12" PRIu64 " %5zu %5zu %-7s %-13s "
+        fprintf(out, "  %-*s %7s %8" PRIu64 " %12" PRIu64 " %12" PRIu64 " %5zu %5zu %-12s %-13s "
                      "%5.1f%% %5.1f%%\n",
                 (int)width, label, thread, r->calls, r->cost, r->self_cost,
                 r->n_points[METRIC_RMS], r->n_points[METRIC_TRMS],
@@ -97,9 +97,13 @@ static void routines_table(FILE *out, const struct report_model *m, const struct
     free(index);
     fprintf(out,
             "  #rms/#trms: distinct input sizes seen. growth: how worst-case cost grows with\n"
-            "  %s at the large end of the sizes: a model among 1, log n, n, n log n, n^2, n^3,\n"
-            "  or ~n^k between them ('?': a poor fit, a guess); exponent: k there, with its\n"
-            "  95%% interval; '-' with fewer than %d sizes in %d classes spanning %.0fx.\n"
+            "  %s at the large end of the sizes, fitted as a + b f(n): a model among 1, log n,\n"
+            "  n, n log n, n^2, n^3 (two neighbours, 'n or n log n', where both fit), or ~n^k\n"
+            "  between them; '?': a guess (a poor fit, models the data cannot tell apart, or\n"
+            "  a verdict resting on few calls); 'varies': cost depends on more than input\n"
+            "  size (--contexts may tell its callers apart); '-': fewer than %d sizes in %d\n"
+            "  classes spanning %.0fx. exponent: k of the growing term, and the range of k\n"
+            "  that fits as well (--routine NAME says more).\n"
             "  thr-in/ext-in: share of the TRMS input that another thread / the kernel wrote\n"
             "  since the reading thread last touched the cell\n",
             metric, GROWTH_MIN_SIZES, GROWTH_MIN_CLASSES, GROWTH_MIN_SPAN);
