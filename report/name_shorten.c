@@ -162,6 +162,30 @@ static void compact_clones(char *name)
     }
 }
 
+void name_short_forms(const char *name, void (*fn)(const char *form, void *arg), void *arg)
+{
+    size_t len = strlen(name);
+    char *work = xmalloc(4 * len + 4), *last = xmalloc(4 * len + 4);
+    memcpy(work, name, len + 1);
+    memcpy(last, name, len + 1);
+    for (int stage = 0; stage < 6; stage++) {
+        if (stage == 0)
+            compact_clones(work);
+        else if (stage == 1)
+            strip_return_type(work);
+        else if (stage == 2)
+            collapse_parameters(work);
+        else
+            collapse_templates(work, 6 - stage);
+        if (strcmp(work, last) != 0) {
+            fn(work, arg);
+            strcpy(last, work);
+        }
+    }
+    free(work);
+    free(last);
+}
+
 int name_shorten(const char *name, size_t width, char *out, size_t out_size)
 {
     size_t len = strlen(name);

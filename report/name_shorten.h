@@ -20,4 +20,10 @@
  * whole or simplified. */
 int name_shorten(const char *name, size_t width, char *out, size_t out_size);
 
+/* Calls FN with each simplified form of NAME that name_shorten passes
+ * through on its way (clones compacted, return type dropped, parameters
+ * collapsed, templates collapsed from three deep to one), each once, so
+ * that a short name a report printed can be found again. */
+void name_short_forms(const char *name, void (*fn)(const char *form, void *arg), void *arg);
+
 #endif

@@ -97,18 +97,6 @@ const char *report_routine_label(const struct routine_table *routines,
     return buf;
 }
 
-int report_routine_matches(const struct routine_table *routines,
-                           const struct symbol_names *symbols, uint32_t id, const char *text)
-{
-    char buf[REPORT_LABEL_MAX];
-    if (strcmp(report_routine_name(routines, symbols, id, buf), text) == 0)
-        return 1;
-    uint64_t addr;
-    return id != ROUTINE_ROOT && id < routines->count && routines->items[id].addr &&
-           strncmp(text, "0x", 2) == 0 && parse_u64_cstr(text, &addr) == PARSE_NUMBER_OK &&
-           addr == routines->items[id].addr;
-}
-
 void json_number(FILE *out, double v)
 {
     if (isfinite(v))

@@ -59,11 +59,6 @@ const struct symbol_name *report_routine_symbol(const struct routine_table *rout
                                                 const struct symbol_names *symbols,
                                                 uint32_t id);
 
-/* True when --routine TEXT names routine ID: its name (a symbol name for
- * an address-only routine) or its address in hex. */
-int report_routine_matches(const struct routine_table *routines,
-                           const struct symbol_names *symbols, uint32_t id, const char *text);
-
 /* The formats. */
 int report_text(FILE *out, const struct report_model *m, const struct report_options *o);
 int report_json(FILE *out, const struct report_model *m, const struct report_options *o);

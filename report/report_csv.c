@@ -1,15 +1,23 @@
 /* The CSV report: one row per performance tuple, for spreadsheets and
- * plotting tools. */
+ * plotting tools, each with its routine's growth verdict by its metric
+ * (worst-case cost: as printed, its exponent and range) and module. */
 #include <inttypes.h>
 
 #include "report/csv.h"
 #include "report/report.h"
 #include "report/report_model.h"
 
-static void rows(FILE *out, const struct report_row *r, const char *metric,
+static void rows(FILE *out, const struct report_row *r, int metric,
                  const struct profile_point *pts, size_t n)
 {
-    char sq[40], ssq[40], path[REPORT_LABEL_MAX];
+    char sq[40], ssq[40], path[REPORT_LABEL_MAX], verdict[32], tail[160];
+    const struct growth_fit *fit = &r->fit[metric][COST_WORST];
+    growth_verdict_text(fit, verdict, sizeof verdict);
+    if (fit->verdict)
+        snprintf(tail, sizeof tail, ",%.4g,%.4g,%.4g,", fit->exponent, fit->exponent_low,
+                 fit->exponent_high);
+    else
+        snprintf(tail, sizeof tail, ",,,,");
     for (size_t i = 0; i < n; i++) {
         csv_field(out, r->name);
         if (r->all_threads)
@@ -18,11 +26,19 @@ static void rows(FILE *out, const struct report_row *r, const char *metric,
             fprintf(out, ",%" PRIu32, r->tid);
         fprintf(out, ",%s,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
                      ",%s,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%s,%" PRIu64 ",",
-                metric, pts[i].n, pts[i].calls, pts[i].min, pts[i].max, pts[i].sum,
+                report_metric_names[metric], pts[i].n, pts[i].calls, pts[i].min, pts[i].max,
+                pts[i].sum,
                 format_u128(pts[i].sumsq, sq), pts[i].self_min, pts[i].self_max,
                 pts[i].self_sum, format_u128(pts[i].self_sumsq, ssq), pts[i].real_sum);
         csv_field(out, r->context ? report_row_label(r, path, sizeof path) : "");
-        fputc('\n', out);
+        fputc(',', out);
+        csv_field(out, verdict);
+        fputs(tail, out);
+        csv_field(out, r->module ? r->module : "");
+        if (r->module)
+            fprintf(out, ",0x%" PRIx64 "\n", r->module_address);
+        else
+            fputs(",\n", out);
     }
 }
 
@@ -30,11 +46,12 @@ int report_csv(FILE *out, const struct report_model *m, const struct report_opti
 {
     (void)o;
     fputs("routine,thread,metric,n,calls,min,max,sum,sumsq,self_min,self_max,self_sum,"
-          "self_sumsq,real_sum,context\n", out);
+          "self_sumsq,real_sum,context,growth,exponent,exponent_low,exponent_high,module,"
+          "module_address\n", out);
     for (size_t i = 0; i < m->n_rows; i++) {
         const struct report_row *r = &m->rows[i];
-        rows(out, r, "rms", r->points[METRIC_RMS], r->n_points[METRIC_RMS]);
-        rows(out, r, "trms", r->points[METRIC_TRMS], r->n_points[METRIC_TRMS]);
+        rows(out, r, METRIC_RMS, r->points[METRIC_RMS], r->n_points[METRIC_RMS]);
+        rows(out, r, METRIC_TRMS, r->points[METRIC_TRMS], r->n_points[METRIC_TRMS]);
     }
     return 0;
 }

@@ -1,6 +1,5 @@
 #include "report/report_model.h"
 
-#include <fnmatch.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -10,6 +9,7 @@
 #include "analyses/activation.h"
 #include "common/oom.h"
 #include "report/name_shorten.h"
+#include "report/routine_match.h"
 #include "store/symbol_store.h"
 #include "report/report.h"
 
@@ -47,22 +47,18 @@ static int thread_selected(const struct report_selection *sel, uint32_t tid)
     return 0;
 }
 
-/* The routine patterns P names, marking which matched. */
-static int routine_selected(const struct report_selection *sel, const struct report_source *src,
-                            uint32_t routine, const char *name, int *matched)
+/* Whether the --routine patterns name ROW's routine, marking which did. */
+static int routine_selected(const struct report_selection *sel, const struct report_row *row,
+                            int *matched)
 {
     if (!sel->n_routines)
         return 1;
     int any = 0;
-    for (size_t i = 0; i < sel->n_routines; i++) {
-        const char *pattern = sel->routines[i];
-        int hit = fnmatch(pattern, name, 0) == 0 ||
-                  report_routine_matches(&src->result->routines, src->symbols, routine, pattern);
-        if (hit) {
+    for (size_t i = 0; i < sel->n_routines; i++)
+        if (routine_match(row, sel->routines[i])) {
             matched[i] = 1;
             any = 1;
         }
-    }
     return any;
 }
 
@@ -174,6 +170,8 @@ const char *report_row_label_fit(const struct report_row *row, size_t width, cha
     }
     char where[REPORT_LABEL_MAX];
     row_location(row, where, sizeof where);
+    if (row->homonym) /* the address tells it from its namesakes */
+        snprintf(where, sizeof where, " @0x%" PRIx64, row->module_address);
     /* The location helps find the code, but not at the cost of the name:
      * it goes when the name would have to be cut to leave it room. */
     size_t room = strlen(row->name) + strlen(where) <= width ? strlen(row->name)
@@ -290,6 +288,43 @@ static void fit_row(struct report_row *row)
         free(worst);
         free(average);
     }
+}
+
+/* ---- homonyms ---- */
+
+struct short_name {
+    char text[REPORT_HOMONYM_WIDTH + 1];
+    size_t row;
+};
+
+static int by_short_name(const void *x, const void *y)
+{
+    const struct short_name *a = x, *b = y;
+    int c = strcmp(a->text, b->text);
+    return c ? c : (a->row > b->row) - (a->row < b->row);
+}
+
+/* Marks the rows whose names read the same once shortened but differ in
+ * full (two instantiations of one template, two clones): their short
+ * labels carry their module address. */
+static void mark_homonyms(struct report_model *m)
+{
+    struct short_name *names = xcalloc(m->n_rows ? m->n_rows : 1, sizeof *names);
+    for (size_t i = 0; i < m->n_rows; i++) {
+        name_shorten(m->rows[i].name, REPORT_HOMONYM_WIDTH, names[i].text,
+                     sizeof names[i].text);
+        names[i].row = i;
+    }
+    qsort(names, m->n_rows, sizeof *names, by_short_name);
+    for (size_t i = 0; i < m->n_rows;) {
+        size_t j = i + 1, differ = 0;
+        for (; j < m->n_rows && strcmp(names[j].text, names[i].text) == 0; j++)
+            differ |= strcmp(m->rows[names[j].row].name, m->rows[names[i].row].name) != 0;
+        for (size_t k = i; differ && k < j; k++)
+            m->rows[names[k].row].homonym = m->rows[names[k].row].module != NULL;
+        i = j;
+    }
+    free(names);
 }
 
 static int by_label_then_thread(const struct report_row *a, const struct report_row *b)
@@ -417,24 +452,22 @@ static struct entry *collect_entries(const struct report_source *sources, size_t
         const struct analysis_result *r = sources[s].result;
         for (size_t i = 0; i < r->n_profiles; i++) {
             const struct routine_profile *p = &r->profiles[i];
-            char buf[REPORT_LABEL_MAX];
-            const char *name = report_routine_name(&r->routines, sources[s].symbols, p->routine,
-                                                   buf);
             uint32_t tid = thread_name(r, p->tid, by_order);
-            if (!thread_selected(sel, tid) ||
-                !routine_selected(sel, &sources[s], p->routine, name, matched))
+            if (!thread_selected(sel, tid))
                 continue;
             struct report_row probe = {0};
             describe(&probe, &sources[s], p, sel->contexts);
-            char key[REPORT_LABEL_MAX];
-            report_row_key(&probe, key, sizeof key);
-            if (used == capacity) {
-                capacity = capacity ? capacity * 2 : 64;
-                entries = xrealloc(entries, capacity * sizeof *entries);
+            if (routine_selected(sel, &probe, matched)) {
+                char key[REPORT_LABEL_MAX];
+                report_row_key(&probe, key, sizeof key);
+                if (used == capacity) {
+                    capacity = capacity ? capacity * 2 : 64;
+                    entries = xrealloc(entries, capacity * sizeof *entries);
+                }
+                entries[used++] = (struct entry){.key = xstrdup(key),
+                                                 .tid = sel->aggregate_threads ? 0 : tid,
+                                                 .profile = p, .source = &sources[s]};
             }
-            entries[used++] = (struct entry){.key = xstrdup(key),
-                                             .tid = sel->aggregate_threads ? 0 : tid,
-                                             .profile = p, .source = &sources[s]};
             free(probe.name);
             free(probe.file);
             free(probe.module);
@@ -502,6 +535,7 @@ int report_model_build(const struct report_source *sources, size_t n,
     for (size_t i = 0; i < n_entries; i++)
         free(entries[i].key);
     free(entries);
+    mark_homonyms(out);
     qsort(out->rows, out->n_rows, sizeof *out->rows, sel->by_self ? by_self_cost : by_cost);
     out->by_self = sel->by_self;
 

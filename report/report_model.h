@@ -54,6 +54,9 @@ struct report_selection {
  * still lists them in its full table. */
 #define REPORT_WRAPPER_SELF_SHARE 0.10
 
+/* The width at which two names that read the same make homonyms. */
+#define REPORT_HOMONYM_WIDTH 40
+
 struct report_row {
     char *name;                   /* the routine's name, or its address in hex */
     char *file;                   /* source location, NULL when unknown */
@@ -76,6 +79,9 @@ struct report_row {
     unsigned __int128 input[METRICS];       /* input sizes summed over calls */
     struct growth_fit fit[METRICS][COST_KINDS];
     int wrapper;                  /* see REPORT_WRAPPER_SELF_SHARE */
+    int homonym;                  /* another row's name reads the same shortened
+                                     (REPORT_HOMONYM_WIDTH): short labels add
+                                     " @0x29b0", the module address */
 };
 
 struct report_model {

@@ -49,7 +49,13 @@ cmp -s "$T/out" by_name.txt || fail "--routine by address differs from --routine
 run "$TRMS" report wf.rec --routine 0x402000
 expect_status 0
 expect_out_contains "0x402000 in thread 1: 1 calls"
-run "$TRMS" report wf.rec --routine "str_tolower (wf.c:31)"
+# Every form a report prints names it (issue 24): the label, a pattern.
+for typed in "str_tolower (wf.c:31)" "str_tolower*" "str_*(wf.c:31)"; do
+    run "$TRMS" report wf.rec --routine "$typed"
+    expect_status 0
+    cmp -s "$T/out" by_name.txt || fail "--routine '$typed' differs from --routine by name"
+done
+run "$TRMS" report wf.rec --routine "str_tolower (wf.c:32)"
 expect_status 1
 expect_error_line "no routine named"
 
@@ -102,6 +108,16 @@ grep -q "^  lzma_end+0x10 (common.c:12) " "$T/out" || fail "routine past a symbo
 run "$TRMS" report mod.rec --routine "0x190e0 [liblzma.so.5.4.1]"
 expect_status 0
 expect_out_contains "0x190e0 [liblzma.so.5.4.1] in thread 1: 1 calls"
+# The module offset alone, symbol [module], symbol+offset [module], patterns.
+for typed in "0x190e0" "0x190e*" "lzma_code [liblzma.so.5.4.1]" "lzma_code @0x1a000" \
+             "lzma_end+0x10 [liblzma.so.5.4.1]" "lzma_end+0x10 (common.c:12)" "0x1b010"; do
+    run "$TRMS" report mod.rec --routine "$typed"
+    expect_status 0
+    [ "$(grep -c " in thread 1: 1 calls" "$T/out")" = 1 ] || fail "--routine '$typed' names $(grep -c " in thread 1: 1 calls" "$T/out") routines"
+done
+run "$TRMS" report mod.rec --routine "lzma_*"
+expect_status 0
+[ "$(grep -c " in thread 1: 1 calls" "$T/out")" = 2 ] || fail "--routine 'lzma_*' should name 2 routines"
 run "$TRMS" report mod.rec --format json
 expect_status 0
 python3 - "$T/out" <<'PY' || fail "JSON report lacks modules"
@@ -149,4 +165,60 @@ expect_error_line "bad.txt:2: #@symbol:"
 printf 'thread 1\n#@future whatever\ncall 0x10\nreturn\n' >future.txt
 run "$TRMS" import future.txt -o future.rec
 expect_status 0
+# Two instantiations of one template (and clones of it) read the same once
+# shortened: every format tells them apart, and --routine takes the form
+# the text prints, demangled names and patterns over them.
+cat >cxx.txt <<'TRACE'
+thread 1
+call 0x5001000
+read 0x100 4
+cost 5
+return
+call 0x5002000
+read 0x200 4
+cost 6
+return
+TRACE
+run "$TRMS" import cxx.txt -o cxx.rec
+expect_status 0
+run "$TRMS" analyze cxx.rec
+expect_status 0
+ints="void std::__introsort_loop<int*, long, __gnu_cxx::__ops::_Iter_less_iter>(int*, int*, long, __gnu_cxx::__ops::_Iter_less_iter) [clone .isra.0]"
+strings="void std::__introsort_loop<std::string*, long, __gnu_cxx::__ops::_Iter_less_iter>(std::string*, std::string*, long, __gnu_cxx::__ops::_Iter_less_iter) [clone .isra.0]"
+run "$PUT_SYMBOLS" cxx.rec -m 0x5001000 "$ints" stl_algo.h 1908 0 /usr/bin/cxxprog 0x29b0 \
+    0x5002000 "$strings" stl_algo.h 1908 0 /usr/bin/cxxprog 0x3c40
+expect_status 0
+run "$TRMS" report cxx.rec
+expect_status 0
+expect_out_contains "std::__introsort_loop<...>(...).isra.0 @0x29b0"
+expect_out_contains "std::__introsort_loop<...>(...).isra.0 @0x3c40"
+run "$TRMS" report cxx.rec --routine "std::__introsort_loop<...>(...).isra.0 @0x3c40"
+expect_status 0
+expect_out_contains "std::string*"
+[ "$(grep -c " in thread 1: 1 calls" "$T/out")" = 1 ] || fail "the short form with its address names one routine"
+run "$TRMS" report cxx.rec --routine "std::__introsort_loop<...>(...).isra.0"
+expect_status 0
+[ "$(grep -c " in thread 1: 1 calls" "$T/out")" = 2 ] || fail "the short form names both instantiations"
+run "$TRMS" report cxx.rec --routine "$strings"
+expect_status 0
+[ "$(grep -c " in thread 1: 1 calls" "$T/out")" = 1 ] || fail "the demangled name names one routine"
+run "$TRMS" report cxx.rec --routine "*introsort_loop<int*,*"
+expect_status 0
+expect_out_contains "(int*, int*, long"
+[ "$(grep -c " in thread 1: 1 calls" "$T/out")" = 1 ] || fail "a pattern over the demangled name"
+run "$TRMS" report cxx.rec --format html -o cxx.html
+expect_status 0
+grep -q "isra.0 @0x29b0" cxx.html && grep -q "isra.0 @0x3c40" cxx.html || fail "HTML does not tell the instantiations apart"
+run "$TRMS" report cxx.rec --format csv
+expect_status 0
+expect_out_contains "routine,thread,metric,n,calls,min,max,sum,sumsq,self_min,self_max,self_sum,self_sumsq,real_sum,context,growth,exponent,exponent_low,exponent_high,module,module_address"
+python3 - "$T/out" "$ints" <<'PY' || fail "CSV lacks the module and its address"
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+ints = [r for r in rows if r["routine"] == sys.argv[2]]
+assert ints and all(r["module"] == "/usr/bin/cxxprog" and r["module_address"] == "0x29b0"
+                    for r in ints), ints
+assert all(r["growth"] == "-" and r["exponent"] == "" for r in rows), rows
+PY
+
 echo "test_cli_symbols: ok"

@@ -171,6 +171,26 @@ def case_valgrind(tmp):
     (sort_values,) = rows_of(report, "sort_values")
     check((sort_values.get("file"), sort_values.get("line")) == ("containers_api.cc", 9),
           f"sort_values is at {sort_values.get('file')}:{sort_values.get('line')}")
+    # CSV carries each routine's verdict (by its metric), exponent, range
+    # and module, as the JSON has them.
+    import csv
+    import io
+    rows = list(csv.DictReader(io.StringIO(run([TRMS, "report", rec, "--format", "csv"]).stdout)))
+    by_json = {(r["name"], r["thread"], r.get("module_address", "")): r
+               for r in report["routines"]}
+    checked = 0
+    for row in rows:
+        j = by_json[(row["routine"], int(row["thread"]), row["module_address"])]
+        fit = j["fit"][row["metric"]]["worst"]
+        check(row["growth"] == fit.get("growth", "varies" if fit.get("varies") else "-"),
+              f"CSV growth {row['growth']} for {row['routine']}")
+        check(row["module"] == j.get("module", ""), f"CSV module {row['module']}")
+        if fit["verdict"]:
+            check(abs(float(row["exponent"]) - fit["exponent"]) < 1e-3 * max(1, fit["exponent"]) and
+                  abs(float(row["exponent_low"]) - fit["exponent_ci"][0]) < 1e-3 + 1e-3 * fit["exponent_ci"][0],
+                  f"CSV exponent of {row['routine']}")
+            checked += 1
+    check(checked > 100, f"only {checked} CSV rows with a verdict")
     # C++ names are demangled, and shortened readably in the text table.
     text = run([TRMS, "report", rec, "--top", "0"]).stdout
     check("corpus::sort_vector(...) (containers.cc:" in text, "short demangled name in text")
