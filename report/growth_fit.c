@@ -439,7 +439,6 @@ static void decide(const struct curve_point *p, size_t m, size_t classes, struct
         if (k != b && out->models[k].rival && rivals == 2 && (k == b - 1 || k == b + 1))
             out->alternative = k;
     int ambiguous = rivals > 2 || (rivals == 2 && out->alternative < 0);
-    out->poor = ambiguous || out->models[b].error > GROWTH_POOR_ERROR;
     const struct family own = {out->models[b].c > 0, out->models[b].offset, classes,
                                out->noise / 2};
     exponent_of(p, m, &own, tolerance, out);
@@ -450,6 +449,8 @@ static void decide(const struct curve_point *p, size_t m, size_t classes, struct
             out->exponent_low = fmin(out->exponent_low, model_power[k]);
             out->exponent_high = fmax(out->exponent_high, model_power[k]);
         }
+    out->poor = ambiguous || out->models[b].error > GROWTH_POOR_ERROR ||
+                out->exponent_high - out->exponent_low > GROWTH_POOR_WIDTH;
 }
 
 /* The log-log slope of model M's curve across the window. */

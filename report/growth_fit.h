@@ -54,7 +54,9 @@
  *       growth between the models, not labelled as one of them;
  *     - poor (GROWTH_POOR), a model or a power law marked '?', when the
  *       data cannot back a confident claim: its error is over
- *       GROWTH_POOR_ERROR; more candidates than a pair of neighbours (the
+ *       GROWTH_POOR_ERROR; its exponent's range (9) is wider than
+ *       GROWTH_POOR_WIDTH (curves growing as differently as n and n^2 fit
+ *       as well); more candidates than a pair of neighbours (the
  *       data cannot tell them apart: the verdict is the range they span,
  *       "log n..n^2?"); a power law whose exponent's range is wider than
  *       GROWTH_POWER_WIDTH; or too little support (8 below);
@@ -104,6 +106,7 @@
 #define GROWTH_AIC_TIE 4.0
 #define GROWTH_POOR_ERROR 0.10
 #define GROWTH_POWER_WIDTH 0.5
+#define GROWTH_POOR_WIDTH 1.0
 #define GROWTH_EXPONENT_MAX 4.0
 #define GROWTH_SUPPORT_CLASSES 3
 #define GROWTH_SUPPORT_CALLS 16

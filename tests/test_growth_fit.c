@@ -212,6 +212,8 @@ static int check_rule(const char *what, const struct growth_point *pts, size_t c
             rule_miss(what, fit, "models the criterion cannot tell apart, without '?'");
         if (!poor && error[chosen] > 0.10)
             rule_miss(what, fit, "a confident model off by more than 10%");
+        if (!poor && fit->exponent_high - fit->exponent_low > 1.0)
+            rule_miss(what, fit, "a confident model whose exponent's range is over 1 wide");
         /* A confident verdict fits no worse than any curve by more than
          * the noise allows. */
         if (!poor && error[chosen] > tolerance)

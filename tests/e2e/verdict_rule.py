@@ -22,7 +22,7 @@ report's points and `fit` objects):
   only when its exponent range is at most 0.5 wide, its error at most 10%
   and it has 5 classes;
 - a confident verdict fits within 10% and no worse than any curve by more
-  than the noise allows; every exponent is >= 0 and its range holds the
+  than the noise allows, and its exponent range is at most 1 wide; every exponent is >= 0 and its range holds the
   exponents of the models named (0 for 1, 1 for n, 2, 3).
 
 A verdict breaking any of these *disagrees*: what issue 24 showed as
@@ -152,6 +152,8 @@ def disagreements(fit, points, kind):
                             f"(model {chosen})")
         if not poor and not (len(rivals) == 1 or pair):
             problems.append(f"'{text}' without '?' though {rivals} cannot be told apart")
+        if not poor and fit["exponent_ci"][1] - fit["exponent_ci"][0] > 1.0:
+            problems.append(f"'{text}' without '?' on an exponent range over 1 wide")
         if not poor and (error[chosen] > POOR_ERROR or error[chosen] > tolerance):
             problems.append(f"'{text}' without '?': error {error[chosen]:.3f}, best {best:.3f}, "
                             f"noise {noise:.3f}")
