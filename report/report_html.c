@@ -21,14 +21,16 @@
 #include "report/svg_plot.h"
 
 /* Routine names on the page: shortened readably past this many
- * characters; the full name is in the hover text and the filter. */
+ * characters (in the table, so that it fits a 1100-pixel window); the full
+ * name is in the hover text and the filter. */
 #define HTML_LABEL_WIDTH 80
+#define HTML_TABLE_LABEL_WIDTH 36
 
 static const char style[] =
     "body{font:14px/1.4 system-ui,sans-serif;margin:16px 24px;color:#222}"
     "h1{font-size:20px}h2{font-size:17px;margin-top:28px}h3{font-size:15px;margin:20px 0 4px}"
-    "table{border-collapse:collapse;font-size:13px}"
-    "th,td{padding:2px 8px;border-bottom:1px solid #ddd;text-align:right;white-space:nowrap}"
+    "table{border-collapse:collapse;font-size:12px}"
+    "th,td{padding:2px 5px;border-bottom:1px solid #ddd;text-align:right;white-space:nowrap}"
     "th{cursor:pointer;background:#f3f3f3;position:sticky;top:0}"
     "th[data-sorted=asc]:after{content:' \\25B2'}th[data-sorted=desc]:after{content:' \\25BC'}"
     "td.name,th.name{text-align:left}"
@@ -36,12 +38,14 @@ static const char style[] =
     "#filter{font-size:14px;padding:3px 6px;width:24em;margin:8px 0}"
     ".table-wrap{max-height:32em;max-width:100%;overflow:auto;border:1px solid #ddd;"
     "width:max-content}"
-    "tr.wrapper td{color:#777}"
+    "tr.wrapper td,tr.pass td{color:#777}tr.wrapper,tr.pass{display:none}"
+    "body.show-folded tr.wrapper,body.show-folded tr.pass{display:table-row}"
     ".plots{display:flex;flex-wrap:wrap;gap:8px}"
     "svg.plot{background:#fff;border:1px solid #eee}"
     "svg .title{font-size:12px;font-weight:600}svg .label,svg .tick{font-size:10px;fill:#555}"
     "svg .grid{stroke:#eee}svg .frame{fill:none;stroke:#999}"
-    ".pt.worst,.key.worst{fill:#d62728}.pt.average,.key.average{fill:#1f77b4}"
+    ".pt.worst{fill:none;stroke:#d62728;stroke-width:1.3}.key.worst{fill:#d62728}"
+    ".pt.average,.key.average{fill:#1f77b4}"
     ".pt.calls,.key.calls{fill:#2ca02c}"
     ".curve{fill:none;stroke-width:1.5}.curve.fit-worst{stroke:#d62728;stroke-dasharray:4 2}"
     ".curve.fit-average{stroke:#1f77b4;stroke-dasharray:4 2}"
@@ -67,14 +71,20 @@ static const char script[] =
     "Array.prototype.forEach.call(heads,function(h,i){h.addEventListener('click',function(){"
     "sortBy(i,h.getAttribute('data-sorted')!=='desc');});});\n"
     "var filter=document.getElementById('filter');\n"
+    "var folded=document.getElementById('show-folded');\n"
     "function applyFilter(text){text=text.toLowerCase();var shown=0;"
+    "var all=folded&&folded.checked;"
+    "document.body.classList.toggle('show-folded',!!all);"
     "Array.prototype.forEach.call(body.rows,function(r){"
     "var hit=r.getAttribute('data-name').toLowerCase().indexOf(text)>=0;"
-    "r.style.display=hit?'':'none';if(hit)shown++;});"
+    "r.style.display=hit?'':'none';"
+    "if(hit&&(all||!/\\b(wrapper|pass)\\b/.test(r.className)))shown++;});"
     "document.getElementById('shown').textContent=String(shown);}\n"
     "filter.addEventListener('input',function(){applyFilter(filter.value);});\n"
+    "if(folded)folded.addEventListener('change',function(){applyFilter(filter.value);});\n"
     "location.hash.slice(1).split('&').forEach(function(kv){"
     "var i=kv.indexOf('='),k=kv.slice(0,i),v=decodeURIComponent(kv.slice(i+1));"
+    "if(k==='folded'&&folded){folded.checked=v==='1';applyFilter(filter.value);}"
     "if(k==='filter'){filter.value=v;applyFilter(v);}"
     "if(k==='sort')Array.prototype.forEach.call(heads,function(h,c){"
     "if(h.getAttribute('data-key')===v)sortBy(c,location.hash.indexOf('desc=1')>=0);});});\n"
@@ -91,9 +101,9 @@ struct column {
 static const struct column columns[] = {
     {"routine", "routine", 0}, {"thread", "thread", 1},     {"calls", "calls", 1},
     {"cost", "cost", 1},       {"self", "self", 1},         {"rms-sizes", "#rms", 1},
-    {"trms-sizes", "#trms", 1}, {"growth-rms", "growth (RMS)", 0},
-    {"k-rms", "k (RMS)", 1},   {"growth-trms", "growth (TRMS)", 0},
-    {"k-trms", "k (TRMS)", 1}, {"thr-in", "thr-in %", 1},   {"ext-in", "ext-in %", 1},
+    {"trms-sizes", "#trms", 1}, {"growth-rms", "growth RMS", 0},
+    {"k-rms", "k", 1},         {"growth-trms", "growth TRMS", 0},
+    {"k-trms", "k", 1},        {"thr-in", "thr-in%", 1},    {"ext-in", "ext-in%", 1},
 };
 
 static void cell_u64(FILE *out, uint64_t v)
@@ -112,28 +122,39 @@ static void cell_growth(FILE *out, const struct growth_fit *fit)
     char verdict[32];
     fprintf(out, "<td data-v=\"%.6g %s\">%s</td>", fit->exponent,
             growth_verdict_text(fit, verdict, sizeof verdict), verdict);
-    fprintf(out, "<td data-v=\"%.6g\" title=\"exponents that fit: %.3f to %.3f\">%.2f</td>",
+    fprintf(out, "<td data-v=\"%.6g\" title=\"exponents that fit as well: %.3f to %.3f\">%.2f</td>",
             fit->exponent, fit->exponent_low, fit->exponent_high, fit->exponent);
 }
 
 static void routine_table(FILE *out, const struct report_model *m, const unsigned char *plotted)
 {
+    size_t folded = 0;
+    for (size_t i = 0; i < m->n_rows; i++)
+        folded += report_row_folded(&m->rows[i]);
     fprintf(out, "<input id=\"filter\" type=\"search\" placeholder=\"filter routines\"> "
                  "<span class=\"note\"><span id=\"shown\">%zu</span> of %zu shown; click a "
-                 "heading to sort</span>\n",
-            m->n_rows, m->n_rows);
-    fputs("<div class=\"table-wrap\"><table id=\"routines\"><thead><tr>", out);
+                 "heading to sort</span>",
+            m->n_rows - folded, m->n_rows);
+    if (folded)
+        fprintf(out, " <label class=\"note\"><input type=\"checkbox\" id=\"show-folded\"> "
+                     "show the %zu folded rows (wrappers, and frames that pass their cost to one "
+                     "callee)</label>",
+                folded);
+    fputs("\n<div class=\"table-wrap\"><table id=\"routines\"><thead><tr>", out);
     for (size_t c = 0; c < sizeof columns / sizeof *columns; c++)
         fprintf(out, "<th data-key=\"%s\" data-type=\"%s\"%s%s>%s</th>", columns[c].key,
                 columns[c].numeric ? "num" : "text", c == 0 ? " class=\"name\"" : "",
-                c == 3 ? " data-sorted=\"desc\"" : "", columns[c].title);
+                c == (m->by_self ? 4u : 3u) ? " data-sorted=\"desc\"" : "", columns[c].title);
     fputs("</tr></thead><tbody>\n", out);
     for (size_t i = 0; i < m->n_rows; i++) {
         const struct report_row *r = &m->rows[i];
         char label[REPORT_LABEL_MAX], shown[REPORT_LABEL_MAX];
         report_row_label(r, label, sizeof label);
-        report_row_label_fit(r, HTML_LABEL_WIDTH, shown, sizeof shown);
-        fputs(r->wrapper ? "<tr class=\"wrapper\" data-name=\"" : "<tr data-name=\"", out);
+        report_row_label_fit(r, HTML_TABLE_LABEL_WIDTH, shown, sizeof shown);
+        fputs(r->wrapper           ? "<tr class=\"wrapper\" data-name=\""
+              : r->passes_to >= 0 ? "<tr class=\"pass\" data-name=\""
+                                  : "<tr data-name=\"",
+              out);
         html_text(out, label);
         fputs("\"><td class=\"name\" data-v=\"", out);
         html_text(out, label);
@@ -141,6 +162,12 @@ static void routine_table(FILE *out, const struct report_model *m, const unsigne
         html_text(out, label);
         if (r->wrapper)
             fputs(" (a wrapper: called once, its cost mostly its callees&#39;)", out);
+        if (r->passes_to >= 0) {
+            char into[REPORT_LABEL_MAX];
+            fputs(" (passes its cost to one callee; the chain ends in ", out);
+            html_text(out, report_row_label(&m->rows[r->passes_to], into, sizeof into));
+            fputs(")", out);
+        }
         fputs("\">", out);
         if (plotted[i])
             fprintf(out, "<a href=\"#r-%zu\">", i);
@@ -226,6 +253,19 @@ static void induced_chart(FILE *out, const struct report_model *m)
     size_t whole = all_thread + all_external > 0;
     if (!whole && n == 0) {
         fputs("<p>No routine read input induced by other threads or the kernel.</p>\n", out);
+        free(shares);
+        return;
+    }
+    /* Without input from other threads every bar would be all external:
+     * no chart, the count. */
+    uint64_t any_thread = all_thread;
+    for (size_t i = 0; i < n; i++)
+        any_thread += shares[i].row->induced_thread;
+    if (any_thread == 0) {
+        fprintf(out, "<p>No routine read input another thread wrote%s; the kernel wrote what "
+                     "they read as induced input (%" PRIu64 " first reads in the whole program): "
+                     "each routine's share is its ext-in column.</p>\n",
+                m->n_threads <= 1 ? " (one thread)" : "", all_external);
         free(shares);
         return;
     }
@@ -340,12 +380,23 @@ static void reuse_chart(FILE *out, const char *cls, const char *title,
              h->cold);
     struct svg_frame f = {.cls = cls, .title = full,
                           .x_label = "reuse distance (lines; log2 buckets from the value shown)",
-                          .y_label = "accesses", .width = 560, .height = 240};
+                          .y_label = "accesses (log scale)", .width = 560, .height = 240,
+                          .log_y = 1};
     svg_bar_chart(out, &f, bars, n, names, 1, 0);
     free(tips);
     free(labels);
     free(counts);
     free(bars);
+}
+
+static int same_histogram(const struct reuse_histogram *a, const struct reuse_histogram *b)
+{
+    if (a->accesses != b->accesses || a->cold != b->cold || a->n_bins != b->n_bins)
+        return 0;
+    for (size_t i = 0; i < a->n_bins; i++)
+        if (a->bins[i].distance != b->bins[i].distance || a->bins[i].count != b->bins[i].count)
+            return 0;
+    return 1;
 }
 
 /* Threads given a reuse chart of their own: the busiest. */
@@ -356,6 +407,8 @@ static void reuse_section(FILE *out, const struct report_model *m)
     /* The threads with the most accesses, in thread order. */
     unsigned char *charted = xcalloc(m->n_threads + 1, 1);
     size_t n_charted = m->n_threads < REUSE_THREAD_CHARTS ? m->n_threads : REUSE_THREAD_CHARTS;
+    if (m->n_threads == 1 && same_histogram(&m->reuse_threads[0].histogram, &m->reuse_global))
+        n_charted = 0; /* one thread: its chart would be the global one */
     for (size_t k = 0; k < n_charted; k++) {
         size_t best = m->n_threads;
         for (size_t i = 0; i < m->n_threads; i++)
@@ -368,7 +421,9 @@ static void reuse_section(FILE *out, const struct report_model *m)
     fprintf(out, "<h2>Reuse distance</h2>\n<p class=\"note\">Exact LRU stack distance in %" PRIu64
                  "-byte lines, loads and stores (not the kernel's); first accesses are cold.",
             m->line_size);
-    if (n_charted < m->n_threads)
+    if (n_charted == 0)
+        fputs(" One thread: its histogram is the program's.", out);
+    else if (n_charted < m->n_threads)
         fprintf(out, " All threads, then the %zu of %zu threads with the most accesses (the "
                      "text and JSON reports have every thread's).",
                 n_charted, m->n_threads);
@@ -400,8 +455,10 @@ static void cost_plot(FILE *out, const struct report_row *r, int metric)
         worst[i] = (double)pts[i].max;
         average[i] = (double)pts[i].sum / (double)pts[i].calls;
     }
-    struct svg_series series[4] = {{.name = "worst", .x = x, .y = worst, .n = n},
-                                   {.name = "average", .x = x, .y = average, .n = n}};
+    /* Average cost as dots, worst-case as rings drawn over them: both show
+     * where they coincide. */
+    struct svg_series series[4] = {{.name = "average", .x = x, .y = average, .n = n},
+                                   {.name = "worst", .x = x, .y = worst, .n = n, .ring = 1}};
     size_t n_series = 2;
     double cy[2][CURVE_SAMPLES];
     const struct growth_fit *fits[2] = {&r->fit[metric][COST_WORST], &r->fit[metric][COST_AVERAGE]};
@@ -473,14 +530,52 @@ static void fit_note(FILE *out, const char *what, const struct growth_fit *fit)
     fputs("</p>", out);
 }
 
+static int same_points(const struct profile_point *a, const struct profile_point *b, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (a[i].n != b[i].n || a[i].calls != b[i].calls || a[i].max != b[i].max ||
+            a[i].sum != b[i].sum)
+            return 0;
+    return 1;
+}
+
+/* Whether the row's TRMS tuples are its RMS tuples (no input from other
+ * threads or the kernel): one set of plots and verdicts says it all. */
+static int trms_as_rms(const struct report_row *r)
+{
+    return r->n_points[METRIC_RMS] == r->n_points[METRIC_TRMS] &&
+           same_points(r->points[METRIC_RMS], r->points[METRIC_TRMS], r->n_points[METRIC_RMS]);
+}
+
+/* The verdicts of a metric: one line when worst-case and average cost
+ * say the same, else one each. */
+static void verdict_notes(FILE *out, const struct report_row *r, int metric, int both_metrics)
+{
+    const struct growth_fit *worst = &r->fit[metric][COST_WORST];
+    const struct growth_fit *average = &r->fit[metric][COST_AVERAGE];
+    char a[32], b[32], what[96];
+    const char *name = both_metrics ? "RMS and TRMS" : metric == METRIC_RMS ? "RMS" : "TRMS";
+    if (strcmp(growth_verdict_text(worst, a, sizeof a),
+               growth_verdict_text(average, b, sizeof b)) == 0) {
+        snprintf(what, sizeof what, "cost by %s (worst-case and average alike)", name);
+        fit_note(out, what, worst);
+        return;
+    }
+    snprintf(what, sizeof what, "worst-case cost by %s", name);
+    fit_note(out, what, worst);
+    snprintf(what, sizeof what, "average cost by %s", name);
+    fit_note(out, what, average);
+}
+
 static void routine_section(FILE *out, const struct report_row *r, size_t index)
 {
     char label[REPORT_LABEL_MAX], shown[REPORT_LABEL_MAX];
     report_row_label(r, label, sizeof label);
     report_row_label_fit(r, HTML_LABEL_WIDTH, shown, sizeof shown);
+    int as_rms = trms_as_rms(r);
     fprintf(out, "<section class=\"routine\" id=\"r-%zu\" data-rms-points=\"%zu\" "
-                 "data-trms-points=\"%zu\"><h3 title=\"",
-            index, r->n_points[METRIC_RMS], r->n_points[METRIC_TRMS]);
+                 "data-trms-points=\"%zu\" data-trms-as-rms=\"%d\"><h3 title=\"",
+            index, r->n_points[METRIC_RMS], r->n_points[METRIC_TRMS], as_rms);
     html_text(out, label);
     fputs("\">", out);
     html_text(out, shown);
@@ -489,17 +584,19 @@ static void routine_section(FILE *out, const struct report_row *r, size_t index)
     else
         fprintf(out, " &mdash; thread %" PRIu32, r->tid);
     fprintf(out, "</h3><p class=\"note\">%" PRIu64 " calls, cost %" PRIu64 " (self %" PRIu64
-                 "), %" PRIu64 " thread-induced and %" PRIu64 " external input reads</p>",
-            r->calls, r->cost, r->self_cost, r->induced_thread, r->induced_external);
-    fit_note(out, "worst-case cost by RMS", &r->fit[METRIC_RMS][COST_WORST]);
-    fit_note(out, "average cost by RMS", &r->fit[METRIC_RMS][COST_AVERAGE]);
-    fit_note(out, "worst-case cost by TRMS", &r->fit[METRIC_TRMS][COST_WORST]);
-    fit_note(out, "average cost by TRMS", &r->fit[METRIC_TRMS][COST_AVERAGE]);
+                 "), %" PRIu64 " thread-induced and %" PRIu64 " external input reads%s</p>",
+            r->calls, r->cost, r->self_cost, r->induced_thread, r->induced_external,
+            as_rms ? "; its TRMS is its RMS at every call" : "");
+    verdict_notes(out, r, METRIC_RMS, as_rms);
+    if (!as_rms)
+        verdict_notes(out, r, METRIC_TRMS, 0);
     fputs("<div class=\"plots\">", out);
     cost_plot(out, r, METRIC_RMS);
-    cost_plot(out, r, METRIC_TRMS);
+    if (!as_rms)
+        cost_plot(out, r, METRIC_TRMS);
     workload_plot(out, r);
-    input_plot(out, r);
+    if (r->induced_thread + r->induced_external > 0)
+        input_plot(out, r);
     fputs("</div></section>\n", out);
 }
 
@@ -524,28 +621,35 @@ int report_html(FILE *out, const struct report_model *m, const struct report_opt
     uint64_t accesses = 0;
     for (int t = EVENT_READ; t <= EVENT_KWRITE; t++)
         accesses += m->events[t];
-    fprintf(out, ": %zu threads, %" PRIu64 " activations, %" PRIu64 " memory accesses; cell size "
+    fprintf(out, ": %zu thread%s, %" PRIu64 " activations, %" PRIu64 " memory accesses; cell size "
                  "%" PRIu64 " B, line size %" PRIu64 " B; trms %s.</p>\n",
-            m->n_threads, m->activations, accesses, m->cell_size, m->line_size, TRMS_VERSION);
-    fprintf(out, "<h2>%s by cost</h2>\n<p class=\"note\">cost: instructions, descendants "
+            m->n_threads, m->n_threads == 1 ? "" : "s", m->activations, accesses, m->cell_size,
+            m->line_size, TRMS_VERSION);
+    fprintf(out, "<h2>%s by %s</h2>\n<p class=\"note\">cost: instructions, descendants "
                  "included. #rms/#trms: distinct input sizes. growth: how worst-case cost grows "
-                 "at the large end of the input sizes: a model among 1, log n, n, n log n, n^2, "
-                 "n^3, or ~n<sup>k</sup> between them ('?': a poor fit); k: the exponent there "
-                 "(hover for its 95%% interval); '-' with fewer than %d input sizes spanning "
-                 "%.0fx. thr-in/ext-in: share of the TRMS input written by another thread / the "
-                 "kernel.</p>\n",
-            m->contexts ? "Calling contexts" : "Routines", GROWTH_MIN_SIZES, GROWTH_MIN_SPAN);
+                 "at the large end of the input sizes, fitted as a + b f(n): a model among 1, "
+                 "log n, n, n log n, n^2, n^3 (two neighbours where both fit), or "
+                 "~n<sup>k</sup> between them; '?': a guess; 'varies': cost depends on more "
+                 "than input size; '-': fewer than %d input sizes spanning %.0fx. k: the "
+                 "exponent of the growing term (hover for the range that fits as well). "
+                 "thr-in/ext-in: share of the TRMS input written by another thread / the "
+                 "kernel. As in the text report, frames that pass their cost to one callee and "
+                 "wrappers are folded (the switch shows them).</p>\n",
+            m->contexts ? "Calling contexts" : "Routines", m->by_self ? "self cost" : "cost",
+            GROWTH_MIN_SIZES, GROWTH_MIN_SPAN);
     routine_table(out, m, is_plotted);
     induced_chart(out, m);
     reuse_section(out, m);
     fprintf(out, "<h2>Cost plots</h2>\n<p class=\"note\">The %zu %s %s. Points: "
-                 "worst-case (red) and average (blue) cost per input size; dashed: the verdict's "
-                 "curve over the sizes it judged, the large end.",
+                 "worst-case (red rings) and average (blue dots) cost per input size; dashed: "
+                 "the verdict's curve over the sizes it judged, the large end. A TRMS plot "
+                 "only where TRMS is not RMS.",
             plotted, m->by_self ? "routines with the most self cost," : "costliest",
             m->contexts ? "contexts" : "routines");
     if (folded)
-        fprintf(out, " Left out: %zu wrapper%s (called once, under %.0f%% of the cost in "
-                     "their own code), greyed in the table.",
+        fprintf(out, " Left out: %zu folded row%s (wrappers, called once with under %.0f%% of "
+                     "their cost in their own code, and frames passing their cost to one "
+                     "callee), in the table behind its switch.",
                 folded, folded == 1 ? "" : "s", 100 * REPORT_WRAPPER_SELF_SHARE);
     fputs("</p>\n", out);
     for (size_t k = 0; k < plotted; k++)

@@ -129,7 +129,7 @@ static void json_fit(FILE *out, const struct growth_fit *fit)
     fputs("}}", out);
 }
 
-static void json_row(FILE *out, const struct report_row *r)
+static void json_row(FILE *out, const struct report_model *m, const struct report_row *r)
 {
     fputs("{\"name\": ", out);
     json_string(out, r->name);
@@ -170,16 +170,23 @@ static void json_row(FILE *out, const struct report_row *r)
     json_number(out, report_row_share(r, 0) / 100);
     fputs(", \"external_input_share\": ", out);
     json_number(out, report_row_share(r, 1) / 100);
+    fputs(", \"passes_to\": ", out);
+    if (r->passes_to >= 0) {
+        char label[REPORT_LABEL_MAX];
+        json_string(out, report_row_label(&m->rows[r->passes_to], label, sizeof label));
+    } else {
+        fputs("null", out);
+    }
     fputs(",\n     \"rms_points\": ", out);
     json_points(out, r->points[METRIC_RMS], r->n_points[METRIC_RMS]);
     fputs(",\n     \"trms_points\": ", out);
     json_points(out, r->points[METRIC_TRMS], r->n_points[METRIC_TRMS]);
     fputs(",\n     \"fit\": {", out);
-    for (int m = 0; m < METRICS; m++) {
-        fprintf(out, "%s\"%s\": {", m ? ", " : "", report_metric_names[m]);
+    for (int metric = 0; metric < METRICS; metric++) {
+        fprintf(out, "%s\"%s\": {", metric ? ", " : "", report_metric_names[metric]);
         for (int k = 0; k < COST_KINDS; k++) {
             fprintf(out, "%s\n       \"%s\": ", k ? "," : "", report_cost_names[k]);
-            json_fit(out, &r->fit[m][k]);
+            json_fit(out, &r->fit[metric][k]);
         }
         fputc('}', out);
     }
@@ -222,7 +229,7 @@ int report_json(FILE *out, const struct report_model *m, const struct report_opt
     fprintf(out, "},\n  \"activations\": %" PRIu64 ",\n  \"routines\": [", m->activations);
     for (size_t i = 0; i < m->n_rows; i++) {
         fputs(i ? ",\n    " : "\n    ", out);
-        json_row(out, &m->rows[i]);
+        json_row(out, m, &m->rows[i]);
     }
     fputs("\n  ],\n  \"reuse\": {\n    \"global\": ", out);
     json_histogram(out, &m->reuse_global);

@@ -9,6 +9,7 @@
 #include "analyses/activation.h"
 #include "common/oom.h"
 #include "report/name_shorten.h"
+#include "report/report_fold.h"
 #include "report/routine_match.h"
 #include "store/symbol_store.h"
 #include "report/report.h"
@@ -177,9 +178,13 @@ const char *report_row_label_fit(const struct report_row *row, size_t width, cha
     size_t room = strlen(row->name) + strlen(where) <= width ? strlen(row->name)
                   : strlen(where) + 16 <= width                ? width - strlen(where)
                                                                : 0;
-    if (room == 0 || name_shorten(row->name, room, name, sizeof name)) {
+    if (row->homonym && room == 0) /* the address stays: it is what tells them apart */
+        room = width > strlen(where) + 8 ? width - strlen(where) : 8;
+    if (room == 0 || (!row->homonym && name_shorten(row->name, room, name, sizeof name))) {
         where[0] = '\0';
         name_shorten(row->name, width, name, sizeof name);
+    } else if (row->homonym) {
+        name_shorten(row->name, room, name, sizeof name);
     }
     snprintf(buf, len, "%s%s", name, where);
     return buf;
@@ -362,12 +367,17 @@ static int is_wrapper(const struct report_row *r)
     return r->calls == 1 && (double)r->self_cost < REPORT_WRAPPER_SELF_SHARE * (double)r->cost;
 }
 
+int report_row_folded(const struct report_row *row)
+{
+    return row->wrapper || row->passes_to >= 0;
+}
+
 size_t report_top_rows(const struct report_model *m, size_t n, size_t *index, size_t *folded)
 {
     size_t shown = 0;
     *folded = 0;
     for (size_t i = 0; i < m->n_rows && (n == 0 || shown < n); i++) {
-        if (n && m->rows[i].wrapper)
+        if (n && report_row_folded(&m->rows[i]))
             ++*folded;
         else
             index[shown++] = i;
@@ -538,6 +548,7 @@ int report_model_build(const struct report_source *sources, size_t n,
     mark_homonyms(out);
     qsort(out->rows, out->n_rows, sizeof *out->rows, sel->by_self ? by_self_cost : by_cost);
     out->by_self = sel->by_self;
+    report_fold_chains(out);
 
     out->recordings = xcalloc(n, sizeof *out->recordings);
     out->windows = xcalloc(n, sizeof *out->windows);

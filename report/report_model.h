@@ -79,6 +79,9 @@ struct report_row {
     unsigned __int128 input[METRICS];       /* input sizes summed over calls */
     struct growth_fit fit[METRICS][COST_KINDS];
     int wrapper;                  /* see REPORT_WRAPPER_SELF_SHARE */
+    long passes_to;               /* a frame that passes its cost to one callee
+                                     (report_fold.h): the row its chain ends in;
+                                     -1: it does its own work */
     int homonym;                  /* another row's name reads the same shortened
                                      (REPORT_HOMONYM_WIDTH): short labels add
                                      " @0x29b0", the module address */
@@ -123,9 +126,13 @@ const char *report_row_label(const struct report_row *row, char *buf, size_t len
 const char *report_row_label_fit(const struct report_row *row, size_t width, char *buf,
                                  size_t len);
 
-/* The rows a report's top N shows: the first N that are not wrappers
+/* Whether ROW is folded out of the top rows: a wrapper, or a frame that
+ * passes its cost to one callee. */
+int report_row_folded(const struct report_row *row);
+
+/* The rows a report's top N shows: the first N that are not folded
  * (all rows when N is 0), their indices into INDEX (room for m->n_rows);
- * returns how many, and through *FOLDED the wrappers passed over. */
+ * returns how many, and through *FOLDED the folded rows passed over. */
 size_t report_top_rows(const struct report_model *m, size_t n, size_t *index, size_t *folded);
 
 /* The key rows are merged and compared by (diff): the label. */

@@ -9,6 +9,7 @@
 
 #include "common/oom.h"
 #include "report/report.h"
+#include "report/report_fold.h"
 #include "report/report_model.h"
 
 static void thread_cell(const struct report_row *row, char *buf, size_t len)
@@ -29,33 +30,86 @@ static void exponent_cell(const struct growth_fit *fit, char *buf, size_t len)
         snprintf(buf, len, "%.2f±%.2f", fit->exponent, side);
 }
 
-/* The wrappers folded out of the top rows, each name once (wrapper chains
- * repeat in every thread), up to a line's worth. */
-static void folded_line(FILE *out, const struct report_model *m, size_t folded)
+/* Up to a line's worth of the wrappers' names, each once (wrapper chains
+ * repeat in every thread). */
+static void wrapper_names(FILE *out, const struct report_model *m)
 {
-    fprintf(out, "  folded: %zu wrapper%s (called once, under %.0f%% of the cost in their own "
-                 "code):",
-            folded, folded == 1 ? "" : "s", 100 * REPORT_WRAPPER_SELF_SHARE);
-    size_t used = 0, listed = 0;
-    for (size_t i = 0; i < m->n_rows && listed < folded; i++) {
-        if (!m->rows[i].wrapper)
+    size_t used = 0;
+    for (size_t i = 0; i < m->n_rows; i++) {
+        const struct report_row *r = &m->rows[i];
+        if (!r->wrapper || r->passes_to >= 0)
             continue;
-        listed++;
         int seen = 0;
         for (size_t j = 0; j < i && !seen; j++)
-            seen = m->rows[j].wrapper && strcmp(m->rows[j].name, m->rows[i].name) == 0;
+            seen = m->rows[j].wrapper && m->rows[j].passes_to < 0 &&
+                   strcmp(m->rows[j].name, r->name) == 0;
         if (seen)
             continue;
         if (used > 120) {
             fputs(", ...", out);
-            break;
+            return;
         }
         char name[64];
-        report_row_label_fit(&m->rows[i], 40, name, sizeof name);
+        report_row_label_fit(r, 40, name, sizeof name);
         fprintf(out, "%s %s", used ? "," : "", name);
         used += strlen(name) + 2;
     }
-    fputs("; --top 0 lists them\n", out);
+}
+
+/* Up to a line's worth of the folded chains, "a > b > the frame they end
+ * in", in the order of the frames they end in. */
+static void chain_names(FILE *out, const struct report_model *m)
+{
+    size_t used = 0;
+    for (size_t t = 0; t < m->n_rows; t++) {
+        int ends_here = 0;
+        for (size_t i = 0; i < m->n_rows && !ends_here; i++)
+            ends_here = m->rows[i].passes_to == (long)t;
+        if (!ends_here)
+            continue;
+        if (used > 120) {
+            fputs("; ...", out);
+            return;
+        }
+        char name[64];
+        fputs(used ? ";" : "", out);
+        for (size_t i = 0; i < m->n_rows; i++)
+            if (m->rows[i].passes_to == (long)t) {
+                report_row_label_fit(&m->rows[i], 40, name, sizeof name);
+                fprintf(out, " %s >", name);
+                used += strlen(name) + 3;
+            }
+        report_row_label_fit(&m->rows[t], 40, name, sizeof name);
+        fprintf(out, " %s", name);
+        used += strlen(name) + 2;
+    }
+}
+
+/* The rows folded out of the top: frames that pass their cost to one
+ * callee, and wrappers. */
+static void folded_lines(FILE *out, const struct report_model *m)
+{
+    size_t chains = 0, wrappers = 0;
+    for (size_t i = 0; i < m->n_rows; i++) {
+        chains += m->rows[i].passes_to >= 0;
+        wrappers += m->rows[i].wrapper && m->rows[i].passes_to < 0;
+    }
+    if (chains) {
+        fprintf(out, "  folded: %zu frame%s passing %s cost to one callee (under %.0f%% in "
+                     "their own code):",
+                chains, chains == 1 ? "" : "s", chains == 1 ? "its" : "their",
+                100 * REPORT_PASS_SELF_SHARE);
+        chain_names(out, m);
+        fputc('\n', out);
+    }
+    if (wrappers) {
+        fprintf(out, "  folded: %zu wrapper%s (called once, under %.0f%% of the cost in their "
+                     "own code):",
+                wrappers, wrappers == 1 ? "" : "s", 100 * REPORT_WRAPPER_SELF_SHARE);
+        wrapper_names(out, m);
+        fputc('\n', out);
+    }
+    fputs("  --top 0 lists the folded rows\n", out);
 }
 
 static void routines_table(FILE *out, const struct report_model *m, const struct report_options *o)
@@ -91,7 +145,7 @@ static void routines_table(FILE *out, const struct report_model *m, const struct
                 exponent, report_row_share(r, 0), report_row_share(r, 1));
     }
     if (folded)
-        folded_line(out, m, folded);
+        folded_lines(out, m);
     if (shown + folded < m->n_rows)
         fprintf(out, "  ... %zu more (--top 0 shows all)\n", m->n_rows - shown - folded);
     free(index);

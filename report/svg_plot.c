@@ -160,8 +160,9 @@ static void legend(FILE *out, const struct svg_frame *f, const char *const *name
 static void open_svg(FILE *out, const struct svg_frame *f, int height, size_t points)
 {
     fprintf(out, "<svg class=\"plot %s\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" "
-                 "data-points=\"%zu\">",
-            f->cls, f->width, height, f->width, height, points);
+                 "data-points=\"%zu\"%s>",
+            f->cls, f->width, height, f->width, height, points,
+            f->log_y ? " data-log-y=\"1\"" : "");
     double room = f->width - MARGIN_LEFT - MARGIN_RIGHT;
     size_t len = strlen(f->title);
     char *shown = xmalloc(len + 4);
@@ -210,6 +211,19 @@ static void y_grid(FILE *out, const struct axes *a)
     double step = svg_tick_step(a->y1 - a->y0, 5);
     for (double y = a->y0; y <= a->y1 + step / 2; y += step) {
         short_number(buf, sizeof buf, fabs(y) < step / 2 ? 0 : y);
+        fprintf(out, "<line class=\"grid\" x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\"/>"
+                     "<text class=\"tick\" x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%s</text>",
+                a->left, py(a, y), a->right, py(a, y), a->left - 4, py(a, y) + 4, buf);
+    }
+}
+
+/* Decades of a logarithmic axis holding log10(1 + v). */
+static void log_y_grid(FILE *out, const struct axes *a)
+{
+    char buf[32];
+    for (int k = 0; k <= (int)a->y1; k++) {
+        double y = k;
+        short_number(buf, sizeof buf, k ? pow(10, k) : 0);
         fprintf(out, "<line class=\"grid\" x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\"/>"
                      "<text class=\"tick\" x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%s</text>",
                 a->left, py(a, y), a->right, py(a, y), a->left - 4, py(a, y) + 4, buf);
@@ -294,10 +308,11 @@ void svg_xy_plot(FILE *out, const struct svg_frame *f, const struct svg_series *
         for (size_t i = 0; i < series[s].n; i++) {
             if (!isfinite(series[s].x[i]) || !isfinite(series[s].y[i]))
                 continue;
-            fprintf(out, "<circle class=\"pt %s\" cx=\"%.1f\" cy=\"%.1f\" r=\"2.5\"><title>n %.0f, "
-                         "%s %.6g</title></circle>",
-                    series[s].name, px(&a, series[s].x[i]), py(&a, series[s].y[i]),
-                    series[s].x[i], series[s].name, series[s].y[i]);
+            fprintf(out, "<circle class=\"pt %s%s\" cx=\"%.1f\" cy=\"%.1f\" r=\"%s\"><title>n "
+                         "%.0f, %s %.6g</title></circle>",
+                    series[s].name, series[s].ring ? " ring" : "", px(&a, series[s].x[i]),
+                    py(&a, series[s].y[i]), series[s].ring ? "3.5" : "2", series[s].x[i],
+                    series[s].name, series[s].y[i]);
         }
     }
     legend(out, f, names, n_names);
@@ -319,9 +334,16 @@ void svg_bar_chart(FILE *out, const struct svg_frame *f, const struct svg_bar *b
     }
     if (y_max > 0)
         a.y1 = y_max;
-    nice_range(&a.y0, &a.y1);
+    /* A logarithmic axis plots log10(1 + v): whole decades. */
+    if (f->log_y)
+        a.y1 = fmax(1, ceil(log10(1 + a.y1)));
+    else
+        nice_range(&a.y0, &a.y1);
     open_svg(out, f, f->height, n);
-    y_grid(out, &a);
+    if (f->log_y)
+        log_y_grid(out, &a);
+    else
+        y_grid(out, &a);
     axis_labels(out, f, a.top, f->height);
     double width = (a.right - a.left) / (n ? (double)n : 1);
     /* A bar's label is drawn where it clears the last one drawn. */
@@ -335,11 +357,13 @@ void svg_bar_chart(FILE *out, const struct svg_frame *f, const struct svg_bar *b
         fputs("</title>", out);
         for (size_t p = 0; p < n_parts; p++) {
             double v = bars[i].parts[p];
+            double from = f->log_y ? log10(1 + base) : base;
+            double to = f->log_y ? log10(1 + base + v) : base + v;
             if (v > 0)
                 fprintf(out, "<rect class=\"bar %s\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
                              "height=\"%.1f\"/>",
-                        part_names[p], x + width * 0.1, py(&a, base + v), width * 0.8,
-                        py(&a, base) - py(&a, base + v));
+                        part_names[p], x + width * 0.1, py(&a, to), width * 0.8,
+                        py(&a, from) - py(&a, to));
             base += v;
         }
         double half = svg_text_width(bars[i].label, TICK_SIZE, 0) / 2, middle = x + width / 2;

@@ -26,6 +26,8 @@ struct svg_frame {
     const char *title;
     const char *x_label, *y_label;
     int width, height;
+    int log_y;             /* bar charts: a logarithmic count axis (1, 10, 100, ...),
+                              so that a long tail of small bars shows */
 };
 
 struct svg_series {
@@ -33,6 +35,7 @@ struct svg_series {
     const double *x, *y;
     size_t n;
     int curve;             /* a line through the points, not points */
+    int ring;              /* points as rings, drawn over the others' dots */
 };
 
 /* Writes an x-y plot of the N series. The axes span the points (not the

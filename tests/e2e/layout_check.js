@@ -1,7 +1,8 @@
 // Checks the layout of the page it is appended to, as the browser drew it,
 // and writes what it found into <body data-layout="..."> (JSON) for
 // report_e2e.py's layout case to read from Chromium's --dump-dom:
-//  - the page is no wider than the window;
+//  - the page is no wider than the window, and the routine table fits it
+//    (no column behind a sideways scroll);
 //  - no element's content overflows its box, unless the box scrolls
 //    (overflow auto or scroll);
 //  - inside every SVG plot, every text label, legend swatch and bar lies
@@ -51,6 +52,13 @@
                     el.scrollHeight + ' in ' + el.clientWidth + 'x' + el.clientHeight);
   }
 
+  // The routine table fits the window: no column behind a sideways scroll.
+  var wrap = document.querySelector('.table-wrap');
+  if (wrap && (wrap.scrollWidth > wrap.clientWidth + 1 ||
+               wrap.getBoundingClientRect().right > window.innerWidth + 1))
+    problems.push('the routine table is ' + wrap.scrollWidth + 'px wide in a ' +
+                  wrap.clientWidth + 'px box, in a ' + window.innerWidth + 'px window');
+
   // SVG plots.
   var plots = document.querySelectorAll('svg.plot');
   var plotBoxes = [];
@@ -85,7 +93,13 @@
         problems.push('plots overlap: ' + describe(plotBoxes[x][0]) + ' and ' +
                       describe(plotBoxes[y][0]));
 
+  // Folded rows (wrappers, pass-through frames) the table shows by default.
+  var foldedShown = 0;
+  var rows = document.querySelectorAll('#routines tbody tr.wrapper, #routines tbody tr.pass');
+  for (var f = 0; f < rows.length; f++)
+    if (getComputedStyle(rows[f]).display !== 'none') foldedShown++;
+
   document.body.setAttribute('data-layout', JSON.stringify({
     problems: problems, plots: plots.length, width: root.scrollWidth,
-    height: root.scrollHeight}));
+    height: root.scrollHeight, folded: rows.length, folded_shown: foldedShown}));
 })();

@@ -224,13 +224,13 @@ def case_html(tmp):
     body = re.search(r"<body[^>]*>", dom).group(0)
     check('data-ready="1"' in body, "the page's script did not run to its end")
     check("data-errors" not in body, f"the page's script reported errors: {body}")
-    names = re.findall(r'<tr(?: class="wrapper")? data-name="([^"]*)"', dom)
+    names = re.findall(r'<tr(?: class="(?:wrapper|pass)")? data-name="([^"]*)"', dom)
     check(len(names) == len(r["routines"]), f"{len(names)} table rows, {len(r['routines'])} routines")
     for name in ("str_tolower", "str_tolower_fixed", "lower_word", "sort_numbers", "count_word",
                  "put_word", "take_word", "counter", "main"):
         check(any(n.startswith(name + " (wordcase.c:") for n in names), f"table lacks {name}")
     # Sorted by calls, descending, by the address.
-    calls = [int(c) for c in re.findall(r'<tr(?: class="wrapper")? data-name="[^"]*">'
+    calls = [int(c) for c in re.findall(r'<tr(?: class="(?:wrapper|pass)")? data-name="[^"]*">'
                                         r'<td class="name"[^>]*>.*?</td>'
                                         r'<td data-v="[^"]*">[^<]*</td><td data-v="(\d+)"', dom)]
     check(len(calls) == len(names) and calls == sorted(calls, reverse=True), f"calls {calls[:8]}")
@@ -252,13 +252,20 @@ def case_html(tmp):
         check(len(x) == 1, f"section {name}")
         x = x[0]
         seen.add(x["name"])
+        # A TRMS plot only where TRMS is not RMS.
+        as_rms = x["rms_points"] == x["trms_points"]
+        check(f'data-trms-as-rms="{int(as_rms)}"' in dom.split(f'id="r-{index}"')[1][:200],
+              f"{name}: data-trms-as-rms")
         for metric, cls in (("rms_points", "cost rms"), ("trms_points", "cost trms")):
             svg = re.search(r'<svg class="plot ' + cls + r'"[^>]*data-points="(\d+)"(.*?)</svg>',
                             body, re.S)
+            if as_rms and cls == "cost trms":
+                check(not svg, f"{name}: a TRMS plot the same as the RMS one")
+                continue
             check(svg, f"{name}: no {cls} plot")
             n = len(x[metric])
             check(int(svg.group(1)) == 2 * n, f"{name} {cls}: data-points {svg.group(1)}, n {n}")
-            check(svg.group(2).count('class="pt worst"') == n, f"{name} {cls}: worst points")
+            check(svg.group(2).count('class="pt worst ring"') == n, f"{name} {cls}: worst points")
             check(svg.group(2).count('class="pt average"') == n, f"{name} {cls}: average points")
             fitted = x["fit"][metric[:-7]]["worst"]["verdict"]
             check(('class="curve fit-worst"' in svg.group(2)) == fitted, f"{name}: fitted curve")
@@ -272,7 +279,7 @@ def case_html(tmp):
     dom, console = browse(tmp, "file://" + page + "#filter=str_tolower", "--dump-dom")
     check(not console, f"console messages: {console}")
     shown = re.search(r'<span id="shown">(\d+)</span>', dom)
-    visible = re.findall(r'<tr(?: class="wrapper")? data-name="([^"]*)"'
+    visible = re.findall(r'<tr(?: class="(?:wrapper|pass)")? data-name="([^"]*)"'
                          r'(?! style="display: none;")', dom)
     check(shown and int(shown.group(1)) == 2 == len(visible), f"filter: {shown and shown.group(1)}, {visible}")
     # A screenshot, kept as an artifact of the test run.
@@ -306,11 +313,87 @@ def layout(tmp, page, width):
     return json.loads(html_module.unescape(found.group(1)))
 
 
+def json_label(x):
+    """A JSON row's label as the HTML writes it in data-name."""
+    if "file" in x:
+        return x["name"] + (f" ({x['file']}:{x['line']})" if "line" in x else f" ({x['file']})")
+    if "module" in x and not x["name"].startswith("0x"):
+        return f"{x['name']} [{os.path.basename(x['module'])}]"
+    return x["name"]
+
+
+def check_page(tmp, name, rec, one_thread):
+    """The HTML page of REC at 1400 and 1100 pixels (layout_check.js), its
+    screenshots kept in ARTIFACTS; the ranking as the text report's (folded
+    chains and wrappers out of the top, hidden in the table until asked
+    for); worst-case points as rings over the average's; a logarithmic
+    reuse axis; for a one-thread program, no plot twice."""
+    import html as html_module
+    r = report_json(rec)
+    page = os.path.join(tmp, f"{name}.html")
+    run([TRMS, "report", rec, "--format", "html", "-o", page])
+    artifacts = os.environ.get("ARTIFACTS", tmp)
+    os.makedirs(artifacts, exist_ok=True)
+    shutil.copy(page, os.path.join(artifacts, f"{name}.html"))
+    for width in (1400, 1100):
+        found = layout(tmp, page, width)
+        check(found["plots"] >= 25 * 2, f"{name}: {found['plots']} plots")
+        check(not found["problems"], f"{name} at {width} px, {len(found['problems'])} layout "
+                                     "problems: " + "\n".join(found["problems"][:20]))
+        check(found["folded"] > 0 and found["folded_shown"] == 0,
+              f"{name}: {found['folded_shown']} of {found['folded']} folded rows shown")
+        shot = os.path.join(artifacts, f"{name}_{width}.png")
+        if os.path.exists(shot):
+            os.remove(shot)
+        browse(tmp, "file://" + page, f"--screenshot={shot}",
+               f"--window-size={width},{min(found['height'], 16000)}", "--hide-scrollbars")
+        with open(shot, "rb") as f:
+            check(f.read(8) == b"\x89PNG\r\n\x1a\n", "screenshot")
+    html = open(page).read()
+    # The ranking: the text report's top 25 (folded rows out) are the
+    # table's first unfolded rows and the plotted routines, in order.
+    top = [x for x in r["routines"] if not x["wrapper"] and x["passes_to"] is None][:25]
+    want = [(json_label(x), x["thread"]) for x in top]
+    plotted = [(html_module.unescape(t), int(tid)) for t, tid in re.findall(
+        r'<section class="routine" id="r-\d+"[^>]*><h3 title="([^"]*)">.*? thread (\d+)</h3>',
+        html)]
+    check(plotted == want, f"{name}: plotted {plotted[:4]}, ranked {want[:4]}")
+    table = [(html_module.unescape(n), c) for c, n in
+             re.findall(r'<tr(?: class="(wrapper|pass)")? data-name="([^"]*)"', html)]
+    unfolded = [n for n, c in table if not c][:25]
+    check(unfolded == [w for w, _ in want], f"{name}: table {unfolded[:4]}, ranked {want[:4]}")
+    check(len(table) == len(r["routines"]), f"{name}: {len(table)} table rows")
+    folded = {json_label(x) for x in r["routines"] if x["passes_to"] is not None}
+    check(folded, f"{name}: no chain folded")
+    check(not folded & {w for w, _ in want}, f"{name}: a folded frame among the top rows")
+    # Worst-case points: rings drawn after (over) the average's dots.
+    for svg in re.findall(r'<svg class="plot cost (?:rms|trms)".*?</svg>', html, re.S):
+        rings = svg.find('class="pt worst ring"')
+        check(rings < 0 or svg.find('class="pt average"') < rings, f"{name}: rings under dots")
+        check('class="pt worst"' not in svg, f"{name}: worst-case points without rings")
+    reuse = re.findall(r'<svg class="plot reuse (global|thread)"[^>]*data-log-y="1"', html)
+    check(len(reuse) == len(re.findall(r'<svg class="plot reuse', html)) and reuse,
+          f"{name}: reuse charts without a logarithmic axis")
+    sections = re.findall(r'<section class="routine"[^>]*data-trms-as-rms="(\d)"(.*?)</section>',
+                          html, re.S)
+    for same, body in sections:
+        trms_plots = body.count('<svg class="plot cost trms"')
+        check(trms_plots == (0 if same == "1" else 1), f"{name}: TRMS plot where TRMS is RMS")
+        check(body.count('<p class="fit">') <= (2 if same == "1" else 4), f"{name}: verdict lines")
+    if one_thread:
+        check(reuse == ["global"], f"{name}: a per-thread reuse chart equal to the global one")
+        check('<svg class="plot induced"' not in html, f"{name}: an all-external induced chart")
+        check(all(same == "1" for same, _ in sections), f"{name}: TRMS differs in one thread")
+    return r, html
+
+
 def case_layout(tmp):
-    """The HTML page of a real multithreaded recording with hundreds of
-    routines (pigz, 4 compressing threads) laid out by Chromium at 1400
-    pixels: nothing overflows its box, no two labels overlap, no two plots
-    overlap (tests/e2e/layout_check.js, from the DOM). Full-page
+    """The HTML pages of a multithreaded recording with hundreds of routines
+    (pigz, 4 compressing threads) and of a one-thread C++ program
+    (tests/programs/cxx_sorts.cc) in Chromium at 1400 and 1100 pixels:
+    nothing overflows its box, the routine table fits the window, no two
+    labels or plots overlap (tests/e2e/layout_check.js, from the DOM); the
+    ranking is the text report's, chains folded; no plot twice. Full-page
     screenshots are kept in ARTIFACTS for a person to look at."""
     pigz = shutil.which("pigz")
     if not pigz:
@@ -327,36 +410,22 @@ def case_layout(tmp):
     rec = os.path.join(tmp, "pigz.rec")
     run([TRMS, "record", "-o", rec, "--", pigz, "-p", "4", "-b", "32", "-k", "-f", text])
     run([TRMS, "analyze", rec])
-    r = report_json(rec)
+    r, html = check_page(tmp, "layout_report", rec, one_thread=False)
     threads = {x["thread"] for x in r["routines"]}
     check(len(threads) >= 5, f"threads {threads}: pigz -p 4 runs 4 compressing threads")
     check(len(r["routines"]) >= 300, f"{len(r['routines'])} routines")
-    page = os.path.join(tmp, "pigz.html")
-    run([TRMS, "report", rec, "--format", "html", "-o", page])
-    artifacts = os.environ.get("ARTIFACTS", tmp)
-    os.makedirs(artifacts, exist_ok=True)
-    shutil.copy(page, os.path.join(artifacts, "layout_report.html"))
-    for width in (1400, 1100):
-        found = layout(tmp, page, width)
-        check(found["plots"] >= 25 * 3, f"{found['plots']} plots")
-        check(not found["problems"], f"at {width} px, {len(found['problems'])} layout problems: "
-                                     + "\n".join(found["problems"][:20]))
-        shot = os.path.join(artifacts, f"layout_report_{width}.png")
-        if os.path.exists(shot):
-            os.remove(shot)
-        browse(tmp, "file://" + page, f"--screenshot={shot}",
-               f"--window-size={width},{min(found['height'], 16000)}", "--hide-scrollbars")
-        with open(shot, "rb") as f:
-            check(f.read(8) == b"\x89PNG\r\n\x1a\n", "screenshot")
-    # The wrappers (<root>, start_thread, pigz's thread routines: one call
-    # each, their callees' cost) are in the table, and not plotted.
-    html = open(page).read()
     wrappers = [x for x in r["routines"] if x["wrapper"]]
     check(any(x["name"] == "<root>" for x in wrappers), "<root> is a wrapper")
     check(html.count('<tr class="wrapper"') == len(wrappers), "wrappers greyed in the table")
-    plotted = re.findall(r'<section class="routine" id="r-\d+"[^>]*><h3 title="([^"]*)"', html)
-    check(len(plotted) == 25 and not any(p.startswith("&lt;root&gt;") for p in plotted),
-          f"plotted: {plotted[:6]}")
+    # The C++ program: one thread; two instantiations of std::sort's
+    # templates told apart by their module addresses.
+    rec = os.path.join(tmp, "cxx.rec")
+    run([TRMS, "record", "-o", rec, "--", os.path.join(os.environ["PROGRAMS"], "cxx_sorts")])
+    run([TRMS, "analyze", rec])
+    r, html = check_page(tmp, "layout_cxx", rec, one_thread=True)
+    intro = sorted(set(re.findall(r'std::__introsort_loop&lt;...&gt;\(...\).isra.0 @0x[0-9a-f]+',
+                                  html)))
+    check(len(intro) == 2, f"the two introsort instantiations in the HTML: {intro}")
 
 
 CASES = {name[5:]: fn for name, fn in globals().items() if name.startswith("case_")}
