@@ -59,12 +59,13 @@ void report_fold_chains(struct report_model *m)
             }
         }
     }
-    /* Each frame of a chain into its deepest. */
+    /* Each frame of a chain into its deepest; a wrapper on the way is
+     * folded as a wrapper, not as a frame of the chain. */
     for (size_t i = 0; i < n; i++) {
         long end = next[i];
         while (end >= 0 && next[end] >= 0)
             end = next[end];
-        m->rows[i].passes_to = end;
+        m->rows[i].passes_to = m->rows[i].wrapper ? -1 : end;
     }
     free(next);
     free(order);

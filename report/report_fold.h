@@ -17,7 +17,8 @@
 struct report_model;
 
 /* Sets every row's passes_to: the index of the row its chain ends in, or
- * -1 for a row that does its own work. */
+ * -1 for a row that does its own work, or is a wrapper (folded as such).
+ * Rows' wrapper flags must be set. */
 void report_fold_chains(struct report_model *m);
 
 #endif

@@ -100,16 +100,15 @@ static void folded_lines(FILE *out, const struct report_model *m)
                 chains, chains == 1 ? "" : "s", chains == 1 ? "its" : "their",
                 100 * REPORT_PASS_SELF_SHARE);
         chain_names(out, m);
-        fputc('\n', out);
+        fputs(wrappers ? "\n" : "; --top 0 lists them\n", out);
     }
     if (wrappers) {
         fprintf(out, "  folded: %zu wrapper%s (called once, under %.0f%% of the cost in their "
                      "own code):",
                 wrappers, wrappers == 1 ? "" : "s", 100 * REPORT_WRAPPER_SELF_SHARE);
         wrapper_names(out, m);
-        fputc('\n', out);
+        fputs("; --top 0 lists them\n", out);
     }
-    fputs("  --top 0 lists the folded rows\n", out);
 }
 
 static void routines_table(FILE *out, const struct report_model *m, const struct report_options *o)

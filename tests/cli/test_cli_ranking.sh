@@ -72,6 +72,40 @@ wrappers = {x["name"] for x in r["routines"] if x["wrapper"]}
 assert wrappers == {"main", "<root>"}, wrappers
 PY
 
+# A frame that passes its cost to one callee (outer: 3 of its 3003 its
+# own, the rest inner's) is folded into that callee, as wrappers are; the
+# JSON says where its chain ends; --top 0 lists it.
+{
+    echo "thread 1"
+    echo "call main"
+    echo "cost 2"
+    for c in 1 2 3; do
+        printf 'call outer\ncost 1\ncall inner\nread 0x%x 4\ncost 1000\nreturn\nreturn\n' "$((0x2000 + 4 * c))"
+    done
+    printf 'call other\ncost 900\nreturn\n'
+    echo "return"
+} >chain.txt
+run "$TRMS" import chain.txt -o chain.rec
+expect_status 0
+run "$TRMS" analyze chain.rec
+expect_status 0
+run "$TRMS" report chain.rec
+expect_status 0
+[ "$(rows)" = "inner other folded: folded: " ] || fail "chain ranking: $(rows)"
+expect_out_contains "folded: 1 frame passing its cost to one callee (under 1% in their own code): outer > inner"
+run "$TRMS" report chain.rec --top 0
+expect_status 0
+[ "$(rows)" = "<root> main outer inner other " ] || fail "chain --top 0: $(rows)"
+run "$TRMS" report chain.rec --format json
+expect_status 0
+python3 - "$T/out" <<'PY' || fail "JSON passes_to is not as expected"
+import json, sys
+r = json.load(open(sys.argv[1]))
+by = {x["name"]: x for x in r["routines"]}
+assert by["outer"]["passes_to"] == "inner", by["outer"]
+assert all(by[n]["passes_to"] is None for n in ("inner", "other", "main", "<root>")), by
+PY
+
 run "$TRMS" report rank.rec --sort calls
 expect_status 2
 expect_error_line "--sort is cum or self, not 'calls'"

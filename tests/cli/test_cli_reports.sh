@@ -100,7 +100,7 @@ expect_status 0
 head -c 15 page.html | grep -q "<!DOCTYPE html>" || fail "not an HTML page"
 # Thread 1's root (row 0) is a wrapper, not plotted; main (row 1, a sixth of
 # its cost its own) is.
-grep -q '<section class="routine" id="r-1" data-rms-points="1" data-trms-points="1"><h3 title="main"' \
+grep -q '<section class="routine" id="r-1" data-rms-points="1" data-trms-points="1" data-trms-as-rms="1"><h3 title="main"' \
     page.html || fail "no section for main"
 grep -q '<section class="routine" id="r-0"' page.html && fail "the root, a wrapper, is plotted"
 run "$TRMS" report s.rec --contexts --format csv
