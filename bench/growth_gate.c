@@ -13,8 +13,9 @@
  *
  *     SERIES SIZES CLASSES SPAN OUTCOME VERDICT
  *
- * OUTCOME is right (the known verdict), flagged (a poor verdict: the
- * report's '?' warns the reader), close (a confident verdict that is not
+ * OUTCOME is right (the known verdict), both (two neighbours named, the
+ * known one among them: "n or n log n" for n log n), flagged (a poor
+ * verdict: the report's '?' warns the reader), close (a confident verdict that is not
  * the known one but stands for an exponent within 0.5 of it: n for
  * n log n, whose logarithm a narrow span hides; ~n^2.3 for n^2) or wrong
  * (a confident verdict further off: n^2 for n). bench/growth_gate.sh then asks, for each candidate
@@ -112,13 +113,17 @@ static double nominal(int power, double exponent, const char *model)
     return NAN;
 }
 
-/* right, flagged, close or wrong, as the header above says. */
+/* right, both, flagged, close or wrong, as the header above says. */
 static const char *judge(const struct series *s, const struct growth_fit *fit)
 {
     char text[32];
     growth_verdict_text(fit, text, sizeof text);
     if (fit->poor)
         return "flagged";
+    if (!fit->power && fit->alternative >= 0 &&
+        (strcmp(growth_model_name(fit->best), s->expected) == 0 ||
+         strcmp(growth_model_name((enum growth_model)fit->alternative), s->expected) == 0))
+        return "both";
     int power_expected = s->expected[0] == '~';
     if (power_expected ? fit->power && s->low <= fit->exponent && fit->exponent <= s->high
                        : strcmp(text, s->expected) == 0)

@@ -307,7 +307,8 @@ static void exponent_of(const struct curve_point *p, size_t m, const struct fami
         }
     for (int side = 0; side < 2; side++) {
         double in = edge[side];
-        double off = side ? fmin(in + EXPONENT_STEP, GROWTH_EXPONENT_MAX) : fmax(in - EXPONENT_STEP, from);
+        double off = side ? fmin(in + EXPONENT_STEP, GROWTH_EXPONENT_MAX)
+                          : fmax(in - EXPONENT_STEP, from);
         if (in == off || power_error(p, m, off, fam, &c) <= tolerance) {
             edge[side] = off;
             continue;
@@ -344,8 +345,8 @@ static int cost_varies(const struct sized *c, size_t n, struct growth_fit *out)
             worst = high / low;
             if (worst > GROWTH_VARIES_RATIO)
                 snprintf(out->why, sizeof out->why,
-                         "cost depends on more than input size: calls at n = %.6g..%.6g cost "
-                         "%.6g to %.6g (%.0fx); --contexts may tell its callers apart",
+                         "cost depends on more than input size: calls at n = %.0f..%.0f cost "
+                         "%.0f to %.0f (%.0fx); --contexts may tell its callers apart",
                          c[i].n, c[j - 1].n, low, high, high / low);
         }
         i = j;

@@ -12,11 +12,13 @@
  *  2. A routine whose calls at one size class cost more than
  *     GROWTH_VARIES_RATIO times as much as others there is not a function
  *     of its input size (an interpreter's loop, a parser fed different
- *     statements): it gets no fit, but "cost depends on more than input
- *     size" (GROWTH_VARIES); calling contexts may tell its callers apart.
+ *     statements): it gets no fit (GROWTH_NONE, varies), but "cost depends
+ *     on more than input size"; calling contexts may tell its callers
+ *     apart.
  *  3. The verdict judges the large end, where asymptotics show: the upper
- *     half of the sizes' logarithmic range, widened downwards to at least
- *     GROWTH_WINDOW_CLASSES classes spanning GROWTH_MIN_SPAN.
+ *     GROWTH_WINDOW_SHARE of the sizes' logarithmic range, widened
+ *     downwards to at least GROWTH_WINDOW_CLASSES classes spanning
+ *     GROWTH_MIN_SPAN.
  *  4. A size far off the trend there (beyond GROWTH_OUTLIER_SIGMAS robust
  *     deviations and off by GROWTH_OUTLIER_RATIO) that stands for no more
  *     calls than the median size, and is not in the largest class (where
@@ -28,11 +30,15 @@
  *     set aside.
  *  5. Each model 1, log n, n, n log n, n^2, n^3 is fitted as a + b f(n),
  *     a >= 0, b >= 0 (growth_curves.h: least squares on relative
- *     residuals); the models above n also as a + c n + b f(n), c >= 0 (a
- *     loop that calls a vectorized strlen each time costs c n + b n^2),
- *     that term kept only where its Akaike criterion (AICc, the classes
- *     counted as the observations) is lower. So is the power law
- *     a + b n^k, 0 <= k <= GROWTH_EXPONENT_MAX.
+ *     residuals; 2 terms, the constant 1), and with at most one lower-order
+ *     term, kept only where its Akaike criterion (AICc, the classes counted
+ *     as the observations) is lower: a fixed part n0 of the input, up to
+ *     GROWTH_OFFSET_SHARE of the smallest size judged (a table read besides
+ *     the data: a + b f(n - n0); for n the same curve as a negative
+ *     constant, so no term more), or for the models above n c n, c >= 0
+ *     (a loop calling a vectorized strlen costs c n + b n^2; 3 terms each).
+ *     So is the power law a + b n^k, 0 <= k <= GROWTH_EXPONENT_MAX (3
+ *     terms; counted only over 2 classes more than that).
  *  6. The noise is the spread of cost at equal n (the standard deviation
  *     of a call's cost relative to the mean, pooled over the sizes of more
  *     than one call), at least GROWTH_NOISE_FLOOR. A model *fits* when its

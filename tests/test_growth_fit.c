@@ -148,7 +148,9 @@ static int check_rule(const char *what, const struct growth_point *pts, size_t c
             rule_miss(what, fit, "a negative coefficient");
         /* 1 for the constant; 2; one more for c n, or an offset but on n
          * (where it is a negative constant). */
-        terms[m] = m == GROWTH_CONSTANT ? 1 : 2 + (f->c > 0) + (f->offset > 0 && m != GROWTH_LINEAR);
+        terms[m] = m == GROWTH_CONSTANT
+                       ? 1
+                       : 2 + (f->c > 0) + (f->offset > 0 && m != GROWTH_LINEAR);
         if (terms[m] + 1 <= classes)
             best = fmin(best, error[m]);
     }
