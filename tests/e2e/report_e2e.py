@@ -322,11 +322,11 @@ def json_label(x):
     return x["name"]
 
 
-def check_page(tmp, name, rec, one_thread):
+def check_page(tmp, name, rec, one_thread, chains):
     """The HTML page of REC at 1400 and 1100 pixels (layout_check.js), its
     screenshots kept in ARTIFACTS; the ranking as the text report's (folded
     chains and wrappers out of the top, hidden in the table until asked
-    for); worst-case points as rings over the average's; a logarithmic
+    for; with CHAINS, some chain folded); worst-case points as rings over the average's; a logarithmic
     reuse axis; for a one-thread program, no plot twice."""
     import html as html_module
     r = report_json(rec)
@@ -340,7 +340,7 @@ def check_page(tmp, name, rec, one_thread):
         check(found["plots"] >= 25 * 2, f"{name}: {found['plots']} plots")
         check(not found["problems"], f"{name} at {width} px, {len(found['problems'])} layout "
                                      "problems: " + "\n".join(found["problems"][:20]))
-        check(found["folded"] > 0 and found["folded_shown"] == 0,
+        check((found["folded"] > 0 or not chains) and found["folded_shown"] == 0,
               f"{name}: {found['folded_shown']} of {found['folded']} folded rows shown")
         shot = os.path.join(artifacts, f"{name}_{width}.png")
         if os.path.exists(shot):
@@ -364,7 +364,7 @@ def check_page(tmp, name, rec, one_thread):
     check(unfolded == [w for w, _ in want], f"{name}: table {unfolded[:4]}, ranked {want[:4]}")
     check(len(table) == len(r["routines"]), f"{name}: {len(table)} table rows")
     folded = {json_label(x) for x in r["routines"] if x["passes_to"] is not None}
-    check(folded, f"{name}: no chain folded")
+    check(folded or not chains, f"{name}: no chain folded")
     check(not folded & {w for w, _ in want}, f"{name}: a folded frame among the top rows")
     # Worst-case points: rings drawn after (over) the average's dots.
     for svg in re.findall(r'<svg class="plot cost (?:rms|trms)".*?</svg>', html, re.S):
@@ -410,7 +410,7 @@ def case_layout(tmp):
     rec = os.path.join(tmp, "pigz.rec")
     run([TRMS, "record", "-o", rec, "--", pigz, "-p", "4", "-b", "32", "-k", "-f", text])
     run([TRMS, "analyze", rec])
-    r, html = check_page(tmp, "layout_report", rec, one_thread=False)
+    r, html = check_page(tmp, "layout_report", rec, one_thread=False, chains=True)
     threads = {x["thread"] for x in r["routines"]}
     check(len(threads) >= 5, f"threads {threads}: pigz -p 4 runs 4 compressing threads")
     check(len(r["routines"]) >= 300, f"{len(r['routines'])} routines")
@@ -418,11 +418,13 @@ def case_layout(tmp):
     check(any(x["name"] == "<root>" for x in wrappers), "<root> is a wrapper")
     check(html.count('<tr class="wrapper"') == len(wrappers), "wrappers greyed in the table")
     # The C++ program: one thread; two instantiations of std::sort's
-    # templates told apart by their module addresses.
+    # templates told apart by their module addresses. No frame of it
+    # passes its cost down a chain (operator delete, the nearest, spends 2%
+    # of its cost itself): the folded chains are pigz's.
     rec = os.path.join(tmp, "cxx.rec")
     run([TRMS, "record", "-o", rec, "--", os.path.join(os.environ["PROGRAMS"], "cxx_sorts")])
     run([TRMS, "analyze", rec])
-    r, html = check_page(tmp, "layout_cxx", rec, one_thread=True)
+    r, html = check_page(tmp, "layout_cxx", rec, one_thread=True, chains=False)
     intro = sorted(set(re.findall(r'std::__introsort_loop&lt;...&gt;\(...\).isra.0 @0x[0-9a-f]+',
                                   html)))
     check(len(intro) == 2, f"the two introsort instantiations in the HTML: {intro}")
