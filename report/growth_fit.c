@@ -396,9 +396,19 @@ static enum growth_model nearest_model(double k)
     return best;
 }
 
+/* How far a curve's error may be from the best and the curve still fit
+ * (growth_fit.h, 6): GROWTH_FIT_RATIO times the best error plus the noise,
+ * the noise counted no larger than the scatter of the data about the best
+ * curve. */
+static double tolerance_of(const struct growth_fit *out)
+{
+    double noise = fmax(GROWTH_NOISE_FLOOR, fmin(out->noise, out->best_error));
+    return GROWTH_FIT_RATIO * out->best_error + noise;
+}
+
 static void decide(const struct curve_point *p, size_t m, size_t classes, struct growth_fit *out)
 {
-    double tolerance = GROWTH_FIT_RATIO * out->best_error + out->noise;
+    double tolerance = tolerance_of(out);
     int count = 0;
     out->best = GROWTH_MODELS;
     out->alternative = -1;
@@ -502,7 +512,7 @@ static void judge_window(struct sized *c, size_t lo, size_t hi, int power_range,
         if ((size_t)out->models[k].terms + 1 <= classes)
             out->best_error = fmin(out->best_error, out->models[k].error);
     if (power_range) {
-        exponent_of(p, m, &plain, GROWTH_FIT_RATIO * out->best_error + out->noise, out);
+        exponent_of(p, m, &plain, tolerance_of(out), out);
         out->power_law_low = out->exponent_low;
         out->power_law_high = out->exponent_high;
     }

@@ -43,7 +43,13 @@
  *     of a call's cost relative to the mean, pooled over the sizes of more
  *     than one call), at least GROWTH_NOISE_FLOOR. A model *fits* when its
  *     error is at most GROWTH_FIT_RATIO times the smallest error of any
- *     curve (the models and the power law) plus the noise; it is *material*
+ *     curve (the models and the power law) plus the noise, the noise
+ *     counted no larger than that smallest error (at least the floor):
+ *     where the sizes judged scatter less about the best curve than single
+ *     calls at a few sizes do (means, maxima, sizes of one call each), the
+ *     scatter the fit shows is the noise it can claim (wordfreq's
+ *     str_tolower: a 15% spread at the three sizes of several calls, n^2
+ *     within 5.6% over 11 classes); it is *material*
  *     when its growing term b f(n) is at least GROWTH_MATERIAL of its
  *     fitted cost at the largest size (a curve whose b f(n) is negligible
  *     there is no evidence for f; the constant always is). The candidates

@@ -11,7 +11,7 @@ report's points and `fit` objects):
   is the smallest of the models' (with a degree of freedom left) and, over
   5 classes or more, the power law's;
 - a model *fits* when its error is at most 1.2 times the best plus the
-  noise; a *candidate* fits, has a degree of freedom left, and its growing
+  noise, the noise counted no larger than the best error (at least 1%); a *candidate* fits, has a degree of freedom left, and its growing
   term is at least a quarter of its cost at the largest size (1 always);
 - a model verdict names, of the candidates with fewest terms (1 for the
   constant, 2, one more for a c n term or an offset n0 but on n), the one of
@@ -118,7 +118,7 @@ def disagreements(fit, points, kind):
                ([fit["power_law"]["error"]] if classes >= 5 else []) + [1])
     if abs(best - fit["best_error"]) > 1e-4:
         problems.append(f"best error {fit['best_error']:.4f}, the curves say {best:.4f}")
-    tolerance = FIT_RATIO * best + noise
+    tolerance = FIT_RATIO * best + max(NOISE_FLOOR, min(noise, best))
     top = fit["window"][1]
     candidate = {}
     for m in MODELS:
