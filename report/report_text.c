@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "common/oom.h"
+#include "common/plural.h"
 #include "report/report.h"
 #include "report/report_fold.h"
 #include "report/report_model.h"
@@ -28,6 +29,24 @@ static void exponent_cell(const struct growth_fit *fit, char *buf, size_t len)
         snprintf(buf, len, "(%zu size%s)", fit->sizes, fit->sizes == 1 ? "" : "s");
     else
         snprintf(buf, len, "%.2f±%.2f", fit->exponent, side);
+}
+
+/* Characters TEXT shows on a terminal: UTF-8's continuation bytes take no
+ * column of their own ("±" is two bytes, one column). */
+static size_t display_width(const char *text)
+{
+    size_t width = 0;
+    for (const unsigned char *p = (const unsigned char *)text; *p; p++)
+        width += (*p & 0xc0) != 0x80;
+    return width;
+}
+
+/* TEXT, then spaces up to WIDTH columns: printf pads to bytes. */
+static void put_left(FILE *out, const char *text, size_t width)
+{
+    fputs(text, out);
+    for (size_t w = display_width(text); w < width; w++)
+        fputc(' ', out);
 }
 
 /* Up to a line's worth of the wrappers' names, each once (wrapper chains
@@ -122,13 +141,27 @@ static void routines_table(FILE *out, const struct report_model *m, const struct
         if (len > width)
             width = len < 48 ? len : 48;
     }
+    /* The growth and exponent columns as wide as their widest cell ("n or n
+     * log n?", "~n^-0.26", "(35 sizes)"), so that no row shifts. */
+    size_t growth_width = strlen("growth"), exponent_width = strlen("exponent");
+    for (size_t k = 0; k < shown; k++) {
+        const struct growth_fit *fit = &m->rows[index[k]].fit[o->metric][COST_WORST];
+        char exponent[32], verdict[32];
+        exponent_cell(fit, exponent, sizeof exponent);
+        growth_width = fmax(growth_width,
+                            display_width(growth_verdict_text(fit, verdict, sizeof verdict)));
+        exponent_width = fmax(exponent_width, display_width(exponent));
+    }
     const char *metric = o->metric == METRIC_TRMS ? "TRMS" : "RMS";
     fprintf(out, "%s by %s (instructions%s):\n", m->contexts ? "calling contexts" : "routines",
             m->by_self ? "self cost" : "cost", m->by_self ? ", in their own code" :
                                                          ", descendants included");
-    fprintf(out, "  %-*s %7s %8s %12s %12s %5s %5s %-12s %-13s %6s %6s\n", (int)width,
+    fprintf(out, "  %-*s %7s %8s %12s %12s %5s %5s ", (int)width,
             m->contexts ? "context" : "routine", "thread", "calls", "cost", "self", "#rms",
-            "#trms", "growth", "exponent", "thr-in", "ext-in");
+            "#trms");
+    put_left(out, "growth", growth_width + 1);
+    put_left(out, "exponent", exponent_width + 1);
+    fprintf(out, "%6s %6s\n", "thr-in", "ext-in");
     for (size_t k = 0; k < shown; k++) {
         const struct report_row *r = &m->rows[index[k]];
         const struct growth_fit *fit = &r->fit[o->metric][COST_WORST];
@@ -136,12 +169,12 @@ static void routines_table(FILE *out, const struct report_model *m, const struct
         thread_cell(r, thread, sizeof thread);
         exponent_cell(fit, exponent, sizeof exponent);
         const char *label = report_row_label_fit(r, width, buf, sizeof buf);
-        fprintf(out, "  %-*s %7s %8" PRIu64 " %12" PRIu64 " %12" PRIu64 " %5zu %5zu %-12s %-13s "
-                     "%5.1f%% %5.1f%%\n",
+        fprintf(out, "  %-*s %7s %8" PRIu64 " %12" PRIu64 " %12" PRIu64 " %5zu %5zu ",
                 (int)width, label, thread, r->calls, r->cost, r->self_cost,
-                r->n_points[METRIC_RMS], r->n_points[METRIC_TRMS],
-                growth_verdict_text(fit, verdict, sizeof verdict),
-                exponent, report_row_share(r, 0), report_row_share(r, 1));
+                r->n_points[METRIC_RMS], r->n_points[METRIC_TRMS]);
+        put_left(out, growth_verdict_text(fit, verdict, sizeof verdict), growth_width + 1);
+        put_left(out, exponent, exponent_width + 1);
+        fprintf(out, "%5.1f%% %5.1f%%\n", report_row_share(r, 0), report_row_share(r, 1));
     }
     if (folded)
         folded_lines(out, m);
@@ -259,10 +292,11 @@ int report_text(FILE *out, const struct report_model *m, const struct report_opt
             fprintf(out, "window of %s: kept %s\n", m->recordings[i], m->windows[i]);
     if (m->threads_by_order)
         fprintf(out, "threads numbered by order of appearance (1 = the first), not by id\n");
-    fprintf(out, "%zu threads, %" PRIu64 " activations, %" PRIu64 " memory accesses (%" PRIu64
+    fprintf(out, "%zu thread%s, %" PRIu64 " activations, %" PRIu64 " memory accesses (%" PRIu64
                  " reads, %" PRIu64 " writes, %" PRIu64 " kernel reads, %" PRIu64
                  " kernel writes)\n\n",
-            m->n_threads, m->activations, accesses, m->events[EVENT_READ], m->events[EVENT_WRITE],
+            m->n_threads, plural(m->n_threads), m->activations, accesses, m->events[EVENT_READ],
+            m->events[EVENT_WRITE],
             m->events[EVENT_KREAD], m->events[EVENT_KWRITE]);
     routines_table(out, m, o);
     fprintf(out, "\nreuse distance (exact LRU stack distance, %" PRIu64 "-byte lines; loads and "

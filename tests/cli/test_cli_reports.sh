@@ -108,4 +108,52 @@ expect_out_contains "routine,thread,metric,n,calls,min,max,sum,sumsq,self_min,se
 expect_out_contains "f,1,rms,1,1,3,3,3,9,3,3,3,9,0,main > f > f"
 run "$TRMS" report s.rec --metric size
 expect_status 2
+
+# The text table's columns stay put whatever a row holds: a verdict wider
+# than the column's title ('n or n log n?'), an exponent with its '±' (two
+# bytes, one column), sizes in parentheses. Every row is as wide as the
+# header, in characters, and says "1 thread" of one thread.
+python3 - >grow.txt <<'PY'
+print("thread 1")
+print("call main")
+for rounds in range(3):
+    for n in range(4, 68, 4):                  # 16 sizes, 16x
+        print("call square")
+        for i in range(n):
+            print(f"read {0x10000 + 4 * i:#x} 4")
+        print(f"cost {n * n}")
+        print("return")
+        print("call linear")                    # cost 5n + noise: near n and n log n
+        for i in range(n):
+            print(f"read {0x20000 + 4 * i:#x} 4")
+        print(f"cost {5 * n + (7 * n * rounds) % 11}")
+        print("return")
+for _ in range(2):
+    print("call few")
+    print("read 0x30000 4")
+    print("cost 3")
+    print("return")
+print("return")
+PY
+run "$TRMS" import grow.txt -o grow.rec
+expect_status 0
+run "$TRMS" analyze grow.rec
+expect_status 0
+run "$TRMS" report grow.rec --top 0
+expect_status 0
+expect_out_contains "1 thread, "
+python3 - "$T/out" <<'PY' || fail "the routines table's rows are not aligned with its header"
+import sys
+lines = open(sys.argv[1], encoding="utf-8").read().splitlines()
+start = next(i for i, l in enumerate(lines) if l.startswith("routines by cost")) + 1
+header, rows = lines[start], []
+for line in lines[start + 1:]:
+    if not line.startswith("  ") or line.startswith(("  folded", "  ...", "  #rms")):
+        break
+    rows.append(line)
+assert len(rows) >= 4 and any("±" in r for r in rows), rows
+for row in rows:
+    assert len(row) == len(header), (header, row)
+    assert row.index("%") == header.index("thr-in") + 5, (header, row)
+PY
 echo "test_cli_reports: ok"
