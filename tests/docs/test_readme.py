@@ -193,6 +193,11 @@ if not os.path.exists(shot):
 elif os.path.getsize(shot) >= MAX_SCREENSHOT_BYTES:
     problems.append(f"{SCREENSHOT} has {os.path.getsize(shot)} bytes; keep it under "
                     f"{MAX_SCREENSHOT_BYTES}")
+# The text beside the picture is the one the same script wrote.
+quoted = re.search(r"^Its text equivalent.*?\n```\n(.*?)```", readme, re.S | re.M)
+if not quoted or quoted.group(1) != read("docs/report.txt"):
+    problems.append("README.md's text report is not docs/report.txt (bash "
+                    f"{SCREENSHOT_SCRIPT} writes both; paste it again)")
 if not os.path.exists(os.path.join(SOURCE, SCREENSHOT_SCRIPT)):
     problems.append(f"{SCREENSHOT_SCRIPT}, which takes the README's screenshot, is missing")
 
