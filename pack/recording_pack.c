@@ -123,8 +123,9 @@ static int valid_name(const char *name)
     size_t first = slash ? (size_t)(slash - name) : strlen(name);
     if (!valid_part(name, first) || (slash && !valid_part(slash + 1, strlen(slash + 1))))
         return 0;
-    return !((first == strlen(RECORDING_RESULTS) && !strncmp(name, RECORDING_RESULTS, first)) ||
-             (first == strlen(STORE_SET_ASIDE) && !strncmp(name, STORE_SET_ASIDE, first)));
+    char head[PACK_NAME_MAX + 1];
+    snprintf(head, sizeof head, "%.*s", (int)first, name);
+    return strcmp(head, RECORDING_RESULTS) != 0 && !store_is_set_aside_name(head);
 }
 
 /* ---- packing ---- */
@@ -176,7 +177,7 @@ static void list_files(const char *dir, const char *prefix, int depth, struct na
         else if (lstat(path, &st) == 0 && S_ISREG(st.st_mode) && valid_name(name))
             names_add(out, name);
         else if (!(*prefix == '\0' && (strcmp(here.items[i], RECORDING_RESULTS) == 0 ||
-                                      strcmp(here.items[i], STORE_SET_ASIDE) == 0)) &&
+                                      store_is_set_aside_name(here.items[i]))) &&
                  here.items[i][0] != '.')
             note(s, "%s: not packed (not a regular file, or a name a recording does not hold)",
                  path);

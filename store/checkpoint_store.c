@@ -12,6 +12,7 @@
 #include "common/oom.h"
 #include "store/store_internal.h"
 #include "store/store_space.h"
+#include "store/store_map.h"
 #include "trace/crc32.h"
 
 #define CHECKPOINTS_DB "checkpoints"
@@ -186,7 +187,15 @@ static int save_error(const struct checkpoint_save *c, struct trms_error *err, i
  * (LMDB keeps its integrity; the head's transaction syncs in full). */
 static int begin_txn(struct checkpoint_save *c, unsigned flags)
 {
-    int rc = mdb_txn_begin(result_store_env(c->store), NULL, flags, &c->txn);
+    /* A map of limited size grows here, where no transaction is open:
+     * room for a transaction's parts (TXN_BYTES, or one part past it). */
+    if (store_map_room(result_store_env(c->store), result_store_path(c->store), 2 * TXN_BYTES,
+                       &c->space) != 0) {
+        c->short_of_space = 1;
+        c->txn = NULL;
+        return ENOMEM;
+    }
+    int rc = store_txn_begin(result_store_env(c->store), flags, &c->txn);
     if (rc == 0 && (rc = mdb_dbi_open(c->txn, CHECKPOINTS_DB, MDB_CREATE, &c->dbi)) != 0) {
         mdb_txn_abort(c->txn);
         c->txn = NULL;
@@ -340,7 +349,7 @@ int checkpoint_load_open(struct result_store *s, const struct result_key *key,
     struct checkpoint_load *c = xcalloc(1, sizeof *c);
     MDB_dbi dbi;
     struct head h;
-    int rc = mdb_txn_begin(result_store_env(s), NULL, MDB_RDONLY, &c->txn);
+    int rc = store_txn_begin(result_store_env(s), MDB_RDONLY, &c->txn);
     if (rc != 0) {
         free(c);
         return error_set(err, "%s: cannot read the checkpoint: %s", path, mdb_strerror(rc));
@@ -418,7 +427,7 @@ int checkpoint_remove(struct result_store *s, const struct result_key *key,
                       struct trms_error *err)
 {
     MDB_txn *txn;
-    int rc = mdb_txn_begin(result_store_env(s), NULL, 0, &txn);
+    int rc = store_txn_begin(result_store_env(s), 0, &txn);
     if (rc == 0 && (rc = checkpoint_drop(txn, key)) != 0)
         mdb_txn_abort(txn);
     else if (rc == 0)
@@ -435,7 +444,7 @@ int checkpoint_list(struct result_store *s,
 {
     MDB_txn *txn;
     MDB_dbi dbi;
-    int rc = mdb_txn_begin(result_store_env(s), NULL, MDB_RDONLY, &txn);
+    int rc = store_txn_begin(result_store_env(s), MDB_RDONLY, &txn);
     if (rc != 0)
         return error_set(err, "%s: cannot read the checkpoints: %s", result_store_path(s),
                          mdb_strerror(rc));

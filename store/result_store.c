@@ -13,6 +13,7 @@
 #include "store/store_env.h"
 #include "store/store_internal.h"
 #include "store/store_space.h"
+#include "store/store_map.h"
 
 struct result_store {
     MDB_env *env;
@@ -106,7 +107,7 @@ int result_store_open(const char *rec_path, int writable, struct result_store **
     if (rc != 0)
         goto fail;
     MDB_txn *txn;
-    if ((rc = mdb_txn_begin(s->env, NULL, writable ? 0 : MDB_RDONLY, &txn)) != 0) {
+    if ((rc = store_txn_begin(s->env, writable ? 0 : MDB_RDONLY, &txn)) != 0) {
         lmdb_error(s, err, "cannot read the result store", rc);
         goto fail;
     }
@@ -180,12 +181,13 @@ int result_store_save_key(struct result_store *s, const struct analysis_result *
     strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
     /* Room first: a full disk is said before anything is written. */
     uint64_t need = blob.len + strlen(key) + 4096;
-    if (store_space_reserve(s->env, s->path, need, "writing the result", err) != 0) {
+    if (store_map_room(s->env, s->path, need, err) != 0 ||
+        store_space_reserve(s->env, s->path, need, "writing the result", err) != 0) {
         byte_buffer_free(&blob);
         return -1;
     }
     MDB_txn *txn;
-    int rc = mdb_txn_begin(s->env, NULL, 0, &txn);
+    int rc = store_txn_begin(s->env, 0, &txn);
     if (rc != 0) {
         byte_buffer_free(&blob);
         return store_write_error(s->path, rc, "writing the result", need, err);
@@ -250,7 +252,7 @@ int result_store_load_key(struct result_store *s, struct result_key *rk,
     }
     uint64_t cell_size = rk->cell_size, line_size = rk->line_size;
     MDB_txn *txn;
-    int rc = mdb_txn_begin(s->env, NULL, MDB_RDONLY, &txn);
+    int rc = store_txn_begin(s->env, MDB_RDONLY, &txn);
     if (rc != 0)
         return lmdb_error(s, err, "cannot read the result store", rc);
     char key[128];
@@ -323,7 +325,7 @@ int result_store_list(struct result_store *s,
                       struct trms_error *err)
 {
     MDB_txn *txn;
-    int rc = mdb_txn_begin(s->env, NULL, MDB_RDONLY, &txn);
+    int rc = store_txn_begin(s->env, MDB_RDONLY, &txn);
     if (rc != 0)
         return lmdb_error(s, err, "cannot read the result store", rc);
     char latest[128] = "";

@@ -6,6 +6,7 @@
 
 #include "common/oom.h"
 #include "store/store_internal.h"
+#include "store/store_map.h"
 
 void result_transfer_key_string(char *buf, size_t len, const struct result_key *k)
 {
@@ -40,7 +41,7 @@ int result_store_each_bytes(struct result_store *s,
         return -1;
     }
     MDB_txn *txn;
-    int rc = mdb_txn_begin(result_store_env(s), NULL, MDB_RDONLY, &txn);
+    int rc = store_txn_begin(result_store_env(s), MDB_RDONLY, &txn);
     if (rc != 0) {
         free(l.items);
         return error_set(err, "%s: cannot read the result store: %s", result_store_path(s),
@@ -70,8 +71,11 @@ int result_store_put_bytes(struct result_store *s, const struct stored_result_by
     char key[128], when_key[128];
     result_key_string(key, sizeof key, RESULT_PREFIX, &r->info.key);
     result_key_string(when_key, sizeof when_key, ANALYZED_PREFIX, &r->info.key);
+    if (store_map_room(result_store_env(s), result_store_path(s), r->len + sizeof key,
+                       err) != 0)
+        return -1;
     MDB_txn *txn;
-    int rc = mdb_txn_begin(result_store_env(s), NULL, 0, &txn);
+    int rc = store_txn_begin(result_store_env(s), 0, &txn);
     if (rc != 0)
         return error_set(err, "%s: cannot write the result store: %s", result_store_path(s),
                          mdb_strerror(rc));

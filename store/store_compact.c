@@ -11,8 +11,10 @@
 #include <unistd.h>
 
 #include "common/oom.h"
+#include "common/regular_file.h"
 #include "store/store_env.h"
 #include "store/store_space.h"
+#include "store/store_map.h"
 #include "trace/recording.h"
 
 #define COMPACT_PREFIX ".compact-"
@@ -62,7 +64,7 @@ int store_usage_of(MDB_env *env, const char *path, struct store_usage *u,
     unsigned psize = 0;
     int fd;
     struct stat st;
-    int rc = mdb_txn_begin(env, NULL, MDB_RDONLY, &txn);
+    int rc = store_txn_begin(env, MDB_RDONLY, &txn);
     if (rc == 0) {
         rc = count_pages(txn, &pages, &psize);
         mdb_txn_abort(txn);
@@ -106,11 +108,17 @@ int store_check_pages(const char *rec_path, struct store_usage *u, struct trms_e
         if (sink >= 0) {
             int lmdb_rc = mdb_env_copyfd2(env, sink, MDB_CP_COMPACT);
             close(sink);
-            if (lmdb_rc != 0) {
-                const char *damage = store_damage_cause(lmdb_rc);
+            /* Only damage LMDB names is damage: no memory, a read error
+             * are this machine's, and set nothing aside. */
+            const char *damage = store_damage_cause(lmdb_rc);
+            if (lmdb_rc != 0 && damage) {
                 error_set(err, "%s: the result store is damaged (%s)" STORE_DAMAGED_HINT, path,
-                          damage ? damage : mdb_strerror(lmdb_rc));
+                          damage);
                 rc = STORE_ENV_DAMAGED;
+            } else if (lmdb_rc != 0) {
+                error_set(err, "%s: cannot read the result store: %s", path,
+                          mdb_strerror(lmdb_rc));
+                rc = -1;
             }
         }
         store_env_close(env);
@@ -191,12 +199,18 @@ int store_compact(const char *rec_path, int force, struct store_usage *before,
     *before = *after = (struct store_usage){0};
     *busy = 0;
     char *path = recording_file(rec_path, RECORDING_RESULTS);
-    char *lock_path = recording_file(path, STORE_ENV_LOCK_FILE);
-    int lock = open(lock_path, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
-    free(lock_path);
-    if (lock < 0) {  /* a read-only recording, or none: nothing to do */
-        free(path);
+    const char *why;
+    /* Never made through a link planted there (lock_file_open). */
+    int lock = lock_file_open(path, STORE_ENV_LOCK_FILE, 1, &why);
+    if (lock < 0 && (errno == ENOENT || errno == EROFS || errno == EACCES || errno == EPERM)) {
+        free(path);  /* a read-only recording, or no store: nothing to do */
         return 0;
+    }
+    if (lock < 0) {
+        error_set(err, "%s: the result store is damaged (%s is %s)" STORE_DAMAGED_HINT, path,
+                  STORE_ENV_LOCK_FILE, why);
+        free(path);
+        return -1;
     }
     if (flock(lock, LOCK_EX | LOCK_NB) != 0) {
         *busy = 1;

@@ -11,13 +11,12 @@
 #include <unistd.h>
 
 #include "common/oom.h"
+#include "common/regular_file.h"
 #include "store/store_guard.h"
+#include "store/store_map.h"
 #include "store/store_space.h"
 #include "store/store_verify.h"
 #include "trace/recording.h"
-
-/* Address space reserved for the map; the file grows only as used. */
-#define MAP_SIZE (UINT64_C(16) << 30)
 
 /* LMDB's lock file holds its reader table (8 KiB for the default 126
  * readers) and is written through a shared map: a page of it that the
@@ -55,14 +54,11 @@ static int creation_error(const char *path, int e, struct trms_error *err)
 
 /* The shared lock every open holds (store_compact takes it exclusively);
  * -1 where the file cannot even be read (nothing can replace the store
- * there either). */
+ * there either). Never made through a link (lock_file_open). */
 static int take_open_lock(const char *path)
 {
-    char *file = recording_file(path, STORE_ENV_LOCK_FILE);
-    int fd = open(file, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
-    if (fd < 0)
-        fd = open(file, O_RDONLY | O_CLOEXEC);
-    free(file);
+    const char *why;
+    int fd = lock_file_open(path, STORE_ENV_LOCK_FILE, 1, &why);
     if (fd < 0)
         return -1;
     while (flock(fd, LOCK_SH) != 0)
@@ -71,36 +67,75 @@ static int take_open_lock(const char *path)
     return fd;
 }
 
-static int prepare_lmdb_lock_file(const char *path, const char *what, struct trms_error *err)
+/* LMDB's lock file, made (never through a link) and given its room
+ * before LMDB opens it. 1 when there is no room for it and the open only
+ * reads: the store is then read without it (MDB_NOLOCK), as on a
+ * read-only mount; a writer fails with ERR. */
+static int prepare_lmdb_lock_file(const char *path, int writable, const char *what,
+                                  struct trms_error *err)
 {
+    struct stat st;
     char *file = recording_file(path, LMDB_LOCK_FILE);
-    int fd = open(file, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
-    free(file);
-    if (fd < 0)
+    int existed = lstat(file, &st) == 0;
+    const char *why;
+    int fd = lock_file_open(path, LMDB_LOCK_FILE, 1, &why);
+    if (fd < 0) {
+        free(file);
         return 0;  /* LMDB's own open says why, or reads without it */
+    }
     /* A file LMDB sized already is only checked for holes: a full disk
      * still reads a store whose lock file is whole. */
-    struct stat st;
     off_t room = fstat(fd, &st) == 0 && st.st_size >= LMDB_LOCK_BYTES ? st.st_size
                                                                       : LOCK_FILE_ROOM;
     int rc = 0;
     if (fallocate(fd, FALLOC_FL_KEEP_SIZE, 0, room) != 0 &&
-        (errno == ENOSPC || errno == EDQUOT))
-        rc = store_write_error(path, errno, what, LOCK_FILE_ROOM, err);
+        (errno == ENOSPC || errno == EDQUOT)) {
+        int e = errno;
+        if (!writable) {
+            /* Unbacked, LMDB's map of it would fault: read without it. */
+            if (!existed && st.st_size == 0)
+                unlink(file);
+            rc = 1;
+        } else {
+            rc = store_write_error(path, e, what, LOCK_FILE_ROOM, err);
+        }
+    }
     close(fd);
+    free(file);
     return rc;
 }
 
-static int lmdb_open(const char *path, unsigned flags, MDB_env **env)
+/* The data file of a new store, made before LMDB opens it (which would
+ * follow a link planted there): empty, LMDB makes it a store. */
+static void prepare_data_file(const char *path)
 {
-    int rc;
-    if ((rc = mdb_env_create(env)) != 0)
-        return rc;
-    if ((rc = mdb_env_set_mapsize(*env, MAP_SIZE)) != 0 ||
-        (rc = mdb_env_set_maxdbs(*env, STORE_ENV_MAX_DBS)) != 0 ||
-        (rc = mdb_env_open(*env, path, flags, 0666)) != 0) {
-        mdb_env_close(*env);
-        *env = NULL;
+    const char *why;
+    int fd = lock_file_open(path, LMDB_DATA_FILE, 1, &why);
+    if (fd >= 0)
+        close(fd);
+}
+
+/* LMDB's environment at PATH, mapped at the largest of the sizes
+ * store_map_sizes gives that fits the address space; *SIZE the last one
+ * tried. */
+static int lmdb_open(const char *path, unsigned flags, MDB_env **env, uint64_t *size)
+{
+    char *data = recording_file(path, LMDB_DATA_FILE);
+    struct stat st;
+    uint64_t file_bytes = stat(data, &st) == 0 ? (uint64_t)st.st_size : 0;
+    free(data);
+    uint64_t sizes[3];
+    int n = store_map_sizes(file_bytes, sizes), rc = ENOMEM;
+    for (int i = 0; i < n && store_map_no_room(rc); i++) {
+        *size = sizes[i];
+        if ((rc = mdb_env_create(env)) != 0)
+            return rc;
+        if ((rc = mdb_env_set_mapsize(*env, (size_t)sizes[i])) != 0 ||
+            (rc = mdb_env_set_maxdbs(*env, STORE_ENV_MAX_DBS)) != 0 ||
+            (rc = mdb_env_open(*env, path, flags, 0666)) != 0) {
+            mdb_env_close(*env);
+            *env = NULL;
+        }
     }
     return rc;
 }
@@ -174,13 +209,18 @@ static int open_env(const char *rec_path, int writable, int lock, MDB_env **env,
     struct env_extra *extra = xcalloc(1, sizeof *extra);
     extra->lock_fd = lock ? take_open_lock(*path) : -1;
     const char *what = created ? "creating the result store" : "opening the result store";
-    int rc = prepare_lmdb_lock_file(*path, what, err) != 0 ? -1 : 0;
+    int lockless = prepare_lmdb_lock_file(*path, writable, what, err);
+    int rc = lockless < 0 ? -1 : 0;
+    if (rc == 0 && writable)
+        prepare_data_file(*path);
     if (rc == 0) {
-        rc = lmdb_open(*path, writable ? 0 : MDB_RDONLY, env);
+        uint64_t size = 0;
+        rc = lmdb_open(*path, writable ? 0 : lockless ? MDB_RDONLY | MDB_NOLOCK : MDB_RDONLY, env,
+                       &size);
         /* A read-only recording: read without LMDB's lock file, which
          * nobody may write there (nor write the store). */
         if (!writable && is_read_only_errno(rc))
-            rc = lmdb_open(*path, MDB_RDONLY | MDB_NOLOCK, env);
+            rc = lmdb_open(*path, MDB_RDONLY | MDB_NOLOCK, env, &size);
         if (rc != 0) {
             const char *damage = store_damage_cause(rc);
             if (is_read_only_errno(rc) && writable)
@@ -189,8 +229,8 @@ static int open_env(const char *rec_path, int writable, int lock, MDB_env **env,
                 creation_error(*path, rc, err);
             else if (damage)
                 rc = damaged(*path, damage, err);
-            else if (rc == ENOMEM)  /* the map LMDB sized from the file's meta */
-                rc = damaged(*path, "its meta page asks for a map larger than memory", err);
+            else if (store_map_no_room(rc))  /* the machine's limit, not the store's fault */
+                store_map_error(*path, size, err);
             else
                 error_set(err, "%s: cannot open the result store: %s", *path, mdb_strerror(rc));
             if (rc != STORE_ENV_DAMAGED)

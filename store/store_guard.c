@@ -155,3 +155,21 @@ void store_guard_unwatch(MDB_env *env)
         if (slots[i].env == env)
             slots[i].env = NULL;
 }
+
+void store_guard_rewatch(MDB_env *env)
+{
+    int fd;
+    uintptr_t start, end;
+    for (int i = 0; i < SLOTS; i++) {
+        struct watched *w = &slots[i];
+        if (w->env != env)
+            continue;
+        w->env = NULL;  /* while the slot changes, the handler skips it */
+        if (mdb_env_get_fd(env, &fd) != 0 || find_map(fd, &start, &end) != 0)
+            return;
+        w->start = start;
+        w->end = end + PAST_THE_MAP;
+        w->env = env;
+        return;
+    }
+}

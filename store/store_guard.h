@@ -20,4 +20,7 @@
 void store_guard_watch(MDB_env *env, const char *path);
 void store_guard_unwatch(MDB_env *env);
 
+/* ENV's map moved (mdb_env_set_mapsize): the guard watches the new one. */
+void store_guard_rewatch(MDB_env *env);
+
 #endif

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/regular_file.h"
 #include "store/store_env.h"
 #include "store/store_internal.h"
 #include "trace/recording.h"
@@ -28,15 +29,15 @@ int store_lock_analysis(const char *rec_path, const struct result_key *key, int 
                         struct trms_error *err)
 {
     char *results = recording_file(rec_path, RECORDING_RESULTS);
-    char *path = recording_file(results, STORE_ENV_LOCK_FILE);
-    free(results);
-    *fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+    const char *why;
+    /* Never made through a link planted there (lock_file_open). */
+    *fd = lock_file_open(results, STORE_ENV_LOCK_FILE, 1, &why);
     if (*fd < 0) {
-        error_set(err, "%s: cannot lock: %s", path, strerror(errno));
-        free(path);
+        error_set(err, "%s/%s: cannot lock: %s", results, STORE_ENV_LOCK_FILE, why);
+        free(results);
         return -1;
     }
-    free(path);
+    free(results);
     struct flock lock = {.l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = key_offset(key),
                          .l_len = 1};
     if (fcntl(*fd, F_OFD_SETLK, &lock) == 0)

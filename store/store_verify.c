@@ -12,6 +12,7 @@
 
 #include "common/regular_file.h"
 #include "store/store_env.h"
+#include "store/store_map.h"
 
 /* LMDB's file format (data version 1, liblmdb 0.9), as it lays it out on a
  * 64-bit machine, in the machine's byte order. Offsets in bytes. */
@@ -586,7 +587,7 @@ int store_verify_snapshot(MDB_env *env, char *why, size_t len)
 {
     for (int attempt = 0; attempt < 16; attempt++) {
         MDB_txn *txn;
-        int rc = mdb_txn_begin(env, NULL, MDB_RDONLY, &txn);
+        int rc = store_txn_begin(env, MDB_RDONLY, &txn);
         if (rc != 0)
             return fail(why, len, "%s", mdb_strerror(rc)), 1;
         rc = verify_txn(env, txn, why, len);

@@ -9,6 +9,7 @@
 #include "common/oom.h"
 #include "store/store_env.h"
 #include "store/symbol_file.h"
+#include "store/store_map.h"
 
 #define SYMBOLS_DB "symbols"
 
@@ -148,7 +149,7 @@ static int load_legacy(const char *rec_path, struct symbol_names *out, struct tr
     MDB_txn *txn;
     MDB_dbi dbi;
     int status = 0;
-    rc = mdb_txn_begin(env, NULL, MDB_RDONLY, &txn);
+    rc = store_txn_begin(env, MDB_RDONLY, &txn);
     if (rc == 0) {
         rc = mdb_dbi_open(txn, SYMBOLS_DB, 0, &dbi);
         if (rc == 0)

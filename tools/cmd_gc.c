@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "store/store_compact.h"
+#include "store/store_repair.h"
 #include "tools/cli.h"
 #include "trace/recording.h"
 #include "trace/staging.h"
@@ -81,7 +82,34 @@ static int collect_folder(const char *dir, int dry_run)
     return status;
 }
 
-static int compact_recording(const char *rec, int dry_run)
+/* The damaged stores analyses set aside (store_repair.h): removed, or
+ * with DRY_RUN named. */
+static int remove_set_aside(const char *rec, int dry_run)
+{
+    char **paths;
+    uint64_t *bytes;
+    size_t n;
+    struct trms_error err;
+    if (store_set_aside_list(rec, &paths, &bytes, &n, &err) != 0)
+        return cli_fail(&err);
+    int status = 0;
+    char size[32];
+    for (size_t i = 0; i < n; i++) {
+        cli_human_bytes(bytes[i], size);
+        if (dry_run)
+            printf("would remove %s (%s, a damaged result store set aside)\n", paths[i], size);
+        else if (store_set_aside_remove(paths[i], &err) == 0)
+            printf("removed %s (%s, a damaged result store set aside)\n", paths[i], size);
+        else
+            status = cli_fail(&err);
+        free(paths[i]);
+    }
+    free(paths);
+    free(bytes);
+    return status;
+}
+
+static int compact_store(const char *rec, int dry_run)
 {
     struct store_usage before, after;
     struct trms_error err;
@@ -123,6 +151,14 @@ static int compact_recording(const char *rec, int dry_run)
                cli_human_bytes(before.file_bytes, a), cli_human_bytes(after.file_bytes, b),
                cli_human_bytes(before.file_bytes - after.file_bytes, c));
     return 0;
+}
+
+/* A recording: its set-aside stores, then its store compacted. */
+static int compact_recording(const char *rec, int dry_run)
+{
+    int aside = remove_set_aside(rec, dry_run);
+    int rc = compact_store(rec, dry_run);
+    return rc ? rc : aside;
 }
 
 static int run(int argc, char **argv)
@@ -168,7 +204,9 @@ const struct command cmd_gc = {
         "               power loss) left there; those of a trms still running are kept\n"
         "  a recording  compacts its result store: the pages that analyses freed\n"
         "               (old checkpoints, replaced results) go back to the disk;\n"
-        "               `trms analyze` does it by itself when half the store is free\n\n"
+        "               `trms analyze` does it by itself when half the store is free;\n"
+        "               and removes the damaged stores analyses set aside\n"
+        "               (results.damaged, results.damaged.2...)\n\n"
         "options:\n"
         "  -n, --dry-run   say what would be given back, and change nothing\n",
     .run = run,

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/regular_file.h"
 #include "common/varint.h"
 #include "trace/crc32.h"
 #include "trace/event_codec.h"
@@ -74,11 +75,14 @@ static void find_cut(int fd, uint32_t version, struct trace_check *c)
 void trace_check_end(const char *path, struct trace_check *c)
 {
     memset(c, 0, sizeof *c);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    /* The one way a recording's files are opened: a FIFO there is refused,
+     * not waited on; a link is not followed out of the recording. */
+    const char *why = "";
+    int fd = regular_file_open(path, REGULAR_FILE_NOFOLLOW, &why);
     struct stat st;
     if (fd < 0 || fstat(fd, &st) != 0) {
         c->status = errno == ENOENT ? TRACE_CHECK_MISSING : TRACE_CHECK_BAD;
-        snprintf(c->why, sizeof c->why, "cannot read it: %s", strerror(errno));
+        snprintf(c->why, sizeof c->why, "cannot read it: %s", fd < 0 ? why : strerror(errno));
         if (fd >= 0)
             close(fd);
         return;

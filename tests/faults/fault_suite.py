@@ -18,6 +18,7 @@ import json
 import os
 import pty
 import random
+import resource
 import shutil
 import signal
 import subprocess
@@ -578,6 +579,56 @@ def case_damaged_store(tmp):
     expect(run([TRMS, "verify", lied]), 1, "the meta says")
 
 
+# ---- the machine's limits ----
+
+def limited_to(gib):
+    """Runs a child under ulimit -v of GIB GiB."""
+    limit = gib << 30
+    return lambda: resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+
+
+def case_resource_limits(tmp):
+    """A limit on address space is not damage: under ulimit -v every command
+    reads and writes a healthy store, nothing is set aside; damaged stores
+    set aside are numbered, never replaced by a later repair, and `trms gc
+    REC` removes them (issue 27)."""
+    rec = slides_recording(tmp, "limited.rec")
+    expect(run([TRMS, "analyze", rec]), 0)
+    want = report_json(rec)
+    for args in (["report", rec], ["info", rec], ["verify", rec], ["report", rec, "--format", "json"],
+                 ["analyze", rec, "--cell-size", "8"], ["analyze", rec], ["gc", rec]):
+        expect(run([TRMS, *args], preexec_fn=limited_to(1)), 0, what=f"ulimit -v 1 GiB: {args[0]}")
+    check(not [n for n in os.listdir(rec) if n.startswith("results.")],
+          f"a healthy store was set aside under ulimit -v: {os.listdir(rec)}")
+    check(report_json(rec) == want, "the result changed under ulimit -v")
+
+    # Damaged three times: three stores set aside, each kept as it was.
+    digests = []
+    for n, name in enumerate(["results.damaged", "results.damaged.2", "results.damaged.3"]):
+        data = os.path.join(rec, "results", "data.mdb")
+        with open(data, "r+b") as f:
+            f.seek(16)  # meta page 0's magic number
+            f.write(bytes([n + 1]) * 4)
+        digests.append(file_digest(data))
+        r = run([TRMS, "analyze", rec])
+        expect(r, 0, what=f"analyze of a damaged store, time {n + 1}")
+        check(f"set aside as {os.path.join(rec, name)}," in r.stderr, r.stderr)
+        for earlier, digest in zip(["results.damaged", "results.damaged.2", "results.damaged.3"],
+                                   digests):
+            check(file_digest(os.path.join(rec, earlier, "data.mdb")) == digest,
+                  f"{earlier} changed after repair {n + 1}")
+    check(report_json(rec) == want, "the result after the repairs")
+    r = run([TRMS, "gc", "--dry-run", rec])
+    expect(r, 0)
+    check(r.stdout.count("would remove") == 3, f"gc --dry-run: {r.stdout}")
+    check(len([n for n in os.listdir(rec) if n.startswith("results.damaged")]) == 3, "dry run")
+    r = run([TRMS, "gc", rec])
+    expect(r, 0)
+    check(r.stdout.count("removed") == 3, f"gc: {r.stdout}")
+    check(sorted(os.listdir(rec)) == ["events.trms", "meta", "results"], f"left: {os.listdir(rec)}")
+    check(report_json(rec) == want, "gc changed the result")
+
+
 # ---- read-only recordings ----
 
 def read_only_checks(rec, analyzed, runner, label):
@@ -731,6 +782,19 @@ def case_disk_full_analyze(tmp):
         expect(r, 1, "no space left on device while", f"first analyze with {leave} bytes free")
         r = run([TRMS, "report", fresh])
         expect(r, 1, "no analysis stored yet", f"report after a first analyze with {leave} free")
+    # A full disk and no LMDB lock file (a store copied without it): the
+    # commands that only read still read, without one (issue 27).
+    os.remove(os.path.join(disk, "filler"))
+    expect(run([TRMS, "analyze", fresh, "--checkpoint-every", "0"]), 0)
+    fresh_json = report_json(fresh)
+    os.remove(os.path.join(fresh, "results", "lock.mdb"))
+    fill(disk, 0)
+    for args in (["info", fresh], ["verify", fresh]):
+        expect(run([TRMS, *args]), 0, what=f"{args[0]} on a full disk without lock.mdb")
+    check(report_json(fresh) == fresh_json, "report on a full disk without lock.mdb")
+    r = run([TRMS, "analyze", fresh, "--cell-size", "16", "--checkpoint-every", "0"])
+    expect(r, 1, "no space left on device while", "analyze on a full disk without lock.mdb")
+    check(report_json(fresh) == fresh_json, "the result after a refused analyze")
     # With checkpoints: a checkpoint that cannot be saved is a warning, the
     # result a failure that names the disk.
     big = os.path.join(disk, "big.rec")
