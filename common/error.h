@@ -14,4 +14,8 @@ struct trms_error {
 int error_set(struct trms_error *err, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
+/* Replaces every FROM in ERR's message by TO (a staging directory by the
+ * recording it becomes: the user knows that name, not the other). */
+void error_rename(struct trms_error *err, const char *from, const char *to);
+
 #endif

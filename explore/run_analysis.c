@@ -10,6 +10,7 @@
 #include "analyses/analysis.h"
 #include "analyses/object_reuse.h"
 #include "common/oom.h"
+#include "common/regular_file.h"
 #include "common/u64map.h"
 #include "replayer/rr_replay.h"
 #include "report/report.h"
@@ -189,9 +190,10 @@ static int feed(void *ctx, const struct event *ev, struct trms_error *err)
 static int read_trace(const char *rec_path, struct run *r, struct trms_error *err)
 {
     char *path = recording_file(rec_path, RECORDING_EVENTS);
-    FILE *fp = fopen(path, "rb");
+    const char *why = "";
+    FILE *fp = regular_file_fopen_in(rec_path, RECORDING_EVENTS, &why);
     int rc = fp ? trace_read_stream(fp, path, &r->routines, feed, r, NULL, NULL, err)
-                : error_set(err, "%s: cannot open: %s", path, strerror(errno));
+                : error_set(err, "%s: cannot open: %s", path, why);
     if (fp)
         fclose(fp);
     free(path);

@@ -89,10 +89,15 @@ int pack_writer_finish(struct pack_writer *w)
 
 static int read_raw(struct pack_reader *r, void *buf, size_t len, struct trms_error *err)
 {
-    if (len && fread(buf, 1, len, r->fp) != len)
+    size_t got = len ? fread(buf, 1, len, r->fp) : 0;
+    if (got != len && ferror(r->fp))
         return error_set(err, "%s: %s at byte %" PRIu64 " (record %" PRIu64 ")", r->name,
-                         ferror(r->fp) ? strerror(errno) : "the archive is cut short",
-                         r->offset, r->records + 1);
+                         strerror(errno), r->offset + got, r->records + 1);
+    /* Where the file ends, not where the read that found it began. */
+    if (got != len)
+        return error_set(err, "%s: the archive is cut short: it ends at byte %" PRIu64
+                              ", inside record %" PRIu64 " (from byte %" PRIu64 ")",
+                         r->name, r->offset + got, r->records + 1, r->record_start);
     r->whole_crc = crc32_update(r->whole_crc, buf, len);
     r->offset += len;
     return 0;

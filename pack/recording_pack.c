@@ -14,15 +14,14 @@
 #include "common/oom.h"
 #include "common/regular_file.h"
 #include "pack/pack_format.h"
+#include "pack/recording_check.h"
 #include "store/result_codec.h"
 #include "store/result_store.h"
 #include "store/result_transfer.h"
 #include "store/store_repair.h"
 #include "store/symbol_file.h"
 #include "store/symbol_store.h"
-#include "symbols/memory_maps.h"
 #include "trace/recording.h"
-#include "trace/trace_reader.h"
 
 #define COPY_CHUNK (64 * 1024)
 /* The longest name a file record may carry ("rr/" and an rr file name). */
@@ -52,14 +51,6 @@ void pack_summary_free(struct pack_summary *s)
 
 /* ---- what a recording's files must be, on both sides ---- */
 
-static int count_event(void *ctx, const struct event *ev, struct trms_error *err)
-{
-    (void)ev;
-    (void)err;
-    ++*(uint64_t *)ctx;
-    return 0;
-}
-
 static int exists(const char *dir, const char *name)
 {
     char *path = recording_file(dir, name);
@@ -69,38 +60,13 @@ static int exists(const char *dir, const char *name)
     return yes;
 }
 
-/* Reads the files of the recording in DIR as trms does, in full: its
- * meta, its event trace, its maps, its routine names. */
+/* Reads the files of the recording in DIR as `trms verify` does, in full
+ * (pack/recording_check.h). */
 static int check_files(const char *dir, uint64_t *events, struct trms_error *err)
 {
-    struct recording rec;
-    if (recording_open(dir, &rec, err) != 0)
-        return -1;
-    recording_close(&rec);
-    int rc = 0;
-    *events = 0;
-    if (exists(dir, RECORDING_EVENTS)) {
-        char *path = recording_file(dir, RECORDING_EVENTS);
-        struct routine_table routines;
-        routine_table_init(&routines);
-        rc = trace_read(path, &routines, count_event, events, NULL, err);
-        routine_table_free(&routines);
-        free(path);
-    }
-    if (rc == 0 && exists(dir, MAPS_FILE)) {
-        char *path = recording_file(dir, MAPS_FILE);
-        struct memory_maps maps;
-        memory_maps_init(&maps);
-        rc = memory_maps_read(&maps, path, err);
-        memory_maps_free(&maps);
-        free(path);
-    }
-    if (rc == 0 && exists(dir, SYMBOL_FILE_NAME)) {
-        struct symbol_names names;
-        symbol_names_init(&names);
-        rc = symbol_file_read(dir, &names, err) < 0 ? -1 : 0;
-        symbol_names_free(&names);
-    }
+    struct recording_facts facts;
+    int rc = recording_check(dir, 1, &facts, err);
+    *events = facts.events;
     return rc;
 }
 
@@ -531,8 +497,10 @@ int recording_unpack(const char *in_path, const char *rec_path, struct pack_summ
         rc = error_set(err, "%s: the recording it holds is damaged: %s", in_path, inner.message);
     if (rc == 0)
         rc = recording_commit(staging, rec_path, err);
-    if (rc != 0 && staging)
+    if (rc != 0 && staging) {
         recording_discard(staging);
+        error_rename(err, staging, rec_path);
+    }
     free(staging);
     if (!from_stdin)
         fclose(in);

@@ -604,8 +604,16 @@ static int run(int argc, char **argv)
      * nothing else stored: a failure like any other (exit status 1), never
      * a death by the signal. */
     stop_signals_install(0);
-    if (analyze(argv[optind], &opt, &window, &req, &err) != 0)
+    if (analyze(argv[optind], &opt, &window, &req, &err) != 0) {
+        /* Every failure names the recording (one of several a script
+         * analyzes): "REC: event 4: return with no pending call". */
+        if (!strstr(err.message, argv[optind])) {
+            char inner[sizeof err.message];
+            memcpy(inner, err.message, sizeof inner);
+            error_set(&err, "%s: %s", argv[optind], inner);
+        }
         return cli_fail(&err);
+    }
     return 0;
 }
 

@@ -116,12 +116,14 @@ static int run(int argc, char **argv)
         trace_writer_abandon(im.writer);
     if (rc == 0)
         rc = recording_commit(staging, output, &err);
-    if (rc != 0)
+    if (rc != 0) {
         recording_discard(staging);
-    else
+        error_rename(&err, staging, output);
+    } else {
         printf("imported %" PRIu64 " event%s (%zu thread%s, %zu routine%s) into %s\n",
                im.events, plural(im.events), im.threads.count, plural(im.threads.count),
                im.routines.count, plural(im.routines.count), output);
+    }
     free(staging);
     routine_table_free(&im.routines);
     symbol_names_free(&im.symbols);

@@ -201,6 +201,11 @@ static void print_json(FILE *out, const char *rec_path, const struct recording *
         fprintf(out, "%" PRIu64, h->trace.cut_at);
     else
         fputs("null", out);
+    fputs(", \"problem\": ", out);
+    if (h->problem[0])
+        json_string(out, h->problem);
+    else
+        fputs("null", out);
     fprintf(out, ", \"store_bytes\": %" PRIu64 ", \"store_used_bytes\": %" PRIu64
                  ", \"store_free_bytes\": %" PRIu64 ", \"analyses\": [",
             h->store.file_bytes, h->store.used_bytes, h->store.free_bytes);

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "pack/recording_check.h"
 #include "store/checkpoint_store.h"
 #include "store/result_store.h"
 #include "store/store_compact.h"
@@ -16,48 +17,23 @@
 #include "store/symbol_store.h"
 #include "tools/cli.h"
 #include "trace/recording.h"
-#include "trace/trace_reader.h"
 
-static int count_event(void *ctx, const struct event *ev, struct trms_error *err)
-{
-    (void)ctx;
-    (void)ev;
-    (void)err;
-    return 0;
-}
-
-/* The trace, block by block; its totals against the meta's. */
-static int verify_trace(const struct recording *rec, char *said, size_t size,
+/* The recording's files, in full: the one notion of a valid recording
+ * that pack and unpack share (pack/recording_check.h). */
+static int verify_files(const struct recording *rec, char *said, size_t size,
                         struct trms_error *err)
 {
-    char *path = recording_file(rec->path, RECORDING_EVENTS);
-    struct stat st;
-    if (stat(path, &st) != 0) {
-        const char *engine = recording_meta(rec, "engine");
-        free(path);
-        if (engine && strcmp(engine, "rr") == 0) {
-            snprintf(said, size, "rr's trace not checked (rr checks it as it replays)");
-            return 0;
-        }
-        return error_set(err, "%s: the event trace (%s) is missing", rec->path,
-                         RECORDING_EVENTS);
-    }
-    struct routine_table routines;
-    routine_table_init(&routines);
-    struct trace_stats stats = {0};
-    int rc = trace_read(path, &routines, count_event, NULL, &stats, err);
-    routine_table_free(&routines);
-    free(path);
-    if (rc != 0)
+    struct recording_facts f;
+    if (recording_check(rec->path, 1, &f, err) != 0)
         return -1;
-    const char *events = recording_meta(rec, "events");
-    if (events && strtoull(events, NULL, 10) != stats.events)
-        return error_set(err, "%s: the event trace holds %" PRIu64 " events, the meta says %s",
-                         rec->path, stats.events, events);
+    if (!f.has_trace) {
+        snprintf(said, size, "rr's trace not checked (rr checks it as it replays)");
+        return 0;
+    }
     char bytes[32];
     snprintf(said, size, "trace %" PRIu64 " blocks, %" PRIu64 " events (%s), every checksum "
                          "good",
-             stats.blocks, stats.events, cli_human_bytes(stats.bytes, bytes));
+             f.blocks, f.events, cli_human_bytes(f.bytes, bytes));
     return 0;
 }
 
@@ -139,7 +115,7 @@ static int run(int argc, char **argv)
     if (recording_open(argv[optind], &rec, &err) != 0)
         return cli_fail(&err);
     char trace[256], store[256];
-    int rc = verify_trace(&rec, trace, sizeof trace, &err);
+    int rc = verify_files(&rec, trace, sizeof trace, &err);
     if (rc == 0)
         rc = verify_store(rec.path, store, sizeof store, &err);
     if (rc == 0)
@@ -153,7 +129,8 @@ const struct command cmd_verify = {
     .summary = "check every block of a recording and every page of its store",
     .usage = "usage: trms verify REC\n\n"
              "Reads every block of REC's event trace, checking its checksum and that\n"
-             "the totals add up and agree with the meta; reads every page of the\n"
+             "the totals add up and agree with the meta, and its maps and routine\n"
+             "names in full (what `trms pack` and `unpack` check too); reads every page of the\n"
              "result store and decodes every stored result, routine name and\n"
              "checkpoint (whose checksums it checks). Says what it checked in one\n"
              "line; the first problem found is one line on stderr and exit status 1.\n"

@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pack/recording_check.h"
+
 void recording_health_check(const struct recording *rec, struct recording_health *h)
 {
     memset(h, 0, sizeof *h);
@@ -46,6 +48,17 @@ void recording_health_check(const struct recording *rec, struct recording_health
         }
         break;
     }
+    /* What else a recording must be to be valid, as verify, pack and
+     * unpack see it (pack/recording_check.h), as far as it is cheap. */
+    struct recording_facts facts;
+    struct trms_error err;
+    if (recording_check(rec->path, 0, &facts, &err) != 0) {
+        snprintf(h->problem, sizeof h->problem, "%s", err.message);
+        if (!said[0]) {
+            h->trace_state = "damaged";
+            snprintf(said, sizeof said, "%s", err.message);
+        }
+    }
     if (said[0]) {
         h->complete = 0;
         snprintf(h->complete_text, sizeof h->complete_text,
@@ -54,7 +67,6 @@ void recording_health_check(const struct recording *rec, struct recording_health
         snprintf(h->complete_text, sizeof h->complete_text, "%s%s", h->complete ? "yes" : "no",
                  strcmp(h->trace_state, "unverified") == 0 ? " (unverified)" : "");
     }
-    struct trms_error err;
     if (store_measure(rec->path, &h->store, &err) != 0)
         memset(&h->store, 0, sizeof h->store);  /* the store's own read says why */
 }

@@ -12,7 +12,8 @@ struct recording_health {
     struct trace_check trace;
     int complete;               /* the meta's word, unless the trace says otherwise */
     const char *trace_state;    /* "verified", "cut", "damaged", "mismatch", "unverified" */
-    char complete_text[256];    /* "yes", "no (trace cut at byte N; ...)" */
+    char complete_text[512];    /* "yes", "no (trace cut at byte N; ...)" */
+    char problem[256];          /* what verify would refuse that is cheap to see, or "" */
     struct store_usage store;   /* zero when there is none, or it cannot be read */
 };
 

@@ -153,7 +153,7 @@ int recording_open(const char *path, struct recording *rec, struct trms_error *e
     strcpy(rec->path, path);
     char *meta = recording_file(path, RECORDING_META);
     const char *why;
-    FILE *fp = regular_file_fopen(meta, REGULAR_FILE_NOFOLLOW, &why);
+    FILE *fp = regular_file_fopen_in(path, RECORDING_META, &why);
     struct stat meta_st;
     int rc;
     if (!fp)

@@ -19,6 +19,10 @@
 #define RECORDING_EVENTS "events.trms"
 #define RECORDING_RESULTS "results"
 
+/* The most threads a recording holds: the input-size pass names a cell's
+ * owner in 19 bits. */
+#define RECORDING_MAX_THREADS 524287
+
 /* The largest meta file read: a few hundred bytes and the command line. */
 #define RECORDING_META_MAX (16 << 20)
 

@@ -62,26 +62,37 @@ int staging_is_name(const char *name)
     return strncmp(tail, STAGING_INFIX, infix) == 0;
 }
 
-uint64_t staging_disk_usage(const char *path)
+/* Deeper than any recording: a crafted one nested deeper is measured to
+ * here, not through the stack. */
+#define USAGE_MAX_DEPTH 16
+
+static uint64_t usage_at(int at, const char *name, int depth)
 {
     struct stat st;
-    if (lstat(path, &st) != 0)
+    if (fstatat(at, name, &st, AT_SYMLINK_NOFOLLOW) != 0)
         return 0;
     uint64_t total = (uint64_t)st.st_blocks * 512;
-    if (!S_ISDIR(st.st_mode))
+    if (!S_ISDIR(st.st_mode) || depth >= USAGE_MAX_DEPTH)
         return total;
-    DIR *dir = opendir(path);
-    if (!dir)
+    /* Never through a link: a recording's directory is measured, not
+     * what a link inside it leads to. */
+    int fd = openat(at, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    DIR *dir = fd >= 0 ? fdopendir(fd) : NULL;
+    if (!dir) {
+        if (fd >= 0)
+            close(fd);
         return total;
-    for (struct dirent *e; (e = readdir(dir));) {
-        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-            continue;
-        char *child = recording_file(path, e->d_name);
-        total += staging_disk_usage(child);
-        free(child);
     }
+    for (struct dirent *e; (e = readdir(dir));)
+        if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
+            total += usage_at(dirfd(dir), e->d_name, depth + 1);
     closedir(dir);
     return total;
+}
+
+uint64_t staging_disk_usage(const char *path)
+{
+    return usage_at(AT_FDCWD, path, 0);
 }
 
 uint64_t staging_bytes_written(const char *staging)

@@ -16,6 +16,7 @@
     standard input.
 
 Environment: TRMS (the binary)."""
+import json
 import os
 import shutil
 import struct
@@ -273,6 +274,76 @@ def archives(tmp, good):
     ok("analyze", os.path.join(tmp, "nr.rec"))
 
 
+def archive_of(rec):
+    """An archive of REC's files as trms pack writes them (results left
+    out), whatever they hold: crafted, with every checksum right."""
+    records = []
+    for name in sorted(os.listdir(rec)):
+        path = os.path.join(rec, name)
+        if os.path.isfile(path) and not os.path.islink(path):
+            records.append(file_record(name, open(path, "rb").read()))
+    records.sort(key=lambda r: r[1][1:5] != b"meta")  # the meta first
+    return archive(records)
+
+
+def one_notion(tmp, good):
+    """verify, pack, unpack and info share one notion of a valid recording:
+    what verify refuses, pack refuses and unpack refuses to make, and what
+    unpack makes, verify accepts (issue 27)."""
+    meta = open(os.path.join(good, "meta")).read()
+    crafted = {
+        "events off by one": ("meta", meta.replace("\nevents 19\n", "\nevents 20\n")),
+        "threads 2^32": ("meta", meta.replace("\nthreads 2\n", "\nthreads 4294967296\n")),
+        "threads fewer than the trace": ("meta", meta.replace("\nthreads 2\n", "\nthreads 1\n")),
+        "events not a number": ("meta", meta.replace("\nevents 19\n", "\nevents 19x\n")),
+        "routines negative": ("meta", meta.replace("\nroutines 3\n", "\nroutines -3\n")),
+        "no trace": ("events.trms", None),
+        "rr without its trace": ("meta", meta.replace("engine import", "engine rr")),
+        "damaged maps": ("maps", "not a mapping line\n"),
+        "damaged names": ("symbols", "TRMSSYMS garbage"),
+        "good maps": ("maps", "400000 401000 0 r-x - /bin/true\n"),
+        "as it was": ("meta", meta),
+    }
+    for label, (name, content) in crafted.items():
+        if name == "meta" and content == meta and label != "as it was":
+            fail("the crafted meta of %r changed nothing" % label)
+        rec = os.path.join(tmp, "notion.rec")
+        shutil.rmtree(rec, ignore_errors=True)
+        shutil.copytree(good, rec, symlinks=True)
+        path = os.path.join(rec, name)
+        if content is None:
+            os.unlink(path)
+        else:
+            open(path, "w").write(content)
+        if label == "rr without its trace":
+            os.unlink(os.path.join(rec, "events.trms"))
+        verified = run("verify", rec).returncode
+        packed = run("pack", rec, "-o", os.path.join(tmp, "notion.trmspack")).returncode
+        if packed != verified:
+            fail("%s: verify exits %d, pack %d" % (label, verified, packed))
+        if (verified == 0) != (label in ("good maps", "as it was")):
+            fail("%s: verify exits %d" % (label, verified))
+        info = json.loads(ok("info", rec, "--format", "json").stdout)
+        # (but for the trace's threads, which only a read of every block counts)
+        if verified != 0 and info["problem"] is None and info["trace_check"] == "verified" and \
+                "threads fewer" not in label:
+            fail("%s: info sees no problem where verify refuses" % label)
+        crafted_pack = os.path.join(tmp, "notion-crafted.trmspack")
+        open(crafted_pack, "wb").write(archive_of(rec))
+        out = os.path.join(tmp, "notion-unpacked.rec")
+        shutil.rmtree(out, ignore_errors=True)
+        unpacked = run("unpack", crafted_pack, "-o", out).returncode
+        if unpacked != verified:
+            fail("%s: verify exits %d, unpack of its archive %d" % (label, verified, unpacked))
+        if unpacked == 0 and run("verify", out).returncode != 0:
+            fail("%s: unpack made a recording verify refuses" % label)
+        if unpacked != 0 and os.path.exists(out):
+            fail("%s: a refused unpack left %s" % (label, out))
+    # An archive of the meta alone makes no recording.
+    unpack_refuses(tmp, archive([file_record("meta", meta.encode())]),
+                   "the event trace (events.trms) is missing", "the meta alone")
+
+
 def main():
     tmp = tempfile.mkdtemp(prefix="trms-untrusted-")
     try:
@@ -300,6 +371,7 @@ def main():
         if b"\\x1b]0;owned\\x07" not in ok("info", shown).stdout:
             fail("info does not show the control characters escaped")
         paths_are_names(tmp, good)
+        one_notion(tmp, good)
         wrong_cause(tmp, good)
         archives(tmp, good)
         print("untrusted paths, archives and packs: all refused or carried as they should")

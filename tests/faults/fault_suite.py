@@ -21,6 +21,7 @@ import random
 import resource
 import shutil
 import signal
+import stat
 import subprocess
 import sys
 import tempfile
@@ -577,6 +578,116 @@ def case_damaged_store(tmp):
     r = run([TRMS, "info", lied])
     check("no (the trace holds" in r.stdout, f"info of a meta that lies: {r.stdout}")
     expect(run([TRMS, "verify", lied]), 1, "the meta says")
+
+
+# ---- hostile recordings ----
+
+RECORDING_FILES = ["meta", "events.trms", "maps", "symbols", "valgrind.log", "results",
+                   "results/data.mdb", "results/lock.mdb", "results/trms.lock"]
+HOSTILE_KINDS = ["fifo", "dangling", "outside", "directory", "device"]
+
+
+def tree_state(top):
+    """Every name under TOP with its kind, size, mode, times and content."""
+    state = {}
+    for root, dirs, files in os.walk(top):
+        for name in dirs + files:
+            path = os.path.join(root, name)
+            st = os.lstat(path)
+            digest = file_digest(path) if os.path.isfile(path) and not os.path.islink(path) \
+                else os.readlink(path) if os.path.islink(path) else None
+            state[os.path.relpath(path, top)] = (st.st_mode, st.st_size, st.st_mtime_ns, digest)
+    return state
+
+
+def plant(rec, name, kind, outside):
+    """REC/NAME replaced by KIND; returns where a link of it leads."""
+    path = os.path.join(rec, name)
+    if os.path.isdir(path) and not os.path.islink(path):
+        shutil.rmtree(path)
+    elif os.path.lexists(path):
+        os.unlink(path)
+    target = os.path.join(outside, "absent-" + name.replace("/", "-"))
+    if kind == "fifo":
+        os.mkfifo(path)
+    elif kind == "dangling":
+        os.symlink(target, path)
+    elif kind == "outside":
+        target = os.path.join(outside, "file-" + name.replace("/", "-"))
+        with open(target, "w") as f:
+            f.write("not the recording's\n")
+        os.symlink(target, path)
+    elif kind == "directory":
+        os.mkdir(path)
+    else:
+        try:  # /dev/zero's own device, where mknod is allowed
+            os.mknod(path, 0o666 | stat.S_IFCHR, os.makedev(1, 5))
+        except OSError:
+            os.symlink("/dev/zero", path)
+    return target
+
+
+def case_hostile_files(tmp):
+    """Every command over every file of a recording replaced by a FIFO, a
+    dangling link, a link outside, a directory and /dev/zero: none hangs or
+    dies of a signal, a failure is one line, nothing outside the recording
+    changes (a dangling link's target is never created), info never calls a
+    trace it cannot read "verified", and verify and pack agree on what is
+    a valid recording (issue 27)."""
+    good = os.path.join(tmp, "good.rec")
+    expect(run([TRMS, "record", "--engine", "valgrind", "-o", good, "--",
+                os.path.join(PROGRAMS, "array_walk")]), 0)
+    for name in ("maps", "symbols", "valgrind.log", "results/trms.lock"):
+        check(os.path.exists(os.path.join(good, name)), f"the recording lacks {name}")
+    outside = os.path.join(tmp, "outside")
+    os.mkdir(outside)
+    pack = os.path.join(tmp, "out.trmspack")
+    commands = [["info"], ["info", "--format", "json"], ["report"], ["report", "--format", "csv"],
+                ["export"], ["verify"], ["diff", "REC"], ["explore"],
+                ["analyze", "--cell-size", "8", "--checkpoint-every", "0"],
+                ["pack", "-o", pack], ["gc"]]
+    runs = 0
+    for name in RECORDING_FILES:
+        for kind in HOSTILE_KINDS:
+            if name == "results" and kind == "directory":
+                continue  # a store directory that is empty: no store, nothing hostile
+            rec = os.path.join(tmp, "h.rec")
+            if os.path.lexists(rec):
+                shutil.rmtree(rec)
+            shutil.copytree(good, rec, symlinks=True)
+            target = plant(rec, name, kind, outside)
+            before = tree_state(outside), tree_state(good)
+            label = f"{name} as {kind}"
+            verdicts = {}
+            for command in commands:
+                args = [TRMS, command[0], rec] + [rec if a == "REC" else a for a in command[1:]]
+                try:
+                    r = run(args, timeout=30)
+                except subprocess.TimeoutExpired:
+                    raise Failure(f"{label}: trms {' '.join(command)} hangs")
+                runs += 1
+                what = f"{label}: trms {' '.join(command)}"
+                check(r.returncode >= 0, f"{what}: died of signal {-r.returncode}: {r.stderr}")
+                check(r.returncode in (0, 1), f"{what}: exit {r.returncode}: {r.stderr}")
+                if r.returncode == 1:
+                    check(len(lines(r.stderr)) == 1, f"{what}: stderr not one line: {r.stderr!r}")
+                verdicts[command[0]] = r.returncode
+                if command == ["info", "--format", "json"] and r.returncode == 0 and \
+                        name == "events.trms":
+                    check(json.loads(r.stdout)["trace_check"] != "verified",
+                          f"{what}: a trace it cannot read called verified")
+                if os.path.exists(pack):
+                    os.unlink(pack)
+                check(not os.path.lexists(target) or kind == "outside",
+                      f"{what}: created {target}, where a link led")
+                check((tree_state(outside), tree_state(good)) == before,
+                      f"{what}: changed something outside the recording")
+            # The recording's own files: what verify refuses, pack refuses.
+            if not name.startswith("results"):
+                check(verdicts["verify"] == 1, f"{label}: verify accepted it")
+                check(verdicts["pack"] == verdicts["verify"],
+                      f"{label}: pack {verdicts['pack']}, verify {verdicts['verify']}")
+    print(f"hostile files: {runs} runs")
 
 
 # ---- the machine's limits ----
