@@ -18,6 +18,7 @@
 Environment: TRMS (the binary)."""
 import json
 import os
+import re
 import shutil
 import struct
 import subprocess
@@ -344,6 +345,53 @@ def one_notion(tmp, good):
                    "the event trace (events.trms) is missing", "the meta alone")
 
 
+def trace_file(payload, events):
+    """An event trace of one uncompressed block of PAYLOAD (EVENTS records),
+    every checksum right (trace/event_codec.h)."""
+    block = struct.pack("<IIII", 1, len(payload), events, zlib.crc32(payload)) + payload
+    end = varint(events) + varint(1) + varint(0) + varint(3)
+    return b"TRMSEVTS" + struct.pack("<II", 3, 0) + block + \
+        struct.pack("<IIII", 2, len(end), 0, zlib.crc32(end)) + end
+
+
+def smaller_items(tmp, good):
+    """Messages name what the user knows: an archive cut short says where
+    it ends; unpack never names its staging directory; analyze names the
+    recording whatever failed (issue 27)."""
+    pack = os.path.join(tmp, "small.trmspack")
+    ok("pack", good, "-o", pack)
+    data = open(pack, "rb").read()
+    for cut in (20, len(data) // 2, len(data) - 9):
+        open(pack, "wb").write(data[:cut])
+        r = run("unpack", pack, "-o", os.path.join(tmp, "small.rec"))
+        err = r.stderr.decode()
+        if "cut short: it ends at byte %d," % cut not in err:
+            fail("an archive cut at byte %d: %s" % (cut, err))
+    # A recording that does not hold together: its archive is refused
+    # naming the recording to be made, not .staging-XXXXXX.
+    rec = os.path.join(tmp, "crafted-trace.rec")
+    shutil.copytree(good, rec)
+    meta = open(os.path.join(rec, "meta")).read()
+    events = re.search(r"\nevents (\d+)\n", meta).group(1)
+    open(os.path.join(rec, "meta"), "w").write(meta.replace("\nevents %s\n" % events,
+                                                            "\nevents 7\n"))
+    open(pack, "wb").write(archive_of(rec))
+    target = os.path.join(tmp, "named.rec")
+    r = run("unpack", pack, "-o", target)
+    err = r.stderr.decode()
+    if r.returncode != 1 or ".staging-" in err or "named.rec" not in err:
+        fail("unpack of a damaged recording: %s" % err)
+    # A return no call opened, in a trace whose checksums hold: analyze
+    # says which recording.
+    open(os.path.join(rec, "meta"), "w").write(meta.replace("\nevents %s\n" % events,
+                                                            "\nevents 2\n"))
+    shutil.rmtree(os.path.join(rec, "results"))
+    open(os.path.join(rec, "events.trms"), "wb").write(trace_file(b"\x01\x01\x03", 2))
+    r = refused("return with no pending call", "analyze", rec)
+    if rec not in r.stderr.decode():
+        fail("analyze does not name the recording: %s" % r.stderr.decode())
+
+
 def main():
     tmp = tempfile.mkdtemp(prefix="trms-untrusted-")
     try:
@@ -372,6 +420,7 @@ def main():
             fail("info does not show the control characters escaped")
         paths_are_names(tmp, good)
         one_notion(tmp, good)
+        smaller_items(tmp, good)
         wrong_cause(tmp, good)
         archives(tmp, good)
         print("untrusted paths, archives and packs: all refused or carried as they should")
