@@ -59,18 +59,19 @@ else
     trap 'rm -rf "$work"' EXIT
 fi
 
-# trms looks for its Valgrind tool in BIN/../lib/trms/valgrind and sets
-# VALGRIND_LIB to that string: aprof gets the same string, and its tool
-# beside trms's there.
+# trms (bin/trms starts lib/trms/trms) looks for its Valgrind tool in
+# lib/trms/valgrind beside itself and sets VALGRIND_LIB to that string:
+# aprof gets the same string, and its tool beside trms's there.
 twin=$work/tools
 mkdir -p "$twin/bin" "$twin/lib/trms/valgrind"
 cp "$BUILD/bin/trms" "$twin/bin/trms"
+cp "$BUILD/lib/trms/trms" "$twin/lib/trms/trms"
 for f in "$BUILD"/lib/trms/valgrind/*; do
     ln -sf "$(readlink -f "$f")" "$twin/lib/trms/valgrind/"
 done
 ln -sf "$(readlink -f "$APROF_LIB/aprof-amd64-linux")" "$twin/lib/trms/valgrind/"
 TRMS=$twin/bin/trms
-VGLIB=$twin/bin/../lib/trms/valgrind
+VGLIB=$twin/lib/trms/valgrind
 ENV=(env -i PATH=/usr/bin:/bin HOME=/nonexistent LD_BIND_NOW=1)
 
 # Inputs: generated, the same on every machine.

@@ -1,5 +1,8 @@
+#define _GNU_SOURCE  /* getdents64 */
 #include "common/stop_signals.h"
 
+#include <dirent.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -8,6 +11,8 @@
 #include <unistd.h>
 
 #define REPEAT_WINDOW_NS 1000000000LL
+/* A staging directory, its results/ and rr/, and what they hold. */
+#define REMOVE_DEPTH 3
 
 static const int stop_signals[] = {SIGTERM, SIGHUP, SIGINT};
 #define N_STOP (sizeof stop_signals / sizeof *stop_signals)
@@ -16,6 +21,9 @@ static volatile sig_atomic_t requested, aborted, shares_terminal, stopped_target
 static volatile pid_t target, owner;
 static volatile int64_t requested_at;
 static const char *volatile abort_message;
+/* Exit mode (stop_signals_install_exiting). */
+static volatile sig_atomic_t exiting;
+static const char *volatile exit_command, *volatile exit_after, *volatile exit_remove;
 
 static int64_t now_ns(void)
 {
@@ -46,6 +54,62 @@ static void say(const char *message)
         return;
 }
 
+/* SIGTERM, SIGHUP, SIGINT by name, without snprintf (a handler's). */
+static const char *short_name(int sig)
+{
+    return sig == SIGTERM ? "SIGTERM" : sig == SIGHUP ? "SIGHUP" : sig == SIGINT ? "SIGINT"
+                                                                                : "a signal";
+}
+
+/* Removes what DIRFD/NAME is, a directory with what it holds DEPTH levels
+ * down, with system calls only (a handler's). A directory read is begun
+ * again while a pass removed something: removing shifts what remains. */
+static void remove_at(int dirfd, const char *name, int depth)
+{
+    if (unlinkat(dirfd, name, 0) == 0 || depth == 0)
+        return;
+    int fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0)
+        return;
+    char buf[4096];
+    for (int removed = 1; removed;) {
+        removed = 0;
+        lseek(fd, 0, SEEK_SET);
+        ssize_t n;
+        while ((n = getdents64(fd, buf, sizeof buf)) > 0)
+            for (ssize_t off = 0; off < n;) {
+                struct dirent64 *d = (struct dirent64 *)(buf + off);
+                off += d->d_reclen;
+                if (strcmp(d->d_name, ".") == 0 || strcmp(d->d_name, "..") == 0)
+                    continue;
+                remove_at(fd, d->d_name, depth - 1);
+                removed = 1;
+            }
+        if (n < 0)
+            break;
+    }
+    close(fd);
+    unlinkat(dirfd, name, AT_REMOVEDIR);
+}
+
+/* Exit mode: one line, whole, and status 1. */
+static void exit_now(int sig)
+{
+    char message[400] = "";
+    size_t n = 0;
+    const char *parts[] = {exit_command, " stopped by ", short_name(sig),
+                           exit_after ? ": " : "", exit_after ? exit_after : ""};
+    for (size_t i = 0; i < sizeof parts / sizeof *parts; i++)
+        for (const char *c = parts[i]; c && *c && n + 1 < sizeof message; c++)
+            message[n++] = *c;
+    message[n] = '\0';
+    const char *remove = exit_remove;
+    if (remove)
+        remove_at(AT_FDCWD, remove, REMOVE_DEPTH);
+    say(message);
+    _exit(1);
+}
+
 static void on_stop(int sig, siginfo_t *info, void *context)
 {
     (void)context;
@@ -54,6 +118,8 @@ static void on_stop(int sig, siginfo_t *info, void *context)
         raise(sig);
         return;
     }
+    if (exiting)
+        exit_now(sig);
     if (shares_terminal && info->si_code == SI_KERNEL && sig != SIGTERM)
         return;  /* the terminal's: the program got it too */
     if (!requested) {
@@ -84,10 +150,9 @@ static void on_alarm(int sig)
         kill(t, SIGKILL);
 }
 
-void stop_signals_install(int program_shares_terminal)
+static void install(void)
 {
     owner = getpid();
-    shares_terminal = program_shares_terminal;
     struct sigaction sa = {.sa_sigaction = on_stop, .sa_flags = SA_SIGINFO | SA_RESTART};
     sigemptyset(&sa.sa_mask);
     for (size_t i = 0; i < N_STOP; i++) {
@@ -99,6 +164,26 @@ void stop_signals_install(int program_shares_terminal)
     struct sigaction alarm_action = {.sa_handler = on_alarm, .sa_flags = SA_RESTART};
     sigemptyset(&alarm_action.sa_mask);
     sigaction(SIGALRM, &alarm_action, NULL);
+}
+
+void stop_signals_install_exiting(const char *command, const char *after)
+{
+    exit_command = command;
+    exit_after = after;
+    exiting = 1;
+    install();
+}
+
+void stop_signals_remove_on_exit(const char *path)
+{
+    exit_remove = path;
+}
+
+void stop_signals_install(int program_shares_terminal)
+{
+    shares_terminal = program_shares_terminal;
+    exiting = 0;
+    install();
 }
 
 int stop_signals_requested(void)

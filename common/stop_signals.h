@@ -24,7 +24,20 @@
 
 #define STOP_SIGNALS_GRACE_SECONDS 3
 
+/* Request mode (record, analyze): as above. */
 void stop_signals_install(int program_shares_terminal);
+
+/* Exit mode, what every command starts in (tools/trms.c installs it
+ * before anything else): the first signal writes "trms: COMMAND stopped
+ * by SIGTERM" (then ": AFTER" when AFTER is not NULL; both strings must
+ * live on) and exits with status 1 on the spot: a command that has
+ * nothing to keep never dies of the signal. */
+void stop_signals_install_exiting(const char *command, const char *after);
+
+/* A file exit mode removes on its way out (a temporary output), or a
+ * directory, with what it holds (a staging directory); NULL for none.
+ * The string must live until it is replaced. */
+void stop_signals_remove_on_exit(const char *path);
 
 /* The first signal received (the request to stop), or 0. */
 int stop_signals_requested(void);

@@ -13,6 +13,7 @@
 
 #include "common/oom.h"
 #include "common/regular_file.h"
+#include "common/stop_signals.h"
 #include "pack/pack_format.h"
 #include "pack/recording_check.h"
 #include "store/result_codec.h"
@@ -289,10 +290,12 @@ int recording_pack(const char *rec_path, const char *out_path, struct pack_summa
     size_t len = strlen(out_path) + 32;
     char *tmp = xmalloc(len);
     snprintf(tmp, len, "%s.tmp-%ld", out_path, (long)getpid());
+    stop_signals_remove_on_exit(tmp);  /* before it exists: a stop leaves no half archive */
     FILE *fp = fopen(tmp, "wb");
     int rc = 0;
     if (!fp) {
         rc = error_set(err, "%s: cannot create: %s", out_path, strerror(errno));
+        stop_signals_remove_on_exit(NULL);
     } else {
         struct pack_writer w;
         pack_writer_start(&w, fp);
@@ -315,6 +318,7 @@ int recording_pack(const char *rec_path, const char *out_path, struct pack_summa
             rc = error_set(err, "%s: cannot create: %s", out_path, strerror(errno));
         if (rc != 0)
             unlink(tmp);
+        stop_signals_remove_on_exit(NULL);
     }
     s->events = events;
     free(tmp);

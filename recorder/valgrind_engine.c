@@ -45,10 +45,11 @@ char *valgrind_tool_dir(struct trms_error *err)
     exe[n] = '\0';
     char *slash = strrchr(exe, '/');
     *slash = '\0';
-    /* bin/trms -> lib/trms/valgrind, in the build tree and once installed. */
+    /* lib/trms/trms (which bin/trms starts, tools/launcher.h) ->
+     * lib/trms/valgrind. */
     size_t size = strlen(exe) + 64;
     char *dir = xmalloc(size);
-    snprintf(dir, size, "%s/../lib/trms/valgrind", exe);
+    snprintf(dir, size, "%s/valgrind", exe);
     char *tool = xmalloc(size + sizeof TOOL_BINARY);
     snprintf(tool, size + sizeof TOOL_BINARY, "%s/" TOOL_BINARY, dir);
     int ok = access(tool, X_OK) == 0;

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "common/parse_number.h"
+#include "common/visible.h"
 
 int cli_fail(const struct trms_error *err)
 {
@@ -43,23 +44,12 @@ int cli_is_help(const char *arg)
     return strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0;
 }
 
-static void print_visible(FILE *out, const char *s)
-{
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c < 0x20 || c == 0x7f)
-            fprintf(out, "\\x%02x", c);
-        else
-            fputc(c, out);
-    }
-}
-
 void cli_print_field(FILE *out, const char *label, const char *value)
 {
     size_t len = strlen(label);
-    print_visible(out, label);
+    visible_fputs(label, out);
     fprintf(out, "%*s ", len < 16 ? (int)(16 - len) : 0, "");
-    print_visible(out, value);
+    visible_fputs(value, out);
     fputc('\n', out);
 }
 

@@ -18,6 +18,8 @@ struct command {
     const char *usage;   /* full help text of `trms NAME --help` */
     int (*run)(int argc, char **argv);
     int program_operand;  /* its first operand is a program: what follows is the program's */
+    const char *on_stop;  /* said after "COMMAND stopped by SIGTERM" before the command
+                           * takes stop signals over, or NULL (record: "nothing recorded") */
 };
 
 extern const struct command cmd_record, cmd_import, cmd_analyze, cmd_report, cmd_diff,

@@ -1,11 +1,13 @@
 /* trms control: turns the collection of a running `trms record` on or off
- * (callgrind_control -i on|off). */
+ * (callgrind_control -i on|off), talking only to that recorder
+ * (record_control.h). */
 #include <dirent.h>
 #include <errno.h>
-#include <signal.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "common/oom.h"
@@ -13,60 +15,102 @@
 #include "tools/cli.h"
 #include "tools/record_control.h"
 #include "trace/recording.h"
+#include "trace/staging.h"
 
-/* The process id in the staging directory of the recording REC, 0 when
- * none is running (several: the error says so). */
-static long recorder_of(const char *rec, struct trms_error *err)
+/* Asks the recorder of the recording REC: the one whose staging directory
+ * beside REC has a socket it listens on. 0, or -1 with ERR. */
+static int ask_recording(const char *rec, int on, struct trms_error *err)
 {
+    char *dir = staging_parent_dir(rec);
     const char *slash = strrchr(rec, '/');
-    size_t dir_len = slash ? (size_t)(slash - rec) + 1 : 0;
     const char *base = slash ? slash + 1 : rec;
-    char dir[4096];
-    snprintf(dir, sizeof dir, "%.*s", dir_len ? (int)dir_len : 1, dir_len ? rec : ".");
     size_t prefix_len = strlen(base) + 10;
     char *prefix = xmalloc(prefix_len + 1);
     snprintf(prefix, prefix_len + 1, ".%s.staging-", base);
     DIR *d = opendir(dir);
-    long found = 0;
-    int many = 0;
-    struct dirent *e;
-    while (d && (e = readdir(d))) {
-        if (strncmp(e->d_name, prefix, strlen(prefix)) != 0)
+    char *found = NULL;
+    int listening = 0;
+    for (struct dirent *e; d && (e = readdir(d));) {
+        if (strncmp(e->d_name, prefix, strlen(prefix)) != 0 || !staging_is_name(e->d_name))
             continue;
-        char path[8192];
-        snprintf(path, sizeof path, "%.*s%s/" RECORD_CONTROL_PID_FILE, (int)dir_len, rec,
-                 e->d_name);
-        FILE *f = fopen(path, "r");
-        long pid = 0;
-        if (f && fscanf(f, "%ld", &pid) == 1 && pid > 0) {
-            many += found != 0;
-            found = pid;
+        char *staging = recording_file(dir, e->d_name);
+        if (record_control_listening(staging)) {
+            listening++;
+            free(found);
+            found = staging;
+        } else {
+            free(staging);
         }
-        if (f)
-            fclose(f);
     }
     if (d)
         closedir(d);
     free(prefix);
-    if (many)
-        return error_set(err, "%s: several recordings of it are running; give the process id",
-                         rec);
-    if (!found)
-        return error_set(err, "%s: no `trms record -o %s` is running", rec, rec);
-    return found;
+    free(dir);
+    int rc;
+    if (listening > 1)
+        rc = error_set(err, "%s: several recordings of it are running; give the process id", rec);
+    else if (listening == 0)
+        rc = error_set(err, "%s: no `trms record -o %s` is running", rec, rec);
+    else if ((rc = record_control_send(found, on, err)) == 1)
+        rc = error_set(err, "%s: its recorder ended meanwhile", rec);
+    free(found);
+    return rc;
 }
 
-/* Signals only a trms: another process could die of SIGUSR1. */
-static int is_trms(long pid)
+/* Whether PATH is the same file as this process's binary. */
+static int same_binary(const char *path)
 {
-    char path[64], comm[64] = "";
-    snprintf(path, sizeof path, "/proc/%ld/comm", pid);
-    FILE *f = fopen(path, "r");
-    if (!f)
+    struct stat a, b;
+    return stat(path, &a) == 0 && stat("/proc/self/exe", &b) == 0 && a.st_dev == b.st_dev &&
+           a.st_ino == b.st_ino;
+}
+
+/* Whether process PID runs `trms record`: this trms binary, asked to
+ * record (its command line's first argument). */
+static int is_recorder(long pid)
+{
+    char path[64], cmdline[256];
+    snprintf(path, sizeof path, "/proc/%ld/exe", pid);
+    if (!same_binary(path))
         return 0;
-    int ok = fgets(comm, sizeof comm, f) != NULL && strcmp(comm, "trms\n") == 0;
-    fclose(f);
-    return ok;
+    snprintf(path, sizeof path, "/proc/%ld/cmdline", pid);
+    FILE *f = fopen(path, "r");
+    size_t n = f ? fread(cmdline, 1, sizeof cmdline - 1, f) : 0;
+    if (f)
+        fclose(f);
+    cmdline[n] = '\0';
+    const char *first = memchr(cmdline, '\0', n);  /* argv[1] follows argv[0] */
+    return first && (size_t)(first + 1 - cmdline) < n && strcmp(first + 1, "record") == 0;
+}
+
+/* Asks the recorder PID through its socket, found in the staging
+ * directory it holds open (staging_lock). */
+static int ask_process(long pid, int on, struct trms_error *err)
+{
+    if (!is_recorder(pid))
+        return error_set(err, "process %ld is not a running `trms record`", pid);
+    char fds[64];
+    snprintf(fds, sizeof fds, "/proc/%ld/fd", pid);
+    DIR *d = opendir(fds);
+    if (!d)
+        return error_set(err, "process %ld: %s", pid, strerror(errno));
+    int rc = 1;
+    for (struct dirent *e; rc == 1 && (e = readdir(d));) {
+        char link[96], target[PATH_MAX];
+        snprintf(link, sizeof link, "%s/%s", fds, e->d_name);
+        ssize_t n = readlink(link, target, sizeof target - 1);
+        if (n <= 0)
+            continue;
+        target[n] = '\0';
+        const char *base = strrchr(target, '/');
+        if (target[0] == '/' && base && staging_is_name(base + 1))
+            rc = record_control_send(target, on, err);
+    }
+    closedir(d);
+    if (rc == 1)
+        return error_set(err, "process %ld records without taking `trms control` (only "
+                              "--engine valgrind does)", pid);
+    return rc;
 }
 
 static int run(int argc, char **argv)
@@ -79,20 +123,15 @@ static int run(int argc, char **argv)
         return cli_usage_error(&cmd_control, "on or off, not '%s'", argv[2]);
     struct trms_error err;
     uint64_t number;
-    long pid;
+    int rc;
     if (parse_u64_cstr(argv[1], &number) == PARSE_NUMBER_OK && number > 0 && number < 1u << 30)
-        pid = (long)number;
-    else if ((pid = recorder_of(argv[1], &err)) < 0)
+        rc = ask_process((long)number, on, &err);
+    else
+        rc = ask_recording(argv[1], on, &err);
+    if (rc != 0)
         return cli_fail(&err);
-    if (!is_trms(pid)) {
-        error_set(&err, "process %ld is not a running trms", pid);
-        return cli_fail(&err);
-    }
-    if (kill((pid_t)pid, on ? RECORD_CONTROL_ON_SIGNAL : RECORD_CONTROL_OFF_SIGNAL) != 0) {
-        error_set(&err, "process %ld: %s", pid, strerror(errno));
-        return cli_fail(&err);
-    }
-    fprintf(stderr, "trms: collection %s asked of process %ld\n", on ? "on" : "off", pid);
+    fprintf(stderr, "trms: collection %s asked of the recording of %s\n", on ? "on" : "off",
+            argv[1]);
     return 0;
 }
 
@@ -101,12 +140,13 @@ const struct command cmd_control = {
     .summary = "turn a running recording's collection on or off",
     .usage =
         "usage: trms control REC|PID on|off\n\n"
-        "Asks the running `trms record -o REC` (or the trms process PID) to start\n"
-        "or stop keeping events: `trms record --collect-at-start=no` starts with\n"
-        "collection off. What is left out while it is off is counted in the\n"
-        "recording's meta and said by the reports. The same as sending the\n"
-        "recorder SIGUSR1 (on) or SIGUSR2 (off). It takes effect where the\n"
-        "recorder next reads the program's stream (within a few hundred\n"
-        "thousand events of a running program).\n",
+        "Asks the running `trms record -o REC` (or the `trms record` whose process\n"
+        "id is PID) to start or stop keeping events: `trms record\n"
+        "--collect-at-start=no` starts with collection off. What is left out while\n"
+        "it is off is counted in the recording's meta and said by the reports.\n"
+        "It talks to the recorder through a socket in its staging directory, and\n"
+        "to nothing else. The recorder also takes SIGUSR1 (on) and SIGUSR2 (off).\n"
+        "It takes effect where the recorder next reads the program's stream\n"
+        "(within a few hundred thousand events of a running program).\n",
     .run = run,
 };

@@ -8,6 +8,7 @@
 
 #include "common/parse_number.h"
 #include "tools/cli.h"
+#include "tools/output_file.h"
 #include "report/report_diff.h"
 #include "report/report_load.h"
 #include "report/report_model.h"
@@ -96,20 +97,14 @@ static int run(int argc, char **argv)
                              "--cell-size and --line-size", argv[optind],
                        (unsigned long long)a.cell_size, argv[optind + 1],
                        (unsigned long long)b.cell_size);
-    FILE *out = NULL;
-    if (rc == 0 && !(out = output ? fopen(output, "w") : stdout))
-        rc = error_set(&err, "%s: cannot create: %s", output, strerror(errno));
-    if (rc == 0) {
+    struct output_file out;
+    /* The text diff is read on a terminal: escaped wherever it goes. */
+    if (rc == 0 && (rc = output_file_open(&out, output, !json, &err)) == 0) {
         struct report_diff d;
         report_diff_build(&a, &b, &o, &d);
-        (json ? report_diff_json : report_diff_text)(out, &a, &b, &d, &o);
+        (json ? report_diff_json : report_diff_text)(out.fp, &a, &b, &d, &o);
         report_diff_free(&d);
-        int failed = fflush(out) != 0 || ferror(out);
-        if (out != stdout)
-            failed |= fclose(out) != 0;
-        if (failed)
-            rc = error_set(&err, "%s: cannot write: %s", output ? output : "<stdout>",
-                           strerror(errno));
+        rc = output_file_close(&out, 0, &err);
     }
     report_model_free(&a);
     report_model_free(&b);

@@ -15,6 +15,7 @@
 #include "explore/explore_runs.h"
 #include "recorder/step_schedule.h"
 #include "tools/cli.h"
+#include "tools/output_file.h"
 #include "tools/program_path.h"
 
 #define DEFAULT_RANDOM_QUANTUM 100
@@ -200,26 +201,18 @@ static char *default_directory(const char *program)
 static int write_report(const struct explore_args *a, const struct explore *x, const char *path,
                         size_t format, struct trms_error *err)
 {
-    FILE *out = path ? fopen(path, "w") : stdout;
-    if (!out)
-        return error_set(err, "%s: cannot create: %s", path, strerror(errno));
+    struct output_file out;
+    /* The text report is read on a terminal: escaped wherever it goes. */
+    if (output_file_open(&out, path, format == 0, err) != 0)
+        return -1;
     size_t top = (size_t)a->top;
     if (format == 0)
-        explore_text(out, x, top);
+        explore_text(out.fp, x, top);
     else if (format == 1)
-        explore_json(out, x);
+        explore_json(out.fp, x);
     else
-        explore_html(out, x, top);
-    int rc = fflush(out) != 0 || ferror(out);
-    if (out != stdout)
-        rc |= fclose(out) != 0;
-    if (rc) {
-        if (path)
-            remove(path);
-        return error_set(err, "%s: cannot write the report: %s", path ? path : "<stdout>",
-                         strerror(errno));
-    }
-    return 0;
+        explore_html(out.fp, x, top);
+    return output_file_close(&out, 0, err);
 }
 
 static int run(int argc, char **argv)

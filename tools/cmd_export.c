@@ -8,6 +8,7 @@
 #include "store/symbol_store.h"
 #include "store/symbol_text.h"
 #include "tools/cli.h"
+#include "tools/output_file.h"
 #include "trace/recording.h"
 #include "trace/text_writer.h"
 #include "trace/trace_reader.h"
@@ -45,11 +46,12 @@ static int run(int argc, char **argv)
     if (recording_open(rec_path, &rec, &err) != 0)
         return cli_fail(&err);
     recording_close(&rec);
-    struct export_state st = {.out = output ? fopen(output, "w") : stdout};
-    if (!st.out) {
-        error_set(&err, "%s: cannot create: %s", output, strerror(errno));
+    /* The text event format is data: a file gets its bytes as they are
+     * (export then import is exact), a terminal sees them escaped. */
+    struct output_file file;
+    if (output_file_open(&file, output, 0, &err) != 0)
         return cli_fail(&err);
-    }
+    struct export_state st = {.out = file.fp};
     routine_table_init(&st.routines);
     char *events = recording_file(rec_path, RECORDING_EVENTS);
     fprintf(st.out, "# trms export of %s\n", rec_path);
@@ -62,13 +64,7 @@ static int run(int argc, char **argv)
         symbol_names_free(&symbols);
         rc = trace_read(events, &st.routines, print_event, &st, NULL, &err);
     }
-    if (rc == 0 && (fflush(st.out) != 0 || ferror(st.out)))
-        rc = error_set(&err, "%s: cannot write: %s", output ? output : "<stdout>",
-                       strerror(errno));
-    if (st.out != stdout && fclose(st.out) != 0 && rc == 0)
-        rc = error_set(&err, "%s: cannot write: %s", output, strerror(errno));
-    if (rc != 0 && output)
-        remove(output);
+    rc = output_file_close(&file, rc, &err);
     free(events);
     routine_table_free(&st.routines);
     return rc == 0 ? 0 : cli_fail(&err);

@@ -913,7 +913,7 @@ static int run(int argc, char **argv)
                              struct trms_error *) = {record_valgrind, record_step, record_rr};
         /* On a terminal: how much the recording has written so far. */
         struct record_progress *progress = record_progress_start(staging);
-        /* `trms control` (SIGUSR1, SIGUSR2) turns the window on and off. */
+        /* `trms control` (its socket, or SIGUSR1 and SIGUSR2) turns the window on and off. */
         if (engine == ENGINE_VALGRIND)
             rc = record_control_start(staging, &err);
         if (rc == 0)
@@ -1063,4 +1063,5 @@ const struct command cmd_record = {
 
     .run = run,
     .program_operand = 1,
+    .on_stop = "nothing recorded",
 };

@@ -10,6 +10,7 @@
 #include "common/oom.h"
 #include "common/parse_number.h"
 #include "tools/cli.h"
+#include "tools/output_file.h"
 #include "report/report.h"
 #include "report/report_aprof.h"
 #include "report/report_load.h"
@@ -18,8 +19,9 @@
 static const struct {
     const char *name;
     int (*print)(FILE *, const struct report_model *, const struct report_options *);
-} formats[] = {{"text", report_text}, {"json", report_json}, {"csv", report_csv},
-               {"html", report_html}, {"aprof", NULL}};
+    int text;  /* read on a terminal: escaped wherever it goes (visible.h) */
+} formats[] = {{"text", report_text, 1}, {"json", report_json, 0}, {"csv", report_csv, 0},
+               {"html", report_html, 0}, {"aprof", NULL, 0}};
 #define N_FORMATS (sizeof formats / sizeof *formats)
 
 struct report_args {
@@ -137,20 +139,11 @@ static int write_report(const struct report_args *a, const struct report_model *
 {
     if (formats[a->format].print == NULL)
         return report_aprof(a->output, m, loaded, err);
-    FILE *out = a->output ? fopen(a->output, "w") : stdout;
-    if (!out)
-        return error_set(err, "%s: cannot create: %s", a->output, strerror(errno));
-    formats[a->format].print(out, m, &a->opt);
-    int rc = fflush(out) != 0 || ferror(out);
-    if (out != stdout)
-        rc |= fclose(out) != 0;
-    if (rc) {
-        if (a->output)
-            remove(a->output);
-        return error_set(err, "%s: cannot write the report: %s",
-                         a->output ? a->output : "<stdout>", strerror(errno));
-    }
-    return 0;
+    struct output_file out;
+    if (output_file_open(&out, a->output, formats[a->format].text, err) != 0)
+        return -1;
+    formats[a->format].print(out.fp, m, &a->opt);
+    return output_file_close(&out, 0, err);
 }
 
 static int run(int argc, char **argv)

@@ -1,5 +1,5 @@
 /* record_control: see record_control.h. */
-#define _GNU_SOURCE  /* pipe2 */
+#define _GNU_SOURCE  /* O_PATH */
 #include "tools/record_control.h"
 
 #include <errno.h>
@@ -8,6 +8,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include "trace/recording.h"
@@ -15,69 +18,155 @@
 /* 0: nothing asked; 1: on; 2: off. */
 static volatile sig_atomic_t request;
 static struct sigaction old_on, old_off;
-/* A byte in it says a request came: the engine waits on the read end
- * beside its other work and hands the request on at once. */
-static int woken[2] = {-1, -1};
+/* The socket `trms control` writes to, which the engine waits on beside
+ * its other work (record_control_fd), and one connected to it, through
+ * which a signal's request joins the others in order and wakes the
+ * engine at once. */
+static int listening = -1, signalled = -1;
+
+static const char ON_MESSAGE[] = "on", OFF_MESSAGE[] = "off";
 
 static void asked(int sig)
 {
     int saved = errno;
     request = sig == RECORD_CONTROL_ON_SIGNAL ? 1 : 2;
-    if (woken[1] >= 0 && write(woken[1], "", 1) < 0) {
-        /* full: a byte is already waiting */
+    if (signalled >= 0) {
+        ssize_t sent = request == 1
+                           ? send(signalled, ON_MESSAGE, sizeof ON_MESSAGE - 1, MSG_DONTWAIT)
+                           : send(signalled, OFF_MESSAGE, sizeof OFF_MESSAGE - 1, MSG_DONTWAIT);
+        (void)sent; /* full: requests already wait, and REQUEST is seen */
     }
     errno = saved;
+}
+
+/* The socket's address inside DIR_FD's directory: a path through
+ * /proc/self/fd, which stays short (a socket's path has 108 bytes) however
+ * long the staging directory's is. */
+static void address_in(int dir_fd, struct sockaddr_un *a)
+{
+    memset(a, 0, sizeof *a);
+    a->sun_family = AF_UNIX;
+    snprintf(a->sun_path, sizeof a->sun_path, "/proc/self/fd/%d/" RECORD_CONTROL_SOCKET, dir_fd);
 }
 
 int record_control_start(const char *staging, struct trms_error *err)
 {
     request = 0;
-    if (woken[0] < 0 && pipe2(woken, O_CLOEXEC | O_NONBLOCK) != 0)
-        return error_set(err, "cannot set up `trms control`: %s", strerror(errno));
-    /* SA_RESTART: the recorder's reads and writes of the ring go on. */
-    struct sigaction sa = {.sa_handler = asked, .sa_flags = SA_RESTART};
-    sigemptyset(&sa.sa_mask);
-    sigaction(RECORD_CONTROL_ON_SIGNAL, &sa, &old_on);
-    sigaction(RECORD_CONTROL_OFF_SIGNAL, &sa, &old_off);
-    char *path = recording_file(staging, RECORD_CONTROL_PID_FILE);
-    FILE *f = fopen(path, "w");
-    int rc = f && fprintf(f, "%ld\n", (long)getpid()) > 0 ? 0 : -1;
-    if (f && fclose(f) != 0)
+    int dir = open(staging, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    listening = socket(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    signalled = socket(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    struct sockaddr_un a;
+    int rc = 0;
+    if (dir < 0 || listening < 0 || signalled < 0) {
         rc = -1;
-    if (rc != 0)
-        error_set(err, "%s: cannot write: %s", path, strerror(errno));
-    free(path);
+    } else {
+        address_in(dir, &a);
+        rc = bind(listening, (struct sockaddr *)&a, sizeof a);
+        if (rc == 0)
+            rc = connect(signalled, (struct sockaddr *)&a, sizeof a);
+    }
+    if (rc != 0) {
+        error_set(err, "%s/%s: cannot listen for `trms control`: %s", staging,
+                  RECORD_CONTROL_SOCKET, strerror(errno));
+        if (listening >= 0)
+            close(listening);
+        if (signalled >= 0)
+            close(signalled);
+        listening = signalled = -1;
+    }
+    if (dir >= 0)
+        close(dir);
+    if (rc == 0) {
+        /* SA_RESTART: the recorder's reads and writes of the ring go on. */
+        struct sigaction sa = {.sa_handler = asked, .sa_flags = SA_RESTART};
+        sigemptyset(&sa.sa_mask);
+        sigaction(RECORD_CONTROL_ON_SIGNAL, &sa, &old_on);
+        sigaction(RECORD_CONTROL_OFF_SIGNAL, &sa, &old_off);
+    }
     return rc;
 }
 
 int record_control_fd(void)
 {
-    return woken[0];
+    return listening;
 }
 
 int record_control_take(int *on)
 {
-    char bytes[64];
-    while (woken[0] >= 0 && read(woken[0], bytes, sizeof bytes) > 0) {
-    }
     sig_atomic_t r = request;
+    request = 0;
+    char message[8];
+    ssize_t n;
+    /* Every message that came, in order (a signal's among them): the
+     * latest wins. */
+    while (listening >= 0 && (n = recv(listening, message, sizeof message, MSG_DONTWAIT)) >= 0) {
+        if ((size_t)n == sizeof ON_MESSAGE - 1 && memcmp(message, ON_MESSAGE, (size_t)n) == 0)
+            r = 1;
+        else if ((size_t)n == sizeof OFF_MESSAGE - 1 && memcmp(message, OFF_MESSAGE, (size_t)n) == 0)
+            r = 2;
+    }
     if (!r)
         return 0;
-    request = 0;
     *on = r == 1;
     return 1;
 }
 
 void record_control_stop(const char *staging)
 {
+    if (listening < 0)
+        return;  /* never started, or its signals not taken */
     sigaction(RECORD_CONTROL_ON_SIGNAL, &old_on, NULL);
     sigaction(RECORD_CONTROL_OFF_SIGNAL, &old_off, NULL);
-    for (int i = 0; i < 2; i++) {
-        if (woken[i] >= 0)
-            close(woken[i]);
-        woken[i] = -1;
-    }
-    char *path = recording_file(staging, RECORD_CONTROL_PID_FILE);
+    close(signalled);
+    close(listening);
+    listening = signalled = -1;
+    char *path = recording_file(staging, RECORD_CONTROL_SOCKET);
     unlink(path);
     free(path);
+}
+
+/* A socket connected to the recorder listening in STAGING: the
+ * descriptor, -1 when none listens there (a leftover of a trms that died,
+ * or no socket: a FIFO or a file planted there is never opened). */
+static int connect_to(const char *staging)
+{
+    int dir = open(staging, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (dir < 0)
+        return -1;
+    struct stat st;
+    int s = -1;
+    if (fstatat(dir, RECORD_CONTROL_SOCKET, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+        S_ISSOCK(st.st_mode) && (s = socket(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0)) >= 0) {
+        struct sockaddr_un a;
+        address_in(dir, &a);
+        if (connect(s, (struct sockaddr *)&a, sizeof a) != 0) {
+            close(s);
+            s = -1;
+        }
+    }
+    close(dir);
+    return s;
+}
+
+int record_control_listening(const char *staging)
+{
+    int s = connect_to(staging);
+    if (s >= 0)
+        close(s);
+    return s >= 0;
+}
+
+int record_control_send(const char *staging, int on, struct trms_error *err)
+{
+    int s = connect_to(staging);
+    if (s < 0)
+        return 1;
+    const char *message = on ? ON_MESSAGE : OFF_MESSAGE;
+    int rc = 0;
+    if (send(s, message, strlen(message), MSG_DONTWAIT | MSG_NOSIGNAL) < 0)
+        rc = error_set(err, "%s: cannot ask the recorder: %s", staging,
+                       errno == EAGAIN ? "it has not taken the requests already sent"
+                                       : strerror(errno));
+    close(s);
+    return rc;
 }

@@ -1,11 +1,15 @@
 /* trms: the command-line entry point; dispatches to one subcommand. */
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/stop_signals.h"
+#include "common/visible.h"
 #include "recorder/valgrind_engine.h"
 #include "tools/cli.h"
+#include "tools/launcher.h"
 
 static const struct command *const commands[] = {&cmd_record, &cmd_import, &cmd_analyze, &cmd_report,
                                                  &cmd_diff, &cmd_export, &cmd_info,
@@ -45,8 +49,39 @@ static void print_version(void)
     free(valgrind);
 }
 
+/* The stop signals the launcher blocked for us (tools/launcher.h): ours
+ * to handle now; a signal that came meanwhile is delivered here. */
+static void unblock_launched(void)
+{
+    const char *list = getenv(LAUNCHER_UNBLOCK_ENV);
+    if (!list)
+        return;
+    sigset_t set;
+    sigemptyset(&set);
+    for (char *end; *list; list = *end ? end + 1 : end) {
+        long sig = strtol(list, &end, 10);
+        if (end == list)
+            break;
+        if (sig == SIGTERM || sig == SIGHUP || sig == SIGINT)
+            sigaddset(&set, (int)sig);
+    }
+    unsetenv(LAUNCHER_UNBLOCK_ENV);  /* not the recorded program's */
+    sigprocmask(SIG_UNBLOCK, &set, NULL);
+}
+
 int main(int argc, char **argv)
 {
+    /* Before anything else: a stop signal is a line on stderr and status
+     * 1, never a death; record and analyze take over with their own
+     * handling (stop_signals.h). */
+    const struct command *named = NULL;
+    for (size_t i = 0; argc > 1 && i < N_COMMANDS; i++)
+        if (strcmp(commands[i]->name, argv[1]) == 0)
+            named = commands[i];
+    stop_signals_install_exiting(named ? named->name : "trms", named ? named->on_stop : NULL);
+    unblock_launched();
+    /* Nothing from a recording reaches a terminal raw (visible.h). */
+    visible_std_streams();
     if (argc < 2) {
         print_help(stderr);
         return EXIT_USAGE;

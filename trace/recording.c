@@ -3,6 +3,8 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +13,7 @@
 
 #include "common/oom.h"
 #include "common/regular_file.h"
+#include "common/stop_signals.h"
 #include "trace/staging.h"
 
 char *recording_file(const char *path, const char *name)
@@ -37,13 +40,25 @@ int recording_stage(const char *final_path, char **staging, struct trms_error *e
     size_t len = dir_len + strlen(base) + 32;
     char *tmpl = xmalloc(len);
     snprintf(tmpl, len, "%.*s.%s.staging-XXXXXX", (int)dir_len, final_path, base);
-    if (!mkdtemp(tmpl)) {
-        int e = errno;
+    /* Made and named for removal at once: a stop signal in exit mode
+     * (stop_signals.h) never leaves it behind. */
+    sigset_t stop, before;
+    sigemptyset(&stop);
+    sigaddset(&stop, SIGTERM);
+    sigaddset(&stop, SIGHUP);
+    sigaddset(&stop, SIGINT);
+    pthread_sigmask(SIG_BLOCK, &stop, &before);
+    int made = mkdtemp(tmpl) != NULL, e = errno;
+    if (made)
+        stop_signals_remove_on_exit(tmpl);
+    pthread_sigmask(SIG_SETMASK, &before, NULL);
+    if (!made) {
         free(tmpl);
         return error_set(err, "%s: cannot create the recording: %s", final_path, strerror(e));
     }
     /* Held while this process builds it: one nobody holds is a leftover. */
     if (staging_lock(tmpl, err) != 0) {
+        stop_signals_remove_on_exit(NULL);
         rmdir(tmpl);
         free(tmpl);
         return -1;
@@ -88,6 +103,7 @@ int recording_commit(const char *staging, const char *final_path, struct trms_er
         return error_set(err, "%s already exists; choose another -o or remove it first",
                          final_path);
     staging_release_reserve(staging);
+    stop_signals_remove_on_exit(NULL);
     if (rename(staging, final_path) != 0)
         return error_set(err, "%s: cannot create the recording: %s", final_path,
                          strerror(errno));
@@ -98,6 +114,7 @@ int recording_commit(const char *staging, const char *final_path, struct trms_er
 void recording_discard(const char *staging)
 {
     /* Whatever it holds: an rr trace, the routine names, a result store. */
+    stop_signals_remove_on_exit(NULL);
     staging_remove_tree(staging);
     staging_unlock(staging);
 }

@@ -18,6 +18,7 @@
 Environment: TRMS (the binary)."""
 import json
 import os
+import pty
 import re
 import shutil
 import struct
@@ -392,6 +393,134 @@ def smaller_items(tmp, good):
         fail("analyze does not name the recording: %s" % r.stderr.decode())
 
 
+# What a hostile recording may put in names and values: an OSC that
+# retitles the terminal (ESC ] ... BEL), a CSI that clears it, the 8-bit
+# CSI alone (0x9b) and as UTF-8 (U+009B), DEL, and a byte of no UTF-8.
+HOSTILE = b"\x1b]0;owned\x07clear\x1b[2J\x9b31m\xc2\x9b1m\x7f\xff"
+
+
+def optional(data):
+    return varint(len(data) + 1) + data
+
+
+def symbols_file(entries):
+    """A routine names file (store/symbol_file.h, format 1, entries of
+    codec version 2): [(addr, name, file, line, module)]."""
+    body = b"TRMSSYMS" + varint(1) + varint(len(entries))
+    for addr, name, file, line, module in entries:
+        body += varint(addr) + varint(2) + optional(name) + optional(file) + varint(line) + \
+            varint(0) + optional(module) + varint(0x1136)
+    return body + struct.pack("<I", zlib.crc32(body))
+
+
+def terminal_output(args):
+    """Runs trms with its standard output and error on a terminal (a pty):
+    what the terminal got."""
+    master, slave = pty.openpty()
+    try:
+        p = subprocess.Popen([TRMS] + list(args), stdin=subprocess.DEVNULL, stdout=slave,
+                             stderr=slave)
+    finally:
+        os.close(slave)
+    got = b""
+    while True:
+        try:
+            chunk = os.read(master, 65536)
+        except OSError:
+            break
+        if not chunk:
+            break
+        got += chunk
+    os.close(master)
+    p.wait(timeout=60)
+    return p.returncode, got
+
+
+def raw_bytes(data):
+    """The bytes of DATA a terminal would act on, or None: controls but
+    newline, carriage return (the pty's) and tab, DEL, C1, no UTF-8."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        return data[max(0, e.start - 20):e.end + 20]
+    for i, ch in enumerate(text):
+        if (ord(ch) < 0x20 and ch not in "\r\n\t") or 0x7f <= ord(ch) <= 0x9f:
+            return text[max(0, i - 20):i + 20].encode()
+    return None
+
+
+def escapes(tmp):
+    """Nothing from a recording reaches a terminal raw: routine, file and
+    module names and meta values, in every command and format that goes to
+    a terminal (JSON by its own escapes); a data file written with -o keeps
+    its bytes (export then import is exact) (issue 27)."""
+    trace = os.path.join(tmp, "hostile.txt")
+    open(trace, "wb").write(b"thread 1\ncall name" + HOSTILE + b"\nread 0x100 4\ncost 3\n"
+                            b"call 0x401136\nread 0x104 4\ncost 2\nreturn\nreturn\n")
+    rec = os.path.join(tmp, "hostile.rec")
+    ok("import", trace, "-o", rec)
+    ok("analyze", rec)
+    ok("analyze", rec, "--contexts")
+    open(os.path.join(rec, "symbols"), "wb").write(
+        symbols_file([(0x401136, b"sym" + HOSTILE, b"file" + HOSTILE + b".c", 7,
+                       b"/lib/mod" + HOSTILE + b".so")]))
+    open(os.path.join(rec, "maps"), "wb").write(b"400000 402000 0 r-x - /bin/evil" + HOSTILE +
+                                                b"\n")
+    with open(os.path.join(rec, "meta"), "ab") as f:
+        f.write(b"note " + HOSTILE + b"\n")
+    other = os.path.join(tmp, "hostile2.rec")
+    shutil.copytree(rec, other)
+    for args in (["report", rec], ["report", rec, "--format", "csv"],
+                 ["report", rec, "--format", "json"], ["report", rec, "--top", "0"],
+                 ["report", rec, "--routine", "*"], ["report", rec, "--contexts"],
+                 ["export", rec], ["info", rec], ["info", rec, "--format", "json"],
+                 ["verify", rec], ["diff", rec, other, "--all"],
+                 ["diff", rec, other, "--all", "--format", "json"],
+                 ["gc", "--dry-run", rec]):
+        status, got = terminal_output(args)
+        if status not in (0, 1):
+            fail("trms %s: exit %d: %r" % (" ".join(args), status, got[-300:]))
+        bad = raw_bytes(got)
+        if bad is not None:
+            fail("trms %s puts raw bytes on a terminal: %r" % (" ".join(args), bad))
+        if b"\\x1b]0;owned\\x07" not in got and args[-1] != "json" and args[0] not in ("gc", "verify"):
+            fail("trms %s does not show the name escaped: %r" % (" ".join(args), got[-500:]))
+    # Errors name what they name escaped too.
+    damaged = os.path.join(tmp, "hostile3.rec")
+    shutil.copytree(rec, damaged)
+    meta = open(os.path.join(damaged, "meta"), "rb").read()
+    open(os.path.join(damaged, "meta"), "wb").write(re.sub(rb"\nevents \d+\n",
+                                                           b"\nevents 9" + HOSTILE + b"\n", meta))
+    for args in (["verify", damaged], ["pack", damaged, "-o", os.path.join(tmp, "h.pack")]):
+        status, got = terminal_output(args)
+        if status != 1 or raw_bytes(got) is not None:
+            fail("trms %s: %d %r" % (" ".join(args), status, got))
+    # The text report written to a file is text for a terminal: escaped.
+    out = os.path.join(tmp, "report.txt")
+    ok("report", rec, "-o", out)
+    if raw_bytes(open(out, "rb").read()) is not None:
+        fail("report -o writes raw bytes")
+    # The event trace written to a file is data: exact, and imports back.
+    out = os.path.join(tmp, "events.txt")
+    ok("export", rec, "-o", out)
+    if b"name" + HOSTILE not in open(out, "rb").read():
+        fail("export -o does not keep the names' bytes")
+    back = os.path.join(tmp, "back.rec")
+    ok("import", out, "-o", back)
+    ok("analyze", back)
+    json_a = ok("report", rec, "--format", "json").stdout
+    json_b = ok("report", back, "--format", "json").stdout
+    if raw_bytes(json_a) is not None:
+        fail("JSON holds raw bytes")
+    if b"\\u001b]0;owned\\u0007" not in json_a or b"\\u009b" not in json_a:
+        fail("JSON does not escape the name's controls: %r" % json_a[:2000])
+    # (the trace's own names: the symbols file is not exported)
+    names = [sorted(r["name"] for r in json.loads(j)["routines"] if r["name"].startswith("name"))
+             for j in (json_a, json_b)]
+    if names[0] != names[1] or len(names[0]) != 1:
+        fail("export then import changed the names: %r" % names)
+
+
 def main():
     tmp = tempfile.mkdtemp(prefix="trms-untrusted-")
     try:
@@ -421,6 +550,7 @@ def main():
         paths_are_names(tmp, good)
         one_notion(tmp, good)
         smaller_items(tmp, good)
+        escapes(tmp)
         wrong_cause(tmp, good)
         archives(tmp, good)
         print("untrusted paths, archives and packs: all refused or carried as they should")

@@ -261,6 +261,98 @@ def case_record_signals(tmp):
     earlier.unchanged("after the record signals")
 
 
+def started(p, patience=0.5):
+    """Waits until P runs trms's own code: the stop signals blocked (the
+    launcher's first instruction) or caught; a process that does neither
+    is taken as started after PATIENCE seconds. No program can do anything
+    about a signal before its first instruction (the end of execve)."""
+    bits = (1 << (signal.SIGTERM - 1)) | (1 << (signal.SIGINT - 1)) | (1 << (signal.SIGHUP - 1))
+    deadline = time.monotonic() + patience
+    while time.monotonic() < deadline and p.poll() is None:
+        try:
+            with open(f"/proc/{p.pid}/status") as f:
+                masks = {k: int(v, 16) for k, v in (l.split(":") for l in f)
+                         if k in ("SigBlk", "SigCgt")}
+        except (OSError, ValueError):
+            return
+        if any(m & bits == bits for m in masks.values()):
+            return
+
+
+def case_early_signals(tmp):
+    """SIGTERM, SIGHUP or SIGINT at any moment from a command's first
+    instruction to 150 ms later: every command ends with a line and status
+    1 (record: its documented statuses), never dies of it, and leaves no
+    staging directory or half-written archive behind (issue 27)."""
+    rec = os.path.join(tmp, "big.rec")
+    make_recording(rec, int(os.environ.get("FAULT_EVENTS", "600000")))
+    expect(run([TRMS, "analyze", rec, "--checkpoint-every", "0"]), 0)
+    want = report_json(rec, "--cell-size", "4", "--line-size", "64")
+    trace = os.path.join(tmp, "slides.txt")
+    slides_recording(tmp, "slides.rec")
+    archive = os.path.join(tmp, "big.trmspack")
+    expect(run([TRMS, "pack", rec, "-o", archive]), 0)
+    commands = {
+        "record": ["record", "--engine", "valgrind", "-o", "new.rec", "--", SPIN, "0.3"],
+        "analyze": ["analyze", rec, "--cell-size", "8", "--checkpoint-every", "0"],
+        "info": ["info", rec],
+        "report": ["report", rec, "--format", "json"],
+        "verify": ["verify", rec],
+        "export": ["export", rec, "-o", "events.txt"],
+        "diff": ["diff", rec, rec],
+        "pack": ["pack", rec, "-o", "out.trmspack"],
+        "unpack": ["unpack", archive, "-o", "unpacked.rec"],
+        "import": ["import", trace, "-o", "imported.rec"],
+        "gc": ["gc", rec],
+    }
+    outputs = ["new.rec", "events.txt", "out.trmspack", "unpacked.rec", "imported.rec"]
+    runs = stopped = 0
+    for name, args in commands.items():
+        for sig in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
+            for delay in (0, RNG.uniform(0, 0.15)):
+                for out in outputs:
+                    path = os.path.join(tmp, out)
+                    if os.path.isdir(path):
+                        shutil.rmtree(path)
+                    elif os.path.exists(path):
+                        os.remove(path)
+                p = subprocess.Popen([TRMS, *args], cwd=tmp, stdout=subprocess.PIPE,
+                                     stderr=subprocess.PIPE, text=True)
+                started(p)
+                time.sleep(delay)
+                p.send_signal(sig)
+                r = finish(p, timeout=120)
+                runs += 1
+                what = f"{name}, {sig.name} at {delay * 1000:.0f} ms"
+                check(r.returncode >= 0, f"{what}: died of signal {-r.returncode}: {r.stderr!r}")
+                err = lines(r.stderr)
+                if name == "record":
+                    check(r.returncode in (0, 1, 128 + sig), f"{what}: exit {r.returncode}")
+                    if r.returncode == 1:
+                        check(len(err) == 1 and ("nothing recorded" in err[0] or
+                                                 "nothing kept" in err[0]), f"{what}: {err}")
+                        check(not os.path.exists(os.path.join(tmp, "new.rec")), what)
+                    else:
+                        expect(run([TRMS, "verify", "new.rec"], cwd=tmp), 0, what=what)
+                else:
+                    check(r.returncode in (0, 1), f"{what}: exit {r.returncode}: {r.stderr}")
+                    if r.returncode == 1:
+                        check(len(err) == 1 and f"stopped by {sig.name}" in err[0],
+                              f"{what}: {err}")
+                        for out in outputs[1:]:
+                            check(not os.path.exists(os.path.join(tmp, out)),
+                                  f"{what}: left {out} behind")
+                stopped += r.returncode != 0
+                check(not staging_dirs(tmp), f"{what}: staging left: {staging_dirs(tmp)}")
+                check(not [n for n in os.listdir(tmp) if ".tmp-" in n],
+                      f"{what}: left {os.listdir(tmp)}")
+    # (a whole analyze --cell-size 8 makes its own result the latest)
+    check(report_json(rec, "--cell-size", "4", "--line-size", "64") == want,
+          "the stored result changed")
+    check(stopped >= runs // 3, f"only {stopped} of {runs} runs were stopped")
+    print(f"early signals: {runs} runs, {stopped} stopped")
+
+
 def case_record_sigkill(tmp):
     earlier = Earlier(tmp)
     # SIGKILL at a random moment: what is left is a staging directory nobody
@@ -578,6 +670,63 @@ def case_damaged_store(tmp):
     r = run([TRMS, "info", lied])
     check("no (the trace holds" in r.stdout, f"info of a meta that lies: {r.stdout}")
     expect(run([TRMS, "verify", lied]), 1, "the meta says")
+
+
+# ---- trms control ----
+
+def case_control(tmp):
+    """`trms control` talks only to its own recorder (issue 27): a stale or
+    planted recorder.pid naming another trms, a process id of another trms
+    (an import) or of no trms, a FIFO where the control socket or the pid file
+    belong: none is signalled or waited on, each is one line and status 1;
+    the recorder itself takes on and off, by recording and by process id."""
+    # Another trms that lives as long as asked: an import reading a pipe.
+    other = subprocess.Popen([TRMS, "import", "-", "-o", os.path.join(tmp, "imported.rec")],
+                             stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True)
+    started(other)
+    victim = os.path.join(tmp, "victim.rec")
+    planted = os.path.join(tmp, ".victim.rec.staging-AbC123")
+    os.mkdir(planted)
+    with open(os.path.join(planted, "recorder.pid"), "w") as f:
+        f.write(f"{other.pid}\n")
+    fifos = os.path.join(tmp, ".fifos.rec.staging-XyZ789")
+    os.mkdir(fifos)
+    os.mkfifo(os.path.join(fifos, "recorder.pid"))
+    os.mkfifo(os.path.join(fifos, "control.sock"))
+    for args in (["control", victim, "off"], ["control", str(other.pid), "off"],
+                 ["control", str(os.getpid()), "on"], ["control", os.path.join(tmp, "fifos.rec"), "on"]):
+        try:
+            r = run([TRMS, *args], timeout=20)
+        except subprocess.TimeoutExpired:
+            raise Failure(f"trms {' '.join(args)} hangs")
+        expect(r, 1, None, f"trms {' '.join(args)}")
+        check(len(lines(r.stderr)) == 1, f"trms {' '.join(args)}: {r.stderr!r}")
+    check(other.poll() is None, "the other trms ended before it was asked to")
+    other.stdin.write("call f\nreturn\n")
+    r = finish(other)
+    expect(r, 0, what="the trms whose pid was planted")
+    # The recorder itself: on by its recording, off by its process id.
+    p = subprocess.Popen([TRMS, "record", "--engine", "valgrind", "--collect-at-start=no", "-o",
+                          "ctl.rec", "--", SPIN, "60"], cwd=tmp, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True)
+    wait_ready(p)
+    expect(run([TRMS, "control", "ctl.rec", "on"], cwd=tmp), 0, what="control ctl.rec on")
+    # On: the trace grows (in whole blocks, as the writer closes them).
+    staging = [os.path.join(tmp, n) for n in staging_dirs(tmp) if n.startswith(".ctl.rec.")]
+    check(len(staging) == 1, f"staging: {staging_dirs(tmp)}")
+    events = os.path.join(staging[0], "events.trms")
+    deadline = time.monotonic() + 120
+    while (not os.path.exists(events) or os.path.getsize(events) < 1 << 20) and \
+            time.monotonic() < deadline:
+        time.sleep(0.05)
+    expect(run([TRMS, "control", str(p.pid), "off"]), 0, what="control PID off")
+    p.send_signal(signal.SIGTERM)
+    r = finish(p)
+    expect(r, 143, None, "record stopped after control")
+    m = meta(os.path.join(tmp, "ctl.rec"))
+    check("`trms control` turned collection on or off" in m.get("window", ""), f"meta: {m}")
+    check(int(m["events"]) > 0 and int(m["left-out-events"]) > 0, f"meta: {m}")
 
 
 # ---- hostile recordings ----
