@@ -80,13 +80,24 @@ static struct reuse_distance *take_fork(struct engine *e)
 static void switch_reuse_thread(struct job *job, uint32_t index)
 {
     if (index == job->n_per_thread) {
-        if (index == 1 && !job->per_thread[0])
+        if (index == 1 && !job->per_thread[0]) {
             job->per_thread[0] = take_fork(job->e);
-        job->per_thread = xrealloc(job->per_thread,
-                                   (job->n_per_thread + 1) * sizeof *job->per_thread);
-        /* The first thread's stack is the global one, until a second comes. */
-        job->per_thread[job->n_per_thread++] =
-            index == 0 ? NULL : reuse_distance_new(job->e->config.reuse_window);
+            reuse_distance_count_ahead(job->per_thread[0], &job->marks_ahead_stacks);
+        }
+        /* Doubling: thousands of threads cost no copy each. */
+        if (job->n_per_thread == job->per_thread_capacity) {
+            job->per_thread_capacity = job->per_thread_capacity ? 2 * job->per_thread_capacity : 8;
+            job->per_thread = xrealloc(job->per_thread,
+                                       job->per_thread_capacity * sizeof *job->per_thread);
+        }
+        /* The first thread's stack is the global one, until a second comes;
+         * a thread's own starts with a small window (most threads touch
+         * few lines), which grows with its lines. */
+        struct reuse_distance *rd =
+            index == 0 ? NULL : reuse_distance_new(engine_thread_window(&job->e->config));
+        if (rd)
+            reuse_distance_count_ahead(rd, &job->marks_ahead_stacks);
+        job->per_thread[job->n_per_thread++] = rd;
     }
     job->current = index;
 }
@@ -102,7 +113,8 @@ static void run_reuse_threads(struct job *job, const struct batch *b)
         int own = job->current < job->n_per_thread && job->per_thread[job->current];
         if (own)
             i += reuse_distance_thread_events(job->per_thread, job->n_per_thread, &job->current,
-                                              b->events + i, b->count - i, shift);
+                                              b->events + i, b->count - i, shift,
+                                              job->marks_ahead_stacks > 0);
         else /* no thread yet, or the one thread's stack is the global one */
             while (i < b->count && b->events[i].type != EVENT_THREAD)
                 i++;

@@ -50,7 +50,8 @@ struct job {
      * and the global job hands over a copy of itself where the second
      * thread appears (engine.c: the fork). */
     struct reuse_distance **per_thread;
-    size_t n_per_thread;
+    size_t n_per_thread, per_thread_capacity;
+    unsigned marks_ahead_stacks;               /* of per_thread (reuse_distance_count_ahead) */
     size_t current;                            /* index, or SIZE_MAX before any */
     /* JOB_REUSE_GLOBAL: a copy of the global stack is wanted where the
      * second thread first appears (per_thread[0] is shared). */
@@ -94,5 +95,17 @@ const struct reuse_distance *engine_global_reuse(const struct engine *e);
 /* The sink of an input-size job: keeps its shard's partial activations in
  * the batch being processed, for merge(). */
 void engine_keep_partial(void *ctx, const struct activation *act);
+
+/* The first window of a thread's own reuse stack: small, since most
+ * threads touch few lines (a window of 64 Ki times would cost every
+ * thread 9 KiB); it grows with the thread's lines. A smaller first window
+ * the tests ask for holds. */
+#define ENGINE_THREAD_WINDOW 4096u
+
+static inline uint64_t engine_thread_window(const struct engine_config *c)
+{
+    return c->reuse_window && c->reuse_window < ENGINE_THREAD_WINDOW ? c->reuse_window
+                                                                     : ENGINE_THREAD_WINDOW;
+}
 
 #endif

@@ -62,7 +62,8 @@ static void load_job(struct engine *e, struct job *job, const struct state_bound
         break;
     }
     case JOB_REUSE_GLOBAL: {
-        struct reuse_distance *rd = reuse_distance_load(r, e->config.reuse_window);
+        struct reuse_distance *rd =
+            reuse_distance_load(r, e->config.reuse_window, e->config.reuse_window);
         if (rd) {
             reuse_distance_free(job->global);
             job->global = rd;
@@ -76,10 +77,14 @@ static void load_job(struct engine *e, struct job *job, const struct state_bound
         if (!r->failed && n != b->threads)
             state_reader_fail(r, "per-thread reuse stacks that are not the threads");
         job->per_thread = xcalloc(n ? n : 1, sizeof *job->per_thread);
+        job->per_thread_capacity = n ? n : 1;
         for (uint64_t i = 0; i < n && !r->failed; i++) {
-            struct reuse_distance *rd = reuse_distance_load(r, e->config.reuse_window);
-            if (rd)
+            struct reuse_distance *rd = reuse_distance_load(r, e->config.reuse_window,
+                                                            engine_thread_window(&e->config));
+            if (rd) {
+                reuse_distance_count_ahead(rd, &job->marks_ahead_stacks);
                 job->per_thread[job->n_per_thread++] = rd;
+            }
         }
         uint64_t current = state_get_u64(r);
         /* The driver sends no thread event for the thread it has current:

@@ -66,7 +66,7 @@ static uint64_t tick(struct input_size *is)
 static struct frame *push_frame(struct input_size *is, struct thread *t, uint32_t routine)
 {
     if (t->top + 1 >= t->capacity) {
-        t->capacity = t->capacity ? t->capacity * 2 : 64;
+        t->capacity = t->capacity ? t->capacity * 2 : 4;  /* many threads are shallow */
         t->stack = xrealloc(t->stack, t->capacity * sizeof *t->stack);
     }
     uint64_t ts = tick(is);

@@ -166,7 +166,7 @@ static void load_thread(struct state_reader *r, struct thread *t, const struct i
         state_reader_fail(r, "a thread without its root activation");
     if (r->failed)
         return;
-    t->capacity = frames < 32 ? 64 : 2 * frames;
+    t->capacity = frames < 2 ? 4 : 2 * frames;
     t->stack = xcalloc(t->capacity, sizeof *t->stack);
     t->top = frames - 1;
     for (uint64_t f = 0; f < frames && !r->failed; f++) {

@@ -339,8 +339,11 @@ static ALWAYS_INLINE uint64_t access_line(struct reuse_distance *rd, uint64_t li
     if (++rd->accesses % MARKS_AHEAD_WINDOW == 0) {
         /* Far distances for one access in eight, or more, in a stack
          * larger than the caches hold. */
-        rd->marks_ahead = (rd->far - rd->far_checked) * 8 >= MARKS_AHEAD_WINDOW &&
-                          rd->live >= MARKS_AHEAD_LINES;
+        int ahead = (rd->far - rd->far_checked) * 8 >= MARKS_AHEAD_WINDOW &&
+                    rd->live >= MARKS_AHEAD_LINES;
+        if (rd->ahead_stacks && ahead != rd->marks_ahead)
+            *rd->ahead_stacks += ahead ? 1u : (unsigned)-1;
+        rd->marks_ahead = ahead;
         rd->far_checked = rd->far;
     }
     if (line == rd->latest && rd->have_latest) {
@@ -520,6 +523,10 @@ static ALWAYS_INLINE size_t thread_events(struct reuse_distance *const *stacks, 
             struct reuse_distance *next = stack_of(stacks, n_stacks, ev->size);
             if (!next)
                 break; /* a thread without a stack of its own (yet): the caller's */
+            /* Only the stack at hand defers far distances: counted as it
+             * is left, so that nothing here visits every thread's stack. */
+            if (rd)
+                count_pending(rd);
             cur = ev->size;
             rd = next;
             continue;
@@ -529,27 +536,31 @@ static ALWAYS_INLINE size_t thread_events(struct reuse_distance *const *stacks, 
         access_lines(rd, ev, line_shift, ring[i % SLOT_RING]);
     }
     *current = cur;
-    for (size_t k = 0; k < n_stacks; k++)
-        if (stacks[k])
-            count_pending(stacks[k]);
+    if (rd)
+        count_pending(rd);
     return i;
 }
 
 size_t reuse_distance_thread_events(struct reuse_distance *const *stacks, size_t n_stacks,
                                     size_t *current, const struct batch_event *events, size_t n,
-                                    unsigned line_shift)
+                                    unsigned line_shift, int marks_ahead)
 {
-    int marks = 0;
-    for (size_t k = 0; k < n_stacks; k++)
-        marks |= stacks[k] && stacks[k]->marks_ahead;
-    return marks ? thread_events(stacks, n_stacks, current, events, n, line_shift, 1)
-                 : thread_events(stacks, n_stacks, current, events, n, line_shift, 0);
+    return marks_ahead ? thread_events(stacks, n_stacks, current, events, n, line_shift, 1)
+                       : thread_events(stacks, n_stacks, current, events, n, line_shift, 0);
+}
+
+void reuse_distance_count_ahead(struct reuse_distance *rd, unsigned *ahead_stacks)
+{
+    rd->ahead_stacks = ahead_stacks;
+    if (ahead_stacks && rd->marks_ahead)
+        ++*ahead_stacks;
 }
 
 struct reuse_distance *reuse_distance_clone(const struct reuse_distance *rd)
 {
     struct reuse_distance *copy = xmalloc(sizeof *copy);
     *copy = *rd;
+    copy->ahead_stacks = NULL;
     shadow_map_init(&copy->last, 1);
     shadow_map_copy(&copy->last, (struct shadow_map *)&rd->last);
     size_t mark_bytes = level_padded(rd, 0) * sizeof *rd->marks;

@@ -49,10 +49,16 @@ size_t reuse_distance_events(struct reuse_distance *rd, const struct batch_event
  * event whose thread has no stack of its own (its index is N_STACKS or
  * more, or its stack NULL): returns its index, N when there is none. A
  * line is asked for ahead of its use in the stack of the thread that will
- * touch it. */
+ * touch it, and with MARKS_AHEAD (some stack asks for it:
+ * reuse_distance_count_ahead) its marks too. Costs nothing per stack that
+ * is not touched. */
 size_t reuse_distance_thread_events(struct reuse_distance *const *stacks, size_t n_stacks,
                                     size_t *current, const struct batch_event *events, size_t n,
-                                    unsigned line_shift);
+                                    unsigned line_shift, int marks_ahead);
+
+/* RD counts itself in *AHEAD_STACKS while it asks for marks ahead (a set
+ * of stacks keeps the count, not a loop over them); NULL: no count. */
+void reuse_distance_count_ahead(struct reuse_distance *rd, unsigned *ahead_stacks);
 
 /* A copy of RD, to go on separately (a stack that was shared until now). */
 struct reuse_distance *reuse_distance_clone(const struct reuse_distance *rd);

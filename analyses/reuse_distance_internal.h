@@ -71,6 +71,7 @@ struct reuse_distance {
      * costs more than it saves. Decided every MARKS_AHEAD_WINDOW accesses
      * from the far distances among them. */
     int marks_ahead;
+    unsigned *ahead_stacks;        /* counts the stacks of a set with marks_ahead, or NULL */
     uint64_t far;                  /* far distances seen */
     uint64_t far_checked;          /* far, at the last decision */
 };

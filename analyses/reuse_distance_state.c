@@ -50,7 +50,8 @@ static void mark_chunk(void *ctx, uint64_t number, uint64_t *chunk, unsigned shi
     }
 }
 
-struct reuse_distance *reuse_distance_load(struct state_reader *r, uint64_t min_window)
+struct reuse_distance *reuse_distance_load(struct state_reader *r, uint64_t min_window,
+                                           uint64_t other_window)
 {
     struct reuse_distance *rd = xcalloc(1, sizeof *rd);
     shadow_map_init(&rd->last, 1);
@@ -68,7 +69,8 @@ struct reuse_distance *reuse_distance_load(struct state_reader *r, uint64_t min_
         state_reader_fail(r, "a reuse stack with more lines than the state holds");
     /* The first window is the engine's option: any other would be a window
      * the state's own size does not bound. */
-    if (!r->failed && rd->min_capacity != reuse_min_capacity(min_window))
+    if (!r->failed && rd->min_capacity != reuse_min_capacity(min_window) &&
+        rd->min_capacity != reuse_min_capacity(other_window))
         state_reader_fail(r, "a reuse stack of another first window");
     uint64_t most = WINDOW_FACTOR * 2 * (rd->live + 1);
     if (capacity % 64 || capacity < rd->min_capacity ||

@@ -34,6 +34,9 @@
 #define SHADOW_PAGE_BITS 10
 #define SHADOW_PAGE_CHUNKS (1u << SHADOW_PAGE_BITS)
 #define SHADOW_PAGE_CACHE 16
+/* A page holds its chunks in a short list while it has at most this many
+ * (sparse memory: a page touched in one place), then in an array of all. */
+#define SHADOW_SMALL_PAGE 8
 
 /* A chunk's address with the log2 of its words per record in the low
  * bits (chunks are page-aligned); 0: no chunk. */
@@ -80,7 +83,8 @@ struct shadow_map {
     struct shadow_page_entry page_cache[SHADOW_PAGE_CACHE];
     unsigned word_shift;       /* log2 of the words per record */
     struct u64map directory;   /* page number -> page of chunk addresses */
-    size_t pages;
+    size_t pages;              /* full pages (arrays of SHADOW_PAGE_CHUNKS addresses) */
+    size_t small_pages;        /* pages of SHADOW_SMALL_PAGE chunks at most */
     size_t chunks;             /* of the map's width */
     size_t widened;            /* chunks widened to four words a record */
     uint64_t *spare;           /* chunks left by widening, for reuse (a list) */

@@ -46,8 +46,11 @@ struct input_size *input_size_load(struct state_reader *r, const struct state_bo
                                    activation_sink sink, void *ctx);
 
 void reuse_distance_save(const struct reuse_distance *rd, struct state_writer *w);
-/* MIN_WINDOW: reuse_distance_new's, which the saved stack must have had. */
-struct reuse_distance *reuse_distance_load(struct state_reader *r, uint64_t min_window);
+/* MIN_WINDOW: reuse_distance_new's, which the saved stack must have had
+ * (or OTHER_WINDOW's: a thread's own stack starts smaller than the
+ * global one it may have been copied from). */
+struct reuse_distance *reuse_distance_load(struct state_reader *r, uint64_t min_window,
+                                           uint64_t other_window);
 
 void profiles_save(const struct profiles *p, struct state_writer *w);
 /* Into P, which is new and empty. */

@@ -8,6 +8,7 @@
 
 #include "analyses/activation.h"
 #include "common/oom.h"
+#include "common/u64map.h"
 #include "report/name_shorten.h"
 #include "report/report_fold.h"
 #include "report/routine_match.h"
@@ -22,20 +23,45 @@ const char *const report_cost_names[COST_KINDS] = {"worst", "average"};
 struct entry {
     char *key;                        /* what rows merge by */
     uint32_t tid;                     /* 0 when threads are aggregated */
+    uint32_t thread;                  /* the profile's thread as rows name it */
     const struct routine_profile *profile;
     const struct report_source *source;
 };
 
-/* Thread TID of R as rows name it: its id, or its place in order of first
- * appearance (from 1). */
-static uint32_t thread_name(const struct analysis_result *r, uint32_t tid, int by_order)
+/* Thread TID as rows name it: its id, or with ORDER (tid -> place in
+ * order of first appearance, from 1, of its recording) its place. */
+static uint32_t thread_name(const struct u64map *order, uint32_t tid)
+{
+    const uint64_t *place = order ? u64map_find((struct u64map *)order, tid) : NULL;
+    return place ? (uint32_t)*place : tid;
+}
+
+/* ORDERS[s]: the place of each thread of SOURCES[s], for thread_name;
+ * NULL when threads keep their ids. A map each, not a search per lookup:
+ * a recording may hold thousands of threads. */
+static struct u64map *thread_orders(const struct report_source *sources, size_t n, int by_order)
 {
     if (!by_order)
-        return tid;
-    for (size_t i = 0; i < r->n_threads; i++)
-        if (r->reuse_threads[i].tid == tid)
-            return (uint32_t)i + 1;
-    return tid;
+        return NULL;
+    struct u64map *orders = xcalloc(n, sizeof *orders);
+    for (size_t s = 0; s < n; s++) {
+        u64map_init(&orders[s]);
+        const struct analysis_result *r = sources[s].result;
+        for (size_t i = 0; i < r->n_threads; i++) {
+            int inserted;
+            uint64_t *place = u64map_upsert(&orders[s], r->reuse_threads[i].tid, &inserted);
+            if (inserted)
+                *place = i + 1;
+        }
+    }
+    return orders;
+}
+
+static void thread_orders_free(struct u64map *orders, size_t n)
+{
+    for (size_t s = 0; orders && s < n; s++)
+        u64map_free(&orders[s]);
+    free(orders);
 }
 
 static int thread_selected(const struct report_selection *sel, uint32_t tid)
@@ -409,17 +435,22 @@ static void add_histogram(struct reuse_histogram *into, const struct reuse_histo
     into->n_bins = k;
 }
 
-static void add_thread_histogram(struct report_model *m, const struct thread_reuse *t,
-                                 uint32_t tid)
+/* T's histogram added to thread TID's in M; INDEX: tid -> its place in
+ * M's threads (a lookup, not a search: thousands of threads). */
+static void add_thread_histogram(struct report_model *m, struct u64map *index,
+                                 const struct thread_reuse *t, uint32_t tid)
 {
-    size_t i = 0;
-    while (i < m->n_threads && m->reuse_threads[i].tid != tid)
-        i++;
-    if (i == m->n_threads) {
-        m->reuse_threads = xrealloc(m->reuse_threads, (m->n_threads + 1) * sizeof *m->reuse_threads);
+    int inserted;
+    uint64_t *at = u64map_upsert(index, tid, &inserted);
+    if (inserted) {
+        if ((m->n_threads & (m->n_threads - 1)) == 0)  /* doubling at powers of two */
+            m->reuse_threads = xrealloc(m->reuse_threads,
+                                        (m->n_threads ? 2 * m->n_threads : 1) *
+                                            sizeof *m->reuse_threads);
+        *at = m->n_threads;
         m->reuse_threads[m->n_threads++] = (struct thread_reuse){.tid = tid};
     }
-    add_histogram(&m->reuse_threads[i].histogram, &t->histogram);
+    add_histogram(&m->reuse_threads[*at].histogram, &t->histogram);
 }
 
 static int by_tid(const void *x, const void *y)
@@ -453,8 +484,8 @@ static int check_sources(const struct report_source *sources, size_t n,
 
 /* Every selected profile of every source, keyed. */
 static struct entry *collect_entries(const struct report_source *sources, size_t n,
-                                     const struct report_selection *sel, int by_order,
-                                     int *matched, size_t *count)
+                                     const struct report_selection *sel,
+                                     const struct u64map *orders, int *matched, size_t *count)
 {
     struct entry *entries = NULL;
     size_t used = 0, capacity = 0;
@@ -462,7 +493,7 @@ static struct entry *collect_entries(const struct report_source *sources, size_t
         const struct analysis_result *r = sources[s].result;
         for (size_t i = 0; i < r->n_profiles; i++) {
             const struct routine_profile *p = &r->profiles[i];
-            uint32_t tid = thread_name(r, p->tid, by_order);
+            uint32_t tid = thread_name(orders ? &orders[s] : NULL, p->tid);
             if (!thread_selected(sel, tid))
                 continue;
             struct report_row probe = {0};
@@ -476,7 +507,8 @@ static struct entry *collect_entries(const struct report_source *sources, size_t
                 }
                 entries[used++] = (struct entry){.key = xstrdup(key),
                                                  .tid = sel->aggregate_threads ? 0 : tid,
-                                                 .profile = p, .source = &sources[s]};
+                                                 .thread = tid, .profile = p,
+                                                 .source = &sources[s]};
             }
             free(probe.name);
             free(probe.file);
@@ -502,7 +534,8 @@ int report_model_build(const struct report_source *sources, size_t n,
     int by_order = n > 1 || sel->threads_by_order;
     int *matched = xcalloc(sel->n_routines ? sel->n_routines : 1, sizeof *matched);
     size_t n_entries;
-    struct entry *entries = collect_entries(sources, n, sel, by_order, matched, &n_entries);
+    struct u64map *orders = thread_orders(sources, n, by_order);
+    struct entry *entries = collect_entries(sources, n, sel, orders, matched, &n_entries);
     int rc = 0;
     for (size_t i = 0; i < sel->n_routines && rc == 0; i++)
         if (!matched[i])
@@ -512,8 +545,8 @@ int report_model_build(const struct report_source *sources, size_t n,
         int seen = 0;
         for (size_t s = 0; s < n && !seen; s++)
             for (size_t t = 0; t < sources[s].result->n_threads; t++)
-                seen |= thread_name(sources[s].result, sources[s].result->reuse_threads[t].tid,
-                                    by_order) == sel->threads[i];
+                seen |= thread_name(orders ? &orders[s] : NULL,
+                                    sources[s].result->reuse_threads[t].tid) == sel->threads[i];
         if (!seen)
             rc = error_set(err, "%s: no thread %" PRIu32, sources[0].recording, sel->threads[i]);
     }
@@ -522,6 +555,7 @@ int report_model_build(const struct report_source *sources, size_t n,
         for (size_t i = 0; i < n_entries; i++)
             free(entries[i].key);
         free(entries);
+        thread_orders_free(orders, n);
         return -1;
     }
 
@@ -535,8 +569,7 @@ int report_model_build(const struct report_source *sources, size_t n,
         for (; j < n_entries && strcmp(entries[j].key, entries[i].key) == 0 &&
                entries[j].tid == entries[i].tid;
              j++)
-            add_profile(row, entries[j].profile,
-                        thread_name(entries[j].source->result, entries[j].profile->tid, by_order));
+            add_profile(row, entries[j].profile, entries[j].thread);
         row->tid = row->all_threads ? 0 : entries[i].tid;
         fit_row(row);
         row->wrapper = is_wrapper(row);
@@ -558,6 +591,8 @@ int report_model_build(const struct report_source *sources, size_t n,
     out->contexts = sel->contexts;
     out->aggregate_threads = sel->aggregate_threads;
     out->threads_by_order = by_order;
+    struct u64map threads;
+    u64map_init(&threads);
     for (size_t s = 0; s < n; s++) {
         const struct analysis_result *r = sources[s].result;
         out->recordings[s] = sources[s].recording;
@@ -567,11 +602,13 @@ int report_model_build(const struct report_source *sources, size_t n,
         out->activations += r->activations;
         add_histogram(&out->reuse_global, &r->reuse_global);
         for (size_t t = 0; t < r->n_threads; t++) {
-            uint32_t tid = thread_name(r, r->reuse_threads[t].tid, by_order);
+            uint32_t tid = thread_name(orders ? &orders[s] : NULL, r->reuse_threads[t].tid);
             if (thread_selected(sel, tid))
-                add_thread_histogram(out, &r->reuse_threads[t], tid);
+                add_thread_histogram(out, &threads, &r->reuse_threads[t], tid);
         }
     }
+    u64map_free(&threads);
+    thread_orders_free(orders, n);
     if (n > 1)
         qsort(out->reuse_threads, out->n_threads, sizeof *out->reuse_threads, by_tid);
     return 0;
