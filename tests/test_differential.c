@@ -393,6 +393,58 @@ static void invalid_accesses(void)
     }
 }
 
+/* Accesses of megabytes (a read(2) or recv into a large buffer, a copy of
+ * a large object), unaligned, overlapping each other and the random
+ * trace's regions, by two threads and the kernel, among calls: the same
+ * cells and lines, induced or not, as the naive reference counts them.
+ * Large cells and lines keep the naive reference's sets small. */
+static void large_accesses(void)
+{
+    static const enum event_type types[] = {EVENT_KWRITE, EVENT_READ, EVENT_WRITE,
+                                            EVENT_KREAD};
+    for (uint64_t seed = 1; seed <= 6; seed++) {
+        uint64_t rng = seed * 65537;
+        struct random_trace_shape shape = {.threads = 2, .events = 300, .routines = 3,
+                                           .regions = 2, .region_span = 4096, .max_depth = 4};
+        struct event_list events = {0};
+        struct routine_table routines;
+        routine_table_init(&routines);
+        random_trace(seed * 7, &shape, &events, &routines);
+        uint32_t routine;
+        routine_table_intern_name(&routines, "big", 3, &routine);
+        for (int k = 0; k < 10; k++) {
+            uint32_t tid = 100 + (uint32_t)random_below(&rng, 2);
+            struct event ev = {.type = EVENT_THREAD, .tid = tid};
+            event_list_push(&events, &ev);
+            ev = (struct event){.type = EVENT_CALL, .tid = tid, .routine = routine};
+            event_list_push(&events, &ev);
+            ev = (struct event){.type = types[random_below(&rng, 4)], .tid = tid,
+                                .addr = 0x10000 + random_below(&rng, 3 << 20),
+                                .size = 1 + random_below(&rng, 4 << 20)};
+            event_list_push(&events, &ev);
+            ev = (struct event){.type = EVENT_READ, .tid = tid,
+                                .addr = 0x10000 + random_below(&rng, 8 << 20),
+                                .size = 1 + random_below(&rng, 64)};
+            event_list_push(&events, &ev);
+            ev = (struct event){.type = EVENT_RETURN, .tid = tid};
+            event_list_push(&events, &ev);
+        }
+        struct analysis_options opt;
+        analysis_options_default(&opt);
+        opt.cell_size = seed % 2 ? 16384 : 4096;
+        opt.line_size = seed % 3 ? 262144 : 65536;
+        opt.shards = 1;
+        opt.threads = 0;
+        compare(seed, &events, &routines, &opt);
+        opt.shards = seed % 2 ? 2 : 4;
+        opt.threads = 1;
+        opt.time_limit = 3 * 2 * (shape.max_depth + 2) + 8;
+        compare(seed, &events, &routines, &opt);
+        event_list_free(&events);
+        routine_table_free(&routines);
+    }
+}
+
 int main(int argc, char **argv)
 {
     /* How many short traces: the argument, else TRMS_DIFFERENTIAL_TRACES,
@@ -400,6 +452,7 @@ int main(int argc, char **argv)
     invalid_accesses();
     ring_wraps();
     late_threads();
+    large_accesses();
     const char *env = getenv("TRMS_DIFFERENTIAL_TRACES");
     unsigned traces = argc > 1 ? (unsigned)atoi(argv[1]) : env ? (unsigned)atoi(env) : 4000;
     for (uint64_t seed = 1; seed <= traces; seed++) {

@@ -165,10 +165,45 @@ static void many_threads(void)
     event_list_free(&events);
 }
 
+/* One kernel write of 64 MiB (a read(2) into a large buffer), then reads
+ * of a few of its cells: 8 bytes of record per cell written, plus the
+ * pages that find the chunks; nothing in proportion to the access beyond
+ * its cells (the pass walks it a shadow chunk at a time). Each cell read
+ * is the routine's input, induced by the kernel. */
+static void huge_kernel_write(void)
+{
+    const uint64_t base = 0x7f0000000003, size = (UINT64_C(64) << 20) + 5;
+    struct event_list events = {0};
+    push(&events, EVENT_THREAD, 1, 0, 0);
+    push(&events, EVENT_KWRITE, 1, base, size);
+    push(&events, EVENT_READ, 1, base, 4);                    /* 2 cells */
+    push(&events, EVENT_READ, 1, base + size / 2, 2);         /* 1 */
+    push(&events, EVENT_READ, 1, base + size - 1, 1);         /* 1 */
+    push(&events, EVENT_READ, 1, base + size - 1, 1);         /* the same */
+    struct analysis_memory mem;
+    struct analysis_result *r = analyze(&events, &mem);
+    uint64_t cells = ((base + size - 1) >> 2) - (base >> 2) + 1;
+    uint64_t bound = cells * 8 + cells / 512 * 64 + (1u << 20);
+    printf("kernel write: %" PRIu64 " cells, %.2f bytes of input-size state per cell "
+           "(bound %.2f)\n",
+           cells, (double)mem.input_size / (double)cells, (double)bound / (double)cells);
+    CHECK(mem.input_size <= bound);
+    CHECK_EQ(r->reuse_global.cold, 3);
+    CHECK_EQ(r->events[EVENT_KWRITE], 1);
+    const struct routine_profile *p = &r->profiles[0];
+    CHECK_EQ(p->n_rms_points, 1);
+    CHECK_EQ(p->rms_points[0].n, 4);
+    CHECK_EQ(p->n_trms_points, 1);
+    CHECK_EQ(p->trms_points[0].n, 4);
+    analysis_result_free(r);
+    event_list_free(&events);
+}
+
 int main(void)
 {
     dense_regions();
     scattered_cells();
     many_threads();
+    huge_kernel_write();
     return check_report("test_sparse_memory");
 }
