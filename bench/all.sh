@@ -14,7 +14,10 @@
 #  3. bench/scale.sh: a 100-million-access trace analyzed in bounded memory
 #     (fails above its bound);
 #  4. store-verify-bench: what checking a result store before LMDB reads it
-#     costs, against reading every record through LMDB.
+#     costs, against reading every record through LMDB;
+#  5. bench/memory.py: peak RSS of trms analyze over scattered pages, many
+#     threads, a huge kernel write and a dense region, per event, cell and
+#     page.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export REPEAT=${REPEAT:-3}
@@ -38,6 +41,9 @@ trap 'rm -f "$out"' EXIT
     echo "### Checking the result store before LMDB reads it"
     echo
     build/bench/store-verify-bench "$REPEAT"
+    echo
+    echo "### Memory by shape"
+    python3 bench/memory.py build/bin/trms
 } | tee "$out"
 python3 - "$out" <<'PY'
 import sys

@@ -31,7 +31,7 @@ for t in "${targets[@]}"; do
     work=build-fuzz/corpus/$t artifacts=build-fuzz/artifacts/$t
     mkdir -p "$work" "$artifacts"
     echo "fuzz: $t for ${seconds} s" >&2
-    if ! build-fuzz/fuzz/fuzz_$t -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
+    if ! build-fuzz/fuzz/fuzz_$t -max_total_time="$seconds" -timeout=10 -rss_limit_mb=1024 \
             -max_len=65536 -close_fd_mask=3 -print_final_stats=1 -artifact_prefix="$artifacts/" \
             "$work" "tests/fuzz/corpus/$t" >"build-fuzz/fuzz_$t.log" 2>&1; then
         tail -40 "build-fuzz/fuzz_$t.log" >&2
