@@ -17,7 +17,7 @@ if [ "$(id -u)" = 0 ]; then
     apt-get install --simulate "$deb" >"$T/apt.log" 2>&1 || fail "apt cannot install it: $(tail -3 "$T/apt.log")"
 fi
 dpkg-deb -x "$deb" "$T/root"
-for f in usr/bin/trms usr/lib/trms/valgrind/trms-amd64-linux usr/share/man/man1/trms-record.1 \
+for f in usr/bin/trms usr/lib/trms/trms usr/lib/trms/valgrind/trms-amd64-linux usr/share/man/man1/trms-record.1 \
          usr/share/man/man5/trms-trace.5 usr/share/bash-completion/completions/trms; do
     [ -e "$T/root/$f" ] || fail "the package lacks /$f"
 done
