@@ -173,6 +173,7 @@ static void forward_requests(struct ring *r, const struct window_requests *q)
         __atomic_store_n(&r->mark->window_request, request, __ATOMIC_RELEASE);
         __atomic_store_n(&r->mark->end, 0, __ATOMIC_RELEASE);
     }
+    q->taken(q->ctx);
 }
 
 /* Waits until the tool announces a segment, forwarding requests that come

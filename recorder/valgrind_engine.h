@@ -14,12 +14,14 @@ struct record_window;
 
 /* Requests to turn collection on or off while the program runs (`trms
  * control`): FD becomes readable when one comes, and take() then gives
- * each (1, with *ON), and 0 when none is left. The tool hears a request
- * at the next basic block of the program that accesses memory, and the
- * window turns exactly there in the stream. */
+ * each (1, with *ON), and 0 when none is left; taken() follows once they
+ * are handed to the tool. The tool hears a request at the next basic
+ * block of the program that accesses memory, and the window turns exactly
+ * there in the stream. */
 struct window_requests {
     int fd;
     int (*take)(void *ctx, int *on);
+    void (*taken)(void *ctx);
     void *ctx;
 };
 

@@ -130,8 +130,8 @@ static int run(int argc, char **argv)
         rc = ask_recording(argv[1], on, &err);
     if (rc != 0)
         return cli_fail(&err);
-    fprintf(stderr, "trms: collection %s asked of the recording of %s\n", on ? "on" : "off",
-            argv[1]);
+    fprintf(stderr, "trms: collection %s in the recording of %s from the program's next basic "
+                    "block\n", on ? "on" : "off", argv[1]);
     return 0;
 }
 

@@ -7,6 +7,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <poll.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -25,6 +26,17 @@ static struct sigaction old_on, old_off;
 static int listening = -1, signalled = -1;
 
 static const char ON_MESSAGE[] = "on", OFF_MESSAGE[] = "off";
+/* The recorder's answers: the request reached the program's recorder (the
+ * tool turns at the program's next basic block), or the recording ended
+ * before it did. */
+static const char TAKEN_REPLY[] = "taken", ENDED_REPLY[] = "ended";
+#define CONFIRM_MS 10000
+
+/* Who sent the requests taken and not yet answered. */
+#define MAX_PENDING 32
+static struct sockaddr_un pending[MAX_PENDING];
+static socklen_t pending_len[MAX_PENDING];
+static size_t n_pending;
 
 static void asked(int sig)
 {
@@ -98,12 +110,23 @@ int record_control_take(int *on)
     char message[8];
     ssize_t n;
     /* Every message that came, in order (a signal's among them): the
-     * latest wins. */
-    while (listening >= 0 && (n = recv(listening, message, sizeof message, MSG_DONTWAIT)) >= 0) {
+     * latest wins. Senders with an address wait for an answer. */
+    for (;;) {
+        struct sockaddr_un from;
+        socklen_t from_len = sizeof from;
+        if (listening < 0 || (n = recvfrom(listening, message, sizeof message, MSG_DONTWAIT,
+                                           (struct sockaddr *)&from, &from_len)) < 0)
+            break;
         if ((size_t)n == sizeof ON_MESSAGE - 1 && memcmp(message, ON_MESSAGE, (size_t)n) == 0)
             r = 1;
         else if ((size_t)n == sizeof OFF_MESSAGE - 1 && memcmp(message, OFF_MESSAGE, (size_t)n) == 0)
             r = 2;
+        else
+            continue;
+        if (from_len > sizeof(sa_family_t) && n_pending < MAX_PENDING) {
+            pending[n_pending] = from;
+            pending_len[n_pending++] = from_len;
+        }
     }
     if (!r)
         return 0;
@@ -111,10 +134,32 @@ int record_control_take(int *on)
     return 1;
 }
 
+static void answer_pending(const char *reply)
+{
+    for (size_t i = 0; i < n_pending; i++)
+        if (sendto(listening, reply, strlen(reply), MSG_DONTWAIT | MSG_NOSIGNAL,
+                   (struct sockaddr *)&pending[i], pending_len[i]) < 0) {
+            /* the sender gave up waiting: nobody to tell */
+        }
+    n_pending = 0;
+}
+
+void record_control_taken(void)
+{
+    if (listening >= 0)
+        answer_pending(TAKEN_REPLY);
+}
+
 void record_control_stop(const char *staging)
 {
     if (listening < 0)
         return;  /* never started, or its signals not taken */
+    /* Requests nobody will take: say so rather than let them wait. */
+    int on;
+    n_pending = 0;
+    while (record_control_take(&on)) {
+    }
+    answer_pending(ENDED_REPLY);
     sigaction(RECORD_CONTROL_ON_SIGNAL, &old_on, NULL);
     sigaction(RECORD_CONTROL_OFF_SIGNAL, &old_off, NULL);
     close(signalled);
@@ -139,7 +184,11 @@ static int connect_to(const char *staging)
         S_ISSOCK(st.st_mode) && (s = socket(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0)) >= 0) {
         struct sockaddr_un a;
         address_in(dir, &a);
-        if (connect(s, (struct sockaddr *)&a, sizeof a) != 0) {
+        /* An address of its own (an abstract one the kernel picks), for
+         * the recorder's answer. */
+        struct sockaddr_un own = {.sun_family = AF_UNIX};
+        if (bind(s, (struct sockaddr *)&own, sizeof(sa_family_t)) != 0 ||
+            connect(s, (struct sockaddr *)&a, sizeof a) != 0) {
             close(s);
             s = -1;
         }
@@ -163,10 +212,33 @@ int record_control_send(const char *staging, int on, struct trms_error *err)
         return 1;
     const char *message = on ? ON_MESSAGE : OFF_MESSAGE;
     int rc = 0;
-    if (send(s, message, strlen(message), MSG_DONTWAIT | MSG_NOSIGNAL) < 0)
+    if (send(s, message, strlen(message), MSG_DONTWAIT | MSG_NOSIGNAL) < 0) {
         rc = error_set(err, "%s: cannot ask the recorder: %s", staging,
                        errno == EAGAIN ? "it has not taken the requests already sent"
                                        : strerror(errno));
+    } else {
+        /* Until the recorder has handed the request to the program's
+         * recorder: then the window turns at the program's next basic
+         * block, and not before this returns. */
+        struct pollfd p = {.fd = s, .events = POLLIN};
+        char reply[16];
+        ssize_t n = -1;
+        int ready;
+        while ((ready = poll(&p, 1, CONFIRM_MS)) < 0 && errno == EINTR) {
+        }
+        if (ready > 0)
+            n = recv(s, reply, sizeof reply - 1, MSG_DONTWAIT);
+        if (n == (ssize_t)strlen(TAKEN_REPLY) && memcmp(reply, TAKEN_REPLY, (size_t)n) == 0)
+            rc = 0;
+        else if (n == (ssize_t)strlen(ENDED_REPLY) && memcmp(reply, ENDED_REPLY, (size_t)n) == 0)
+            rc = error_set(err, "%s: the recording ended before it took the request", staging);
+        else if (ready == 0)
+            rc = error_set(err, "%s: the recorder has not taken the request within %d s (it is "
+                                "busy); it stays queued", staging, CONFIRM_MS / 1000);
+        else
+            rc = error_set(err, "%s: no answer from the recorder: %s", staging,
+                           n < 0 ? strerror(errno) : "an unknown reply");
+    }
     close(s);
     return rc;
 }

@@ -32,15 +32,21 @@ int record_control_fd(void);
  * wins), else 0. */
 int record_control_take(int *on);
 
-/* Restores the signals' dispositions, closes and removes the socket. */
+/* Tells the senders of the requests take() gave that the program's
+ * recorder has them now (`trms control` waits for it). */
+void record_control_taken(void);
+
+/* Restores the signals' dispositions, tells the senders of requests not
+ * taken that the recording ended, closes and removes the socket. */
 void record_control_stop(const char *staging);
 
 /* Whether a recorder listens in STAGING (never blocks). */
 int record_control_listening(const char *staging);
 
-/* Sends ON or off to the recorder whose staging directory is STAGING:
- * 0, 1 when none listens there (a leftover, or not a socket), or -1
- * with ERR. Never blocks. */
+/* Sends ON or off to the recorder whose staging directory is STAGING and
+ * waits (up to 10 s) until it has handed the request on: 0, 1 when none
+ * listens there (a leftover, or not a socket), or -1 with ERR. Never
+ * blocks on a FIFO or a planted file. */
 int record_control_send(const char *staging, int on, struct trms_error *err);
 
 #endif

@@ -98,9 +98,16 @@ static int take_request(void *ctx, int *on)
     return record_control_take(on);
 }
 
+static void taken(void *ctx)
+{
+    (void)ctx;
+    record_control_taken();
+}
+
 const struct window_requests *record_windows_requests(struct record_windows *w)
 {
-    w->requests = (struct window_requests){.fd = record_control_fd(), .take = take_request};
+    w->requests = (struct window_requests){.fd = record_control_fd(), .take = take_request,
+                                           .taken = taken};
     return w->requests.fd >= 0 ? &w->requests : NULL;
 }
 
