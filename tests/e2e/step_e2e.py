@@ -285,7 +285,15 @@ def case_crash(tmp):
                            os.path.join(PROGRAMS, "step_calls"), "pause"],
                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                           start_new_session=True) as p:
-        time.sleep(4)
+        # Once the program waits in pause(), which it calls after its walk:
+        # a fixed delay was too short on a loaded machine (2 runs in 12).
+        program = tracee_of(p.pid)
+        for _ in range(30000):
+            if engine_waits_for(p.pid, program):
+                break
+            time.sleep(0.01)
+        else:
+            raise Failure("the program never waited in pause()")
         os.killpg(p.pid, signal.SIGINT)
         _, err = p.communicate(timeout=120)
     check(p.returncode == 128 + 2 and "killed by signal 2" in err, f"{p.returncode}: {err}")
