@@ -244,6 +244,17 @@ def engine_waits_for(recorder, program):
     return waiting and sleeping_in(program) is not None
 
 
+def await_engine_waits(recorder, program, what):
+    """Until the step engine has taken PROGRAM's call for blocked (see
+    engine_waits_for), however long a loaded machine takes to get there;
+    WHAT names the call for the failure."""
+    for _ in range(30000):
+        if engine_waits_for(recorder, program):
+            return
+        time.sleep(0.01)
+    raise Failure(f"the program never waited in {what}")
+
+
 def case_outside(tmp):
     """What only the outside decides is counted and said: a read of
     standard input that waits until the test writes (once the engine has
@@ -254,13 +265,7 @@ def case_outside(tmp):
                            os.path.join(PROGRAMS, "step_outside")],
                           stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                           text=True) as p:
-        program = tracee_of(p.pid)
-        for _ in range(6000):
-            if engine_waits_for(p.pid, program):
-                break
-            time.sleep(0.01)
-        else:
-            raise Failure("the recorder never waited for its program's read")
+        await_engine_waits(p.pid, tracee_of(p.pid), "its read of standard input")
         p.stdin.write("x")
         p.stdin.close()
         err = p.stderr.read()
@@ -287,13 +292,7 @@ def case_crash(tmp):
                           start_new_session=True) as p:
         # Once the program waits in pause(), which it calls after its walk:
         # a fixed delay was too short on a loaded machine (2 runs in 12).
-        program = tracee_of(p.pid)
-        for _ in range(30000):
-            if engine_waits_for(p.pid, program):
-                break
-            time.sleep(0.01)
-        else:
-            raise Failure("the program never waited in pause()")
+        await_engine_waits(p.pid, tracee_of(p.pid), "pause()")
         os.killpg(p.pid, signal.SIGINT)
         _, err = p.communicate(timeout=120)
     check(p.returncode == 128 + 2 and "killed by signal 2" in err, f"{p.returncode}: {err}")
