@@ -116,3 +116,11 @@ touch not-executable
 run "$TRMS" explore -n 2 -- ./not-executable
 expect_status 126
 expect_error_line "trms explore: ./not-executable: not an executable file"
+
+# The step engine's speed is said alike in `record --help` and on the README
+# (which links the bench that measures it).
+readme="$(dirname "$0")/../../README.md"
+"$TRMS" record --help | tr -s ' \n' ' ' | grep -q "about 20,000 instructions a second" ||
+    fail "record --help does not give the step engine's speed as the README does"
+grep -q "~20,000 instructions/s (\[bench\]" "$readme" ||
+    fail "the README's engines table lost the step engine's measured speed"
