@@ -137,10 +137,18 @@ static ssize_t cookie_write(void *ctx, const char *data, size_t size)
     return (ssize_t)size;
 }
 
+/* The cookies of the streams that live as long as the process (standard
+ * output and error): glibc keeps a cookie's pointer mangled, so that leak
+ * checkers would take them for lost. */
+static struct cookie *lifelong[2];
+
 static int cookie_close(void *ctx)
 {
     struct cookie *c = ctx;
     int rc = 0;
+    for (size_t i = 0; i < sizeof lifelong / sizeof lifelong[0]; i++)
+        if (lifelong[i] == c)
+            lifelong[i] = NULL;
     if (c->n_pending) {  /* cut for good: escaped as it is */
         char out[16];
         size_t used = 0;
@@ -170,6 +178,12 @@ FILE *visible_stream(FILE *raw, int own)
         return NULL;
     }
     setvbuf(f, NULL, _IOLBF, BUFSIZ);
+    if (!own)
+        for (size_t i = 0; i < sizeof lifelong / sizeof lifelong[0]; i++)
+            if (!lifelong[i]) {
+                lifelong[i] = c;
+                break;
+            }
     return f;
 }
 

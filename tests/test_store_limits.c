@@ -8,6 +8,7 @@
  * and a later one never replaces an earlier one. */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -175,10 +176,10 @@ static void make_store_dir(const char *rec, const char *mark)
 
 static int holds(const char *dir, const char *mark)
 {
-    char path[300];
+    char path[PATH_MAX];
     struct stat st;
-    snprintf(path, sizeof path, "%s/%s", dir, mark);
-    return stat(path, &st) == 0;
+    int n = snprintf(path, sizeof path, "%s/%s", dir, mark);
+    return n > 0 && (size_t)n < sizeof path && stat(path, &st) == 0;
 }
 
 static void numbered_set_aside(void)

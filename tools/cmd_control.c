@@ -96,7 +96,7 @@ static int ask_process(long pid, int on, struct trms_error *err)
         return error_set(err, "process %ld: %s", pid, strerror(errno));
     int rc = 1;
     for (struct dirent *e; rc == 1 && (e = readdir(d));) {
-        char link[96], target[PATH_MAX];
+        char link[sizeof fds + sizeof e->d_name + 1], target[PATH_MAX];
         snprintf(link, sizeof link, "%s/%s", fds, e->d_name);
         ssize_t n = readlink(link, target, sizeof target - 1);
         if (n <= 0)

@@ -7,6 +7,15 @@
 
 #include "pack/recording_check.h"
 
+/* TEXT into BUF of SIZE bytes, cut to fit (a message longer than the line
+ * that quotes it). */
+static void copy_cut(char *buf, size_t size, const char *text)
+{
+    size_t n = strnlen(text, size - 1);
+    memcpy(buf, text, n);
+    buf[n] = '\0';
+}
+
 void recording_health_check(const struct recording *rec, struct recording_health *h)
 {
     memset(h, 0, sizeof *h);
@@ -53,10 +62,10 @@ void recording_health_check(const struct recording *rec, struct recording_health
     struct recording_facts facts;
     struct trms_error err;
     if (recording_check(rec->path, 0, &facts, &err) != 0) {
-        snprintf(h->problem, sizeof h->problem, "%s", err.message);
+        copy_cut(h->problem, sizeof h->problem, err.message);
         if (!said[0]) {
             h->trace_state = "damaged";
-            snprintf(said, sizeof said, "%s", err.message);
+            copy_cut(said, sizeof said, err.message);
         }
     }
     if (said[0]) {
