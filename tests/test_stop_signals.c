@@ -2,6 +2,7 @@
  * the same signal again within a second is the same request, a second one
  * later aborts (the target killed, or the process out with its message);
  * a target that ignores the request is killed after the grace. */
+#include <errno.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,15 +60,27 @@ static void abort_exits(void)
     _exit(99);  /* not reached */
 }
 
-/* A target that takes the signal, and one that ignores it. */
+/* A target that takes the signal, and one that ignores it; returns once
+ * the target has set its disposition (a fixed delay was not always enough
+ * on a loaded machine: SIGTERM then killed the target meant to ignore it). */
 static pid_t start_target(int ignore_term)
 {
+    int ready[2];
+    if (pipe(ready) != 0)
+        abort();
     pid_t pid = fork();
     if (pid == 0) {
         signal(SIGTERM, ignore_term ? SIG_IGN : SIG_DFL);
+        if (write(ready[1], "", 1) != 1)
+            _exit(98);
         for (;;)
             pause();
     }
+    char byte;
+    while (read(ready[0], &byte, 1) < 0 && errno == EINTR)
+        ;
+    close(ready[0]);
+    close(ready[1]);
     return pid;
 }
 
@@ -75,7 +88,6 @@ static void forwards(void)
 {
     stop_signals_install(1);
     pid_t target = start_target(0);
-    sleep_seconds(0.1);
     stop_signals_set_target(target);
     kill(getpid(), SIGTERM);
     int status;
@@ -89,7 +101,6 @@ static void grace_then_kill(void)
 {
     stop_signals_install(1);
     pid_t target = start_target(1);
-    sleep_seconds(0.1);
     stop_signals_set_target(target);
     time_t start = time(NULL);
     kill(getpid(), SIGTERM);
