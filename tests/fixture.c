@@ -6,6 +6,7 @@
 
 #include "analyses/analysis.h"
 #include "common/oom.h"
+#include "tests/random_trace.h"
 #include "trace/text_reader.h"
 
 void event_list_push(struct event_list *list, const struct event *ev)
@@ -134,5 +135,20 @@ struct analysis_result *run_take_result(struct run *run)
     struct analysis_result *r = run->result;
     run->result = NULL;
     run_free(run);
+    return r;
+}
+
+struct analysis_result *fixture_random_result(uint64_t seed, const struct random_trace_shape *shape,
+                                              const struct analysis_options *options)
+{
+    struct event_list events = {0};
+    struct routine_table routines;
+    routine_table_init(&routines);
+    random_trace(seed, shape, &events, &routines);
+    struct run run;
+    fixture_run_with(events.items, events.count, &routines, options, &run);
+    struct analysis_result *r = run_take_result(&run);
+    event_list_free(&events);
+    routine_table_free(&routines);
     return r;
 }

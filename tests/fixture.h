@@ -49,6 +49,12 @@ void run_free(struct run *run);
 /* The run's result, which the caller now owns; frees the rest of RUN. */
 struct analysis_result *run_take_result(struct run *run);
 
+/* The result of a random trace of SHAPE drawn from SEED (random_trace.h),
+ * analyzed with OPTIONS; the caller owns it. */
+struct random_trace_shape;
+struct analysis_result *fixture_random_result(uint64_t seed, const struct random_trace_shape *shape,
+                                              const struct analysis_options *options);
+
 /* The Nth completed activation of routine NAME in thread TID (N from 0), or
  * NULL. */
 const struct activation *run_find(const struct run *run, const char *name, uint32_t tid,

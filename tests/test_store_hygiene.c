@@ -30,19 +30,10 @@ static struct analysis_result *random_result(uint64_t seed, uint64_t cell)
 {
     struct random_trace_shape shape = {.threads = 3, .events = 3000, .routines = 9,
                                        .regions = 3, .region_span = 4096, .max_depth = 6};
-    struct event_list events = {0};
-    struct routine_table routines;
-    routine_table_init(&routines);
-    random_trace(seed, &shape, &events, &routines);
-    struct run run;
     struct analysis_options opt;
     analysis_options_default(&opt);
     opt.cell_size = cell;
-    fixture_run_with(events.items, events.count, &routines, &opt, &run);
-    struct analysis_result *r = run_take_result(&run);
-    event_list_free(&events);
-    routine_table_free(&routines);
-    return r;
+    return fixture_random_result(seed, &shape, &opt);
 }
 
 static char *make_rec(const char *name)

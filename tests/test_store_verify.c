@@ -37,20 +37,11 @@ static struct analysis_result *random_result(uint64_t seed, uint64_t cell, uint6
 {
     struct random_trace_shape shape = {.threads = 2, .events = 600, .routines = 7,
                                        .regions = 2, .region_span = 1024, .max_depth = 4};
-    struct event_list events = {0};
-    struct routine_table routines;
-    routine_table_init(&routines);
-    random_trace(seed, &shape, &events, &routines);
-    struct run run;
     struct analysis_options opt;
     analysis_options_default(&opt);
     opt.cell_size = cell;
     opt.line_size = line;
-    fixture_run_with(events.items, events.count, &routines, &opt, &run);
-    struct analysis_result *r = run_take_result(&run);
-    event_list_free(&events);
-    routine_table_free(&routines);
-    return r;
+    return fixture_random_result(seed, &shape, &opt);
 }
 
 static struct result_key key_of(int i)
