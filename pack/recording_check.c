@@ -44,8 +44,7 @@ static int check_counts(const char *dir, const struct recording *rec, uint64_t v
     return 0;
 }
 
-/* Whether DIR/NAME exists (as anything, a dangling link included). */
-static int exists(const char *dir, const char *name)
+int recording_has(const char *dir, const char *name)
 {
     char *path = recording_file(dir, name);
     struct stat st;
@@ -57,7 +56,7 @@ static int exists(const char *dir, const char *name)
 /* DIR/NAME, when present, is a regular file reached without a link. */
 static int regular_or_absent(const char *dir, const char *name, struct trms_error *err)
 {
-    if (!exists(dir, name))
+    if (!recording_has(dir, name))
         return 0;
     const char *why;
     int fd = regular_file_open_in(dir, name, &why);
@@ -169,10 +168,10 @@ int recording_check(const char *dir, int full, struct recording_facts *f, struct
     int is_rr = engine && strcmp(engine, "rr") == 0;
     int rc = check_counts(dir, &rec, values, present, err);
     recording_close(&rec);
-    f->has_trace = exists(dir, RECORDING_EVENTS);
+    f->has_trace = recording_has(dir, RECORDING_EVENTS);
     if (rc == 0 && !f->has_trace && !is_rr)
         rc = error_set(err, "%s: the event trace (%s) is missing", dir, RECORDING_EVENTS);
-    if (rc == 0 && !f->has_trace && is_rr && !exists(dir, RR_DIR))
+    if (rc == 0 && !f->has_trace && is_rr && !recording_has(dir, RR_DIR))
         rc = error_set(err, "%s: an rr recording without rr's trace (%s/)", dir, RR_DIR);
     static const char *const files[] = {RECORDING_EVENTS, MAPS_FILE, SYMBOL_FILE_NAME,
                                         VALGRIND_LOG};
@@ -180,9 +179,9 @@ int recording_check(const char *dir, int full, struct recording_facts *f, struct
         rc = regular_or_absent(dir, files[i], err);
     if (rc == 0 && f->has_trace)
         rc = full ? read_trace(dir, values, present, f, err) : check_end(dir, values, present, err);
-    if (rc == 0 && exists(dir, MAPS_FILE))
+    if (rc == 0 && recording_has(dir, MAPS_FILE))
         rc = parse_maps(dir, err);
-    if (rc == 0 && exists(dir, SYMBOL_FILE_NAME))
+    if (rc == 0 && recording_has(dir, SYMBOL_FILE_NAME))
         rc = parse_symbols(dir, err);
     return rc;
 }

@@ -36,4 +36,7 @@ struct recording_facts {
 int recording_check(const char *dir, int full, struct recording_facts *facts,
                     struct trms_error *err);
 
+/* Whether DIR/NAME exists (as anything, a dangling link included). */
+int recording_has(const char *dir, const char *name);
+
 #endif

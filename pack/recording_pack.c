@@ -52,15 +52,6 @@ void pack_summary_free(struct pack_summary *s)
 
 /* ---- what a recording's files must be, on both sides ---- */
 
-static int exists(const char *dir, const char *name)
-{
-    char *path = recording_file(dir, name);
-    struct stat st;
-    int yes = lstat(path, &st) == 0;
-    free(path);
-    return yes;
-}
-
 /* Reads the files of the recording in DIR as `trms verify` does, in full
  * (pack/recording_check.h). */
 static int check_files(const char *dir, uint64_t *events, struct trms_error *err)
@@ -305,7 +296,7 @@ int recording_pack(const char *rec_path, const char *out_path, struct pack_summa
             if (strcmp(files.items[i], RECORDING_META) != 0)
                 rc = pack_file(&w, rec_path, files.items[i], err);
         s->files = files.n;
-        if (rc == 0 && !exists(rec_path, SYMBOL_FILE_NAME))
+        if (rc == 0 && !recording_has(rec_path, SYMBOL_FILE_NAME))
             rc = pack_legacy_names(&w, rec_path, s);
         if (rc == 0)
             rc = pack_results(&w, rec_path, s, err);
