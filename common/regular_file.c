@@ -105,13 +105,20 @@ static int walk_down(int dirfd, const char *name, const char **last, const char 
     }
 }
 
-int regular_file_open_in(const char *dir, const char *name, const char **why)
+/* The directory of NAME's last component, from DIR down (walk_down). */
+static int open_parent_in(const char *dir, const char *name, const char **last, const char **why)
 {
     int dirfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
     if (dirfd < 0)
         return fail_errno(why);
+    return walk_down(dirfd, name, last, why);
+}
+
+int regular_file_open_in(const char *dir, const char *name, const char **why)
+{
     const char *last;
-    if ((dirfd = walk_down(dirfd, name, &last, why)) < 0)
+    int dirfd = open_parent_in(dir, name, &last, why);
+    if (dirfd < 0)
         return -1;
     struct stat before;
     if (fstatat(dirfd, last, &before, AT_SYMLINK_NOFOLLOW) != 0) {
@@ -207,11 +214,9 @@ static int open_existing_lock(int dirfd, const char *name)
 
 int lock_file_open(const char *dir, const char *name, int create, const char **why)
 {
-    int dirfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
-    if (dirfd < 0)
-        return fail_errno(why);
     const char *last;
-    if ((dirfd = walk_down(dirfd, name, &last, why)) < 0)
+    int dirfd = open_parent_in(dir, name, &last, why);
+    if (dirfd < 0)
         return -1;
     struct stat st;
     int fd = -1;
