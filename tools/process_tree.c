@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "common/oom.h"
 #include "common/parse_number.h"
@@ -290,4 +291,24 @@ int process_tree_key(const char *key)
 {
     return strncmp(key, "process-", 8) == 0 || strncmp(key, "processes", 9) == 0 ||
            strncmp(key, "left-out-", 9) == 0;
+}
+
+char *process_tree_path(const char *rec_path, const struct tree_process *p,
+                        struct trms_error *err)
+{
+    if (strcmp(p->dir, ".") == 0)
+        return xstrdup(rec_path);
+    /* A recording from elsewhere: both levels real directories, no links. */
+    char *top = recording_file(rec_path, PROCESS_TREE_DIR);
+    char *path = recording_file(rec_path, p->dir);
+    struct stat st_top, st;
+    if (lstat(top, &st_top) != 0 || !S_ISDIR(st_top.st_mode) || lstat(path, &st) != 0 ||
+        !S_ISDIR(st.st_mode)) {
+        error_set(err, "%s: process %d's recording %s is missing or not a directory", rec_path,
+                  p->pid, p->dir);
+        free(path);
+        path = NULL;
+    }
+    free(top);
+    return path;
 }

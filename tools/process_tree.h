@@ -76,6 +76,12 @@ void process_tree_print(FILE *out, const struct process_tree *t);
 /* Whether KEY is one of the meta's tree keys (shown by process_tree_print). */
 int process_tree_key(const char *key);
 
+/* The path of P's recording inside REC_PATH (REC_PATH itself for the
+ * first), in a new string; NULL with ERR when it is not a directory of
+ * REC's own (a link, missing). */
+char *process_tree_path(const char *rec_path, const struct tree_process *p,
+                        struct trms_error *err);
+
 /* The base name of P's program, for short labels. */
 const char *process_tree_name(const struct tree_process *p, char *buf, size_t size);
 
