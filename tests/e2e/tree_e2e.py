@@ -116,6 +116,19 @@ def case_workers(tmp):
     check({line.split(",")[0] for line in csv_text[1:]} == {str(p["pid"]) for p in procs},
           "csv rows carry every pid")
     run([TRMS, "report", rec, "--process", "no-such-process"], 1)
+    # verify checks the tree in the meta against each process's recording.
+    out = run([TRMS, "verify", rec]).stdout
+    check(out.count(": ok: ") == 5 and "5 processes, each verified" in out, out)
+    bad = os.path.join(tmp, "bad.rec")
+    shutil.copytree(rec, bad)
+    with open(os.path.join(bad, "meta")) as f:
+        text = f.read()
+    old = f"process-3 pid={procs[2]['pid']} "
+    check(old in text, "the meta's tree")
+    with open(os.path.join(bad, "meta"), "w") as f:
+        f.write(text.replace(old, f"process-3 pid={procs[2]['pid'] + 100000} "))
+    p = run([TRMS, "verify", bad], 1)
+    check("the tree in" in p.stderr and p.stderr.count("\n") == 1, p.stderr)
 
 
 def case_fork_exec(tmp):
