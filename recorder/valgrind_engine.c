@@ -380,6 +380,8 @@ struct child_job {
     struct ring ring;
     int conn;
     struct hello hello;
+    char **argv;
+    const struct raw_segment_sink *sink;    /* NULL: read and dropped */
 };
 
 static int discard_segment(void *ctx, const uint64_t *words, size_t n, struct trms_error *err)
@@ -388,47 +390,56 @@ static int discard_segment(void *ctx, const uint64_t *words, size_t n, struct tr
     return 0;
 }
 
-static void *child_thread(void *arg)
+/* Where a new image's stream goes. Called by the listener, in the order
+ * the requests come: a forked child is numbered before the program it
+ * execs, since it says its pid before it runs any code of its own. */
+static void job_begin(struct child_job *job)
 {
-    struct child_job *job = arg;
     struct tree *t = job->tree;
     /* The arguments, as an argv. */
     const struct raw_hello *hh = &job->hello.h;
-    char **argv = xcalloc(hh->command_bytes + 2, sizeof *argv);
+    job->argv = xcalloc(hh->command_bytes + 2, sizeof *job->argv);
     size_t argc = 0;
-    for (uint32_t at = 0; at < hh->command_bytes; at += (uint32_t)strlen(job->hello.command + at) + 1)
-        argv[argc++] = job->hello.command + at;
+    for (uint32_t at = 0; at < hh->command_bytes;
+         at += (uint32_t)strlen(job->hello.command + at) + 1)
+        job->argv[argc++] = job->hello.command + at;
     if (argc == 0)
-        argv[argc++] = "?";
-    struct valgrind_process p = {.pid = hh->pid, .ppid = hh->ppid, .argv = argv};
+        job->argv[argc++] = "?";
+    struct valgrind_process p = {.pid = hh->pid, .ppid = hh->ppid, .argv = job->argv};
     int born = 1;
-    if (job->hello.h.kind == RAW_HELLO_FORK) {
+    if (hh->kind == RAW_HELLO_FORK) {
         /* The child says its pid; end of file: the fork failed. */
         int32_t pid;
         p.forked = 1;
-        p.ppid = job->hello.h.pid;
+        p.ppid = hh->pid;
         born = read_all(job->conn, &pid, sizeof pid) == 0 && pid > 0;
         p.pid = born ? pid : 0;
     }
     close_fd(&job->conn);
-    const struct raw_segment_sink *sink = NULL;
     pthread_mutex_lock(&t->lock);
     if (born)
-        sink = t->children->begin(t->children->ctx, &p, ++t->numbered);
+        job->sink = t->children->begin(t->children->ctx, &p, ++t->numbered);
     else
         t->admitted--;
     pthread_mutex_unlock(&t->lock);
+}
+
+/* Reads one image's ring to its end (a thread of its own). */
+static void *child_thread(void *arg)
+{
+    struct child_job *job = arg;
+    struct tree *t = job->tree;
     struct raw_segment_sink discard = {.segment = discard_segment};
     struct trms_error err = {.message = ""};
-    int rc = drain_ring(&job->ring, sink ? sink : &discard, NULL, &err);
+    int rc = drain_ring(&job->ring, job->sink ? job->sink : &discard, NULL, &err);
     ring_close(&job->ring);
-    if (sink)  /* unlocked: the others record meanwhile */
-        t->children->end(t->children->ctx, sink, rc, &err);
+    if (job->sink)  /* unlocked: the others record meanwhile */
+        t->children->end(t->children->ctx, job->sink, rc, &err);
     pthread_mutex_lock(&t->lock);
     t->active--;
     pthread_cond_broadcast(&t->changed);
     pthread_mutex_unlock(&t->lock);
-    free(argv);
+    free(job->argv);
     free(job);
     return NULL;
 }
@@ -471,6 +482,7 @@ static void serve(struct tree *t, int conn, const struct hello *h)
     job->tree = t;
     job->conn = conn;
     job->hello = *h;
+    job_begin(job);
     pthread_t thread;
     pthread_attr_t attr;
     pthread_attr_init(&attr);

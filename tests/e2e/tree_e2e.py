@@ -223,6 +223,32 @@ def case_exclude(tmp):
     check("not recorded: /bin/echo" in text, text[:1500])
 
 
+def case_make(tmp):
+    # make on a two-file project: make, the compiler driver, cc1, as and ld.
+    for tool in ("make", "cc"):
+        if not shutil.which(tool):
+            print(f"{tool} is not installed", file=sys.stderr)
+            sys.exit(SKIP)
+    with open(os.path.join(tmp, "a.c"), "w") as f:
+        f.write("int f(int x);\nint main(void) { return f(2) - 4; }\n")
+    with open(os.path.join(tmp, "b.c"), "w") as f:
+        f.write("int f(int x) { return x * 2; }\n")
+    with open(os.path.join(tmp, "Makefile"), "w") as f:
+        f.write("prog: a.o b.o\n\tcc -o prog a.o b.o\n%.o: %.c\n\tcc -c -o $@ $<\n")
+    rec, p = record(tmp, ["make"], cwd=tmp)
+    run([os.path.join(tmp, "prog")], 0)
+    d = info(rec)
+    names = [name_of(p) for p in d["processes"]]
+    for name in ("make", "cc", "cc1", "as", "ld"):
+        check(name in names, f"{name} recorded: {names}")
+    check(names.count("cc1") == 2 and names.count("as") == 2, f"one cc1 and as per file: {names}")
+    check(d["left_out"] == [] and d["over_limit"] == 0, f"nothing left out: {d['left_out']}")
+    # Every image after the first came from a recorded one, in order.
+    check(all(0 < p["parent"] < p["number"] for p in d["processes"][1:]), "a tree")
+    r = report(rec, "--process", "cc1", "--top", "5")
+    check(len(r["processes"]) == 2, "--process NAME selects both cc1")
+
+
 def main():
     case = sys.argv[1]
     if not shutil.which("valgrind"):
