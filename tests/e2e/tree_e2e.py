@@ -182,19 +182,27 @@ def case_pipeline(tmp):
 
 
 def case_shim(tmp):
-    # A two-level shell shim (as pyenv's) that ends in the real program.
+    # A two-level shim (as pyenv's): a `#!/usr/bin/env sh` script that
+    # execs a `#!/bin/sh` script that execs the real program.
     inner = os.path.join(tmp, "inner.sh")
     outer = os.path.join(tmp, "outer.sh")
     with open(inner, "w") as f:
         f.write(f"#!/bin/sh\nexec {TREE} workers 1\n")
     with open(outer, "w") as f:
-        f.write(f"#!/bin/sh\nexec {inner} \"$@\"\n")
+        f.write(f"#!/usr/bin/env sh\nexec {inner} \"$@\"\n")
     os.chmod(inner, 0o755)
     os.chmod(outer, 0o755)
     rec, _ = record(tmp, [outer])
-    procs = check_tree(rec, 4)
-    check([p["via"] for p in procs] == ["start", "exec", "exec", "fork"], f"{procs}")
-    check(procs[2]["command"].startswith(TREE), f"recorded through to the program: {procs}")
+    procs = check_tree(rec, 5)
+    check([p["via"] for p in procs] == ["start", "exec", "exec", "exec", "fork"], f"{procs}")
+    # A script's image is named by the script (its interpreter runs it):
+    # outer.sh (env), sh outer.sh (what env exec'd), inner.sh (sh).
+    check([name_of(p) for p in procs[:3]] == ["outer.sh", "sh", "inner.sh"], f"the chain: {procs}")
+    modules = {os.path.basename(r.get("module") or "")
+               for r in report(rec, "--process", "outer.sh")["processes"][0]["report"]["routines"]}
+    check("env" in modules, f"the first image ran env: {modules}")
+    check(procs[3]["command"].startswith(TREE), f"recorded through to the program: {procs}")
+    check(all(p["pid"] == procs[0]["pid"] for p in procs[:4]), "one process, four images")
     d = report(rec, "--process", "process_tree")
     check(any("sum_worker_part" in routines(p) for p in d["processes"]), "its profile")
 
