@@ -129,6 +129,15 @@ def case_workers(tmp):
         f.write(text.replace(old, f"process-3 pid={procs[2]['pid'] + 100000} "))
     p = run([TRMS, "verify", bad], 1)
     check("the tree in" in p.stderr and p.stderr.count("\n") == 1, p.stderr)
+    # pack carries one recording: a tree is refused whole, never packed
+    # without its processes; each process's recording packs on its own.
+    p = run([TRMS, "pack", rec, "-o", os.path.join(tmp, "tree.trmspack")], 1)
+    check("packing a tree is not supported" in p.stderr
+          and not os.path.exists(os.path.join(tmp, "tree.trmspack")), p.stderr)
+    sub = os.path.join(rec, procs[1]["dir"])
+    run([TRMS, "pack", sub, "-o", os.path.join(tmp, "one.trmspack")])
+    run([TRMS, "unpack", os.path.join(tmp, "one.trmspack"), "-o", os.path.join(tmp, "one.rec")])
+    run([TRMS, "verify", os.path.join(tmp, "one.rec")])
 
 
 def case_fork_exec(tmp):
