@@ -51,6 +51,10 @@ extern SysRes VG_(do_syscall)(UWord sysno, UWord a1, UWord a2, UWord a3, UWord a
                               UWord a6, UWord a7, UWord a8);
 
 extern Int VG_(socket)(Int domain, Int type, Int protocol);
+/* --trace-children, which the core reads when it wraps an exec: turned off
+ * for one exec of a setuid or setgid program, which the core would
+ * otherwise refuse (EACCES) rather than run untraced. */
+extern Bool VG_(clo_trace_children);
 
 #define NR_CONNECT 42
 #define NR_RECVMSG 47
@@ -93,6 +97,7 @@ static ULong instructions_reported;
 static Int notify_fd = -1, free_fd = -1;
 static Bool recording = True;         /* off in forked children */
 static ULong exit_status;             /* of the last exit or exit_group (fini is told 0) */
+static Bool untraced_exec;            /* trace_children turned off for this exec */
 static ThreadId current_tid = VG_INVALID_THREADID;
 static Int lwp_of_tid[MAX_THREADS];
 static Addr signal_handler[MAX_SIGNAL + 1];
@@ -741,6 +746,14 @@ static void pre_syscall(ThreadId tid, UInt nr, UWord *args, UInt n_args)
         reserve(1);
         put_control(RAW_EXEC, VG_(strlen)(exec_path));
         put_path(exec_path);
+        /* Valgrind cannot run a setuid program: it runs natively, and the
+         * recorder names it as left out (its image never asks for a ring). */
+        struct vg_stat st;
+        if (VG_(clo_trace_children) && !sr_isError(VG_(stat)(exec_path, &st)) &&
+            (st.mode & (VKI_S_ISUID | VKI_S_ISGID))) {
+            VG_(clo_trace_children) = False;
+            untraced_exec = True;
+        }
     }
     if (mark && recording) {
         mark->segments_done = segments_done;
@@ -811,6 +824,9 @@ static void post_syscall(ThreadId tid, UInt nr, UWord *args, UInt n_args, SysRes
     if (nr == NR_EXECVE || nr == NR_EXECVEAT) {  /* only a failed exec returns */
         reserve(1);
         put_control(RAW_EXEC_FAILED, 0);
+        if (untraced_exec)
+            VG_(clo_trace_children) = True;
+        untraced_exec = False;
     }
     if (syscall_effects(nr, a, result, read_guest, emit_effect, NULL) == SYSCALL_UNKNOWN) {
         reserve(1);

@@ -240,6 +240,22 @@ def case_exclude(tmp):
     check("not recorded: /bin/echo" in text, text[:1500])
 
 
+def case_setuid(tmp):
+    # Valgrind cannot run a setuid program: it runs natively, named as left out.
+    su = shutil.which("su")
+    if not su or not os.stat(su).st_mode & 0o4000:
+        print("no setuid su here", file=sys.stderr)
+        sys.exit(SKIP)
+    rec, p = record(tmp, [TREE, "fork-exec", su, "--help"])
+    check_tree(rec, 2)
+    d = info(rec)
+    check([(l["reason"], l["command"]) for l in d["left_out"]] == [("setuid", su)],
+          f"su left out as setuid: {d['left_out']}")
+    check(f"{su} (pid" in p.stderr and "setuid" in p.stderr, p.stderr)
+    text = run([TRMS, "info", rec]).stdout
+    check("a setuid or setgid program, which Valgrind cannot follow" in text, text)
+
+
 def case_make(tmp):
     # make on a two-file project: make, the compiler driver, cc1, as and ld.
     for tool in ("make", "cc"):
