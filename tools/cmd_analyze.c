@@ -575,6 +575,11 @@ static int tree_paths(const char *rec_path, const char **which, size_t n_which, 
             (*n)++;
     }
     process_tree_free(&tree);
+    if (rc != 0) {
+        free_paths(*paths, *n);
+        *paths = NULL;
+        *n = 0;
+    }
     return rc;
 }
 
