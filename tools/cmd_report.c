@@ -303,7 +303,9 @@ static void print_tree_text(FILE *out, const char *rec_path, const struct proces
         if (pr->ok)
             top_routines(pr, top, sizeof top);
         else
-            snprintf(top, sizeof top, "(not analyzed)");
+            snprintf(top, sizeof top, "%s", strcmp(pr->p->end, "failed") == 0
+                                               ? "(its recording failed)"
+                                               : "(nothing selected)");
         fprintf(out, "  %4u %8d %14" PRIu64 "  %-28s %s\n", pr->p->number, pr->p->pid,
                 pr->cost, name, top);
     }
@@ -326,8 +328,10 @@ static void print_tree_text(FILE *out, const char *rec_path, const struct proces
                 pr->p->command);
         if (pr->ok)
             report_text(out, &pr->model, opt);
-        else
+        else if (strcmp(pr->p->end, "failed") == 0)
             fprintf(out, "not analyzed: its recording failed (`trms info %s`)\n", rec_path);
+        else
+            fprintf(out, "nothing of it selected (--routine, --thread)\n");
     }
 }
 
@@ -352,7 +356,7 @@ static int report_tree(struct report_args *a, const char *rec_path, struct trms_
     }
     struct process_report *reports = xcalloc(tree.n + 1, sizeof *reports);
     struct process_report **order = xcalloc(tree.n + 1, sizeof *order);
-    size_t n = 0;
+    size_t n = 0, unmatched = 0;
     for (size_t i = 0; i < tree.n && rc == 0; i++) {
         int chosen = a->n_processes == 0;
         for (size_t w = 0; w < a->n_processes && !chosen; w++)
@@ -365,22 +369,39 @@ static int report_tree(struct report_args *a, const char *rec_path, struct trms_
         if (strcmp(pr->p->end, "failed") == 0)
             continue;  /* said in its section */
         pr->path = process_tree_path(rec_path, pr->p, err);
-        if (!pr->path || report_load(&pr->path, 1, &a->want, &pr->loaded, err) != 0 ||
-            report_model_build(pr->loaded.sources, pr->loaded.n, &a->sel, &pr->model, err) != 0)
+        if (!pr->path || report_load(&pr->path, 1, &a->want, &pr->loaded, err) != 0)
             rc = -1;
+        else if (report_model_build(pr->loaded.sources, pr->loaded.n, &a->sel, &pr->model,
+                                    err) != 0) {
+            /* --routine or --thread naming what only other processes have. */
+            if (!a->n_routines && !a->n_threads)
+                rc = -1;
+            else
+                unmatched++;
+            continue;
+        }
         pr->ok = rc == 0;
         for (size_t r = 0; pr->ok && r < pr->model.n_rows; r++)
             pr->cost += pr->model.rows[r].self_cost;
     }
+    if (rc == 0 && n > 0 && unmatched == n)
+        rc = -1;  /* ERR says why, of the last one */
     if (rc == 0) {
         qsort(order, n, sizeof *order, by_cost);
         const char *format = formats[a->format].name;
         if (formats[a->format].print == NULL || strcmp(format, "html") == 0) {
             /* One process per page (or aprof directory): the costliest selected. */
-            if (n > 1)
+            size_t first = 0;
+            while (first < n && !order[first]->ok)
+                first++;
+            if (first == n)
+                rc = error_set(err, "%s: no process selected has a report", rec_path);
+            else if (n > 1)
                 fprintf(stderr, "trms: report: --format %s shows one process: the costliest, "
-                                "pid %d (choose with --process)\n", format, order[0]->p->pid);
-            rc = write_report(a, &order[0]->model, &order[0]->loaded, err);
+                                "pid %d (choose with --process)\n", format,
+                        order[first]->p->pid);
+            if (rc == 0)
+                rc = write_report(a, &order[first]->model, &order[first]->loaded, err);
         } else {
             struct output_file out;
             rc = output_file_open(&out, a->output, formats[a->format].text, err);
