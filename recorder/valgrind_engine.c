@@ -17,6 +17,7 @@
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "common/oom.h"
@@ -373,7 +374,25 @@ struct tree {
     unsigned admitted;          /* rings handed out, the first included */
     unsigned numbered;          /* images numbered, the first included */
     unsigned active;            /* rings being read */
+    int *pids;                  /* of the images whose rings are read */
+    size_t n_pids;
 };
+
+/* The images being read, for a request to stop (under LOCK). */
+static void pid_add(struct tree *t, int pid)
+{
+    t->pids = xrealloc(t->pids, (t->n_pids + 1) * sizeof *t->pids);
+    t->pids[t->n_pids++] = pid;
+}
+
+static void pid_remove(struct tree *t, int pid)
+{
+    for (size_t i = 0; i < t->n_pids; i++)
+        if (t->pids[i] == pid) {
+            t->pids[i] = t->pids[--t->n_pids];
+            return;
+        }
+}
 
 struct child_job {
     struct tree *tree;
@@ -382,6 +401,7 @@ struct child_job {
     struct hello hello;
     char **argv;
     const struct raw_segment_sink *sink;    /* NULL: read and dropped */
+    int pid;                                /* 0: a fork that failed */
 };
 
 static int discard_segment(void *ctx, const uint64_t *words, size_t n, struct trms_error *err)
@@ -417,10 +437,13 @@ static void job_begin(struct child_job *job)
     }
     close_fd(&job->conn);
     pthread_mutex_lock(&t->lock);
-    if (born)
+    if (born) {
         job->sink = t->children->begin(t->children->ctx, &p, ++t->numbered);
-    else
+        job->pid = p.pid;
+        pid_add(t, p.pid);
+    } else {
         t->admitted--;
+    }
     pthread_mutex_unlock(&t->lock);
 }
 
@@ -437,6 +460,8 @@ static void *child_thread(void *arg)
         t->children->end(t->children->ctx, job->sink, rc, &err);
     pthread_mutex_lock(&t->lock);
     t->active--;
+    if (job->pid)
+        pid_remove(t, job->pid);
     pthread_cond_broadcast(&t->changed);
     pthread_mutex_unlock(&t->lock);
     free(job->argv);
@@ -548,22 +573,52 @@ static void outcome_of(int status, struct program_outcome *outcome)
         outcome->exit_code = WEXITSTATUS(status);
 }
 
+/* Waits until every ring read has ended. A request to stop (stop_signals)
+ * goes on to the processes still recorded, as to the first: the signal,
+ * then SIGKILL after the same grace; the wait looks for one every 200 ms
+ * (a request sets a flag, it wakes nobody). */
+static void await_rings(struct tree *t)
+{
+    int forwarded = 0;
+    struct timespec since = {0};
+    pthread_mutex_lock(&t->lock);
+    while (t->active > 0) {
+        struct timespec now;
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        int sig = stop_signals_requested();
+        if (sig && forwarded == 0) {
+            for (size_t i = 0; i < t->n_pids; i++)
+                kill(t->pids[i], sig);
+            forwarded = 1;
+            since = now;
+        } else if (forwarded == 1 && now.tv_sec - since.tv_sec >= STOP_SIGNALS_GRACE_SECONDS) {
+            for (size_t i = 0; i < t->n_pids; i++)
+                kill(t->pids[i], SIGKILL);
+            forwarded = 2;
+        }
+        struct timespec until;
+        clock_gettime(CLOCK_REALTIME, &until);
+        until.tv_nsec += 200 * 1000 * 1000;
+        if (until.tv_nsec >= 1000000000L) {
+            until.tv_sec++;
+            until.tv_nsec -= 1000000000L;
+        }
+        pthread_cond_timedwait(&t->changed, &t->lock, &until);
+    }
+    pthread_mutex_unlock(&t->lock);
+}
+
 /* After the first process ended: the others, until every ring read has
  * ended, and the listener, with the requests made meanwhile. */
 static void tree_finish(struct tree *t, pthread_t listener)
 {
-    pthread_mutex_lock(&t->lock);
-    while (t->active > 0)
-        pthread_cond_wait(&t->changed, &t->lock);
-    pthread_mutex_unlock(&t->lock);
+    await_rings(t);
     if (write(t->stop[1], "", 1) < 0) {
         /* the listener polls it: cannot fail while it lives */
     }
     pthread_join(listener, NULL);
-    pthread_mutex_lock(&t->lock);
-    while (t->active > 0)
-        pthread_cond_wait(&t->changed, &t->lock);
-    pthread_mutex_unlock(&t->lock);
+    await_rings(t);
+    free(t->pids);
 }
 
 int valgrind_stream(const struct valgrind_run *run, const struct raw_segment_sink *sink,

@@ -18,6 +18,7 @@
 #include "common/parse_number.h"
 #include "common/plural.h"
 #include "common/stop_signals.h"
+#include "recorder/raw_stream.h"
 #include "recorder/rr_engine.h"
 #include "recorder/step_recording.h"
 #include "recorder/step_schedule.h"
@@ -523,11 +524,14 @@ static void child_end(void *ctx, const struct raw_segment_sink *sink, int rc,
         struct raw_summary *sum = &c->summary;
         events = c->r.out_of_space ? kept : total_events(sum->events);
         char outcome_text[PATH_MAX + 32], pid[16], ppid[16], parent[16];
-        if (sum->ended)
+        int killed = sum->ended && (sum->exit_code & RAW_END_KILLED);
+        if (sum->ended && !killed)
             snprintf(end, sizeof end, "exit:%" PRIu64, sum->exit_code);
         else
             snprintf(end, sizeof end, "%s", sum->exec_path ? "exec" : "died");
-        if (sum->ended)
+        if (killed)
+            snprintf(outcome_text, sizeof outcome_text, "killed by a signal");
+        else if (sum->ended)
             snprintf(outcome_text, sizeof outcome_text, "exited with status %" PRIu64,
                      sum->exit_code);
         else if (sum->exec_path)
@@ -549,7 +553,7 @@ static void child_end(void *ctx, const struct raw_segment_sink *sink, int rc,
             .extra_keys = {"pid", "ppid", "parent-process", "via"},
             .extra_values = {pid, ppid, parent, via}, .n_extra = 4};
         pthread_mutex_unlock(&t->lock);
-        struct program_outcome outcome = {.exit_code = (int)sum->exit_code};
+        struct program_outcome outcome = {.exit_code = (int)(sum->exit_code & 0xff)};
         if (rc == 0)
             rc = finish_recording(c->dir, "valgrind", c->argv[0], c->argv, &c->r, &stats,
                                   &outcome, c->r.symbols, &err);
@@ -764,12 +768,12 @@ static int record_valgrind(const char *staging, const char *program, char **argv
     }
     /* The tree, every process having ended. */
     char root_end[48];
-    if (summary.ended)
-        snprintf(root_end, sizeof root_end, "exit:%" PRIu64, summary.exit_code);
-    else if (summary.exec_path)
+    if (summary.exec_path && !summary.ended)
         snprintf(root_end, sizeof root_end, "exec");
-    else if (outcome->signal)
+    else if (outcome->signal)  /* the first image is the one Valgrind's wait saw */
         snprintf(root_end, sizeof root_end, "signal:%d", outcome->signal);
+    else if (summary.ended && !(summary.exit_code & RAW_END_KILLED))
+        snprintf(root_end, sizeof root_end, "exit:%" PRIu64, summary.exit_code);
     else
         snprintf(root_end, sizeof root_end, "died");
     tree_complete(&tree, (const char *const *)argv, stats->events, root_end, summary.exec_path);

@@ -62,7 +62,6 @@ extern Bool VG_(clo_trace_children);
 #define NR_RT_SIGACTION 13
 #define NR_EXECVE 59
 #define NR_EXECVEAT 322
-#define NR_EXIT 60
 #define NR_EXIT_GROUP 231
 #define MAX_SIGNAL 65
 #define MAX_PENDING_EFFECTS 32
@@ -96,7 +95,8 @@ static ULong instructions_reported;
 
 static Int notify_fd = -1, free_fd = -1;
 static Bool recording = True;         /* off in forked children */
-static ULong exit_status;             /* of the last exit or exit_group (fini is told 0) */
+static ULong exit_status = RAW_END_KILLED;  /* of exit or exit_group (fini is told 0);
+                                               RAW_END_KILLED until one is called */
 static Bool untraced_exec;            /* trace_children turned off for this exec */
 static ThreadId current_tid = VG_INVALID_THREADID;
 static Int lwp_of_tid[MAX_THREADS];
@@ -736,7 +736,7 @@ static void pre_syscall(ThreadId tid, UInt nr, UWord *args, UInt n_args)
     (void)n_args;
     n_pending_effects[tid] = 0;
     report_cost();
-    if (nr == NR_EXIT_GROUP || nr == NR_EXIT)
+    if (nr == NR_EXIT_GROUP)  /* exit ends one thread (pthread_exit) */
         exit_status = args[0] & 0xff;
     /* Say where the program goes: the next image (Valgrind follows the
      * exec) links to this one, or the recorder names it as not followed. */

@@ -256,6 +256,23 @@ def case_setuid(tmp):
     check("a setuid or setgid program, which Valgrind cannot follow" in text, text)
 
 
+def case_stop(tmp):
+    # SIGTERM to trms reaches every process of the tree, not only the
+    # first: two children paused, the parent waiting for them.
+    rec = os.path.join(tmp, "stop.rec")
+    p = subprocess.Popen([TRMS, "record", "--engine", "valgrind", "-o", rec, "--", TREE,
+                          "pause", "2"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         text=True)
+    ready = [p.stdout.readline() for _ in range(2)]
+    check(sorted(ready) == ["ready 0\n", "ready 1\n"], f"children ready: {ready}")
+    p.send_signal(15)
+    out, err = p.communicate(timeout=120)
+    check(p.returncode == 128 + 15, f"exit {p.returncode}: {err}")
+    procs = check_tree(rec, 3)
+    check(info(rec)["meta"]["complete"] == "no" and "stopped by SIGTERM" in err, err)
+    check(all(q["end"] in ("died", "signal:15") for q in procs), f"all stopped: {procs}")
+
+
 def case_make(tmp):
     # make on a two-file project: make, the compiler driver, cc1, as and ld.
     for tool in ("make", "cc"):

@@ -6,6 +6,9 @@
  *   process_tree fork-exec PROG ARGS...   forks; the child execs PROG
  *   process_tree vfork-exec PROG ARGS...  the same through vfork
  *   process_tree children N  forks N children that each exit at once
+ *   process_tree pause N     forks N children that each say "ready K" on
+ *                            stdout and pause (for a test that stops the
+ *                            tree: a signal must reach them)
  *
  * The parent exits 0 when every child exited as expected. */
 #include <stdio.h>
@@ -52,6 +55,21 @@ int main(int argc, char **argv)
         return 2;
     }
     parent_setup();
+    if (strcmp(argv[1], "pause") == 0) {
+        int n = atoi(argv[2]);
+        for (int k = 0; k < n; k++) {
+            pid_t pid = fork();
+            if (pid < 0)
+                return 1;
+            if (pid == 0) {
+                printf("ready %d\n", k);
+                fflush(stdout);
+                pause();
+                _exit(0);
+            }
+        }
+        return wait_all(n, 0) ? 0 : 1;
+    }
     if (strcmp(argv[1], "workers") == 0 || strcmp(argv[1], "children") == 0) {
         int n = atoi(argv[2]), workers = strcmp(argv[1], "workers") == 0;
         for (int k = 0; k < n; k++) {
