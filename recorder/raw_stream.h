@@ -89,7 +89,9 @@ enum raw_control {
     RAW_UNMODELED_SYSCALL = 13, /* low = syscall number: not in the syscall table;
                                Valgrind's own knowledge of its buffers follows
                                as KREAD/KWRITE words */
-    RAW_END = 14,           /* low = the program's exit code: the tool finished */
+    RAW_END = 14,           /* low = the program's exit code: the tool finished;
+                               RAW_END_KILLED set: without an exit call (a
+                               fatal signal; which one the tool cannot tell) */
     RAW_EXEC = 15,          /* low = path length, then the path (RAW_PATH words):
                                the program is about to exec it, and Valgrind
                                does not follow an exec */
@@ -97,6 +99,8 @@ enum raw_control {
     RAW_WINDOW = 17,        /* low = 1 on, 0 off: `trms control` asked for it
                                just before this point (mark.window_request) */
 };
+
+#define RAW_END_KILLED 0x100u
 
 static inline uint64_t raw_access_word(enum raw_op op, uint64_t size, uint64_t addr)
 {

@@ -25,12 +25,51 @@ struct window_requests {
     void *ctx;
 };
 
+/* Receives the tool's raw stream a ring segment at a time, in order;
+ * records never span segments. */
+struct raw_segment_sink {
+    int (*segment)(void *ctx, const uint64_t *words, size_t n, struct trms_error *err);
+    void *ctx;
+};
+
+/* A process image after the first: a forked child, or what a process
+ * exec'd (the same pid as the image before). */
+struct valgrind_process {
+    int pid, ppid;
+    int forked;             /* 1: a fork of ppid's image; 0: an exec'd image */
+    char *const *argv;      /* its arguments (a fork: its parent's) */
+};
+
+/* Every process of the tree after the first, each on a thread of its
+ * own, so that all of them may run at once. */
+struct valgrind_children {
+    /* Its stream is about to come: the sink it goes to (NULL: read and
+     * dropped, for a recording that could not be made; the callee says
+     * why). Calls are serialized; NUMBER counts the images from 1, the
+     * first program. */
+    const struct raw_segment_sink *(*begin)(void *ctx, const struct valgrind_process *p,
+                                            unsigned number);
+    /* A program image that runs unrecorded (over max_processes); forked
+     * children beyond it are only counted. NULL: nothing to say. */
+    void (*skipped)(void *ctx, const struct valgrind_process *p);
+    /* Its stream ended; RC -1 with ERR when it could not be read whole.
+     * Calls may overlap. */
+    void (*end)(void *ctx, const struct raw_segment_sink *sink, int rc,
+                const struct trms_error *err);
+    void *ctx;
+    unsigned max_processes; /* images recorded at most, the first included */
+    const char *exclude;    /* Valgrind's --trace-children-skip patterns, or NULL */
+    uint64_t over_limit;    /* out: images that ran unrecorded beyond max_processes */
+    int root_pid, root_ppid;    /* out: the first image's */
+};
+
 struct valgrind_run {
     const char *tool_dir;   /* holds trms-amd64-linux and the core's files */
     const char *log_path;   /* Valgrind's own messages go there */
     char *const *argv;      /* the program and its arguments */
     struct record_window *window;   /* what to keep, or NULL for everything */
     const struct window_requests *requests;  /* NULL: none are taken */
+    struct valgrind_children *children;  /* NULL: children run unrecorded */
 };
 
 /* The directory of the tool beside the trms binary, or NULL (with ERR
@@ -45,16 +84,11 @@ int valgrind_preload_path(const char *path);
  * valgrind to run. Free it. */
 char *valgrind_version(void);
 
-/* Receives the tool's raw stream a ring segment at a time, in order;
- * records never span segments. */
-struct raw_segment_sink {
-    int (*segment)(void *ctx, const uint64_t *words, size_t n, struct trms_error *err);
-    void *ctx;
-};
-
 /* Runs RUN->argv under the tool and passes its stream to SINK as it comes
  * (including, from a tool that died, what it wrote up to its last system
- * call). Signals and descriptors as for valgrind_record. */
+ * call); the streams of the processes it starts and execs go to
+ * RUN->children. Returns once the first process and every recorded one
+ * have ended. Signals and descriptors as for valgrind_record. */
 int valgrind_stream(const struct valgrind_run *run, const struct raw_segment_sink *sink,
                     struct program_outcome *outcome, struct trms_error *err);
 

@@ -10,6 +10,7 @@
 
 #include "analyses/analysis.h"
 #include "analyses/analysis_state.h"
+#include "common/oom.h"
 #include "common/parse_number.h"
 #include "common/plural.h"
 #include "common/regular_file.h"
@@ -27,6 +28,7 @@
 #include "symbols/resolve_routines.h"
 #include "tools/analyze_checkpoint.h"
 #include "tools/cli.h"
+#include "tools/process_tree.h"
 #include "tools/progress.h"
 #include "trace/recording.h"
 #include "trace/trace_reader.h"
@@ -530,6 +532,57 @@ static int analyze(const char *rec_path, const struct analysis_options *opt,
     return rc;
 }
 
+static void free_paths(char **paths, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        free(paths[i]);
+    free(paths);
+}
+
+/* The recordings to analyze: REC's processes (REC alone for a single
+ * process), or those WHICH names; an unknown name is an error. */
+static int tree_paths(const char *rec_path, const char **which, size_t n_which, char ***paths,
+                      size_t *n, struct trms_error *err)
+{
+    struct recording rec;
+    struct process_tree tree;
+    *paths = NULL;
+    *n = 0;
+    if (recording_open(rec_path, &rec, err) != 0)
+        return -1;
+    int rc = process_tree_read(&rec, &tree, err);
+    recording_close(&rec);
+    if (rc != 0)
+        return -1;
+    for (size_t w = 0; w < n_which; w++) {
+        int found = 0;
+        for (size_t i = 0; i < tree.n && !found; i++)
+            found = process_tree_matches(&tree.items[i], which[w]);
+        if (!found) {
+            process_tree_free(&tree);
+            return error_set(err, "%s: no process is '%s' (`trms info %s` lists them)", rec_path,
+                             which[w], rec_path);
+        }
+    }
+    *paths = xcalloc(tree.n, sizeof **paths);
+    for (size_t i = 0; i < tree.n && rc == 0; i++) {
+        int chosen = n_which == 0;
+        for (size_t w = 0; w < n_which && !chosen; w++)
+            chosen = process_tree_matches(&tree.items[i], which[w]);
+        if (chosen && !((*paths)[*n] = process_tree_path(rec_path, &tree.items[i], err)))
+            rc = -1;
+        else if (chosen)
+            (*n)++;
+    }
+    process_tree_free(&tree);
+    if (rc != 0) {
+        free_paths(*paths, *n);
+        *paths = NULL;
+        *n = 0;
+    }
+    return rc;
+}
+
 static int run(int argc, char **argv)
 {
     static const struct option options[] = {{"cell-size", required_argument, NULL, 'c'},
@@ -540,7 +593,10 @@ static int run(int argc, char **argv)
                                             {"checkpoint-every", required_argument, NULL, 'k'},
                                             {"resume", no_argument, NULL, 'r'},
                                             {"contexts", no_argument, NULL, 'C'},
+                                            {"process", required_argument, NULL, 'P'},
                                             {NULL, 0, NULL, 0}};
+    const char **processes = NULL;
+    size_t n_processes = 0;
     struct analysis_options opt;
     analysis_options_default(&opt);
     struct analyze_request req = {.checkpoint_every = DEFAULT_CHECKPOINT_EVERY};
@@ -574,6 +630,10 @@ static int run(int argc, char **argv)
         case 'r':
             req.resume = 1;
             break;
+        case 'P':
+            processes = xrealloc(processes, (n_processes + 1) * sizeof *processes);
+            processes[n_processes++] = optarg;
+            break;
         case 'C':
             opt.contexts = 1;
             window.contexts = 1;
@@ -604,17 +664,35 @@ static int run(int argc, char **argv)
      * nothing else stored: a failure like any other (exit status 1), never
      * a death by the signal. */
     stop_signals_install(0);
-    if (analyze(argv[optind], &opt, &window, &req, &err) != 0) {
-        /* Every failure names the recording (one of several a script
-         * analyzes): "REC: event 4: return with no pending call". */
-        if (!strstr(err.message, argv[optind])) {
-            char inner[sizeof err.message];
-            memcpy(inner, err.message, sizeof inner);
-            error_set(&err, "%s: %s", argv[optind], inner);
-        }
+    /* A recording of a process tree: every process, or those --process names. */
+    char **paths = NULL;
+    size_t n_paths = 0;
+    if (tree_paths(argv[optind], processes, n_processes, &paths, &n_paths, &err) != 0) {
+        free(processes);
         return cli_fail(&err);
     }
-    return 0;
+    free(processes);
+    if (req.csv_path && n_paths > 1) {
+        free_paths(paths, n_paths);
+        return cli_usage_error(&cmd_analyze, "--activations writes one process's activations: "
+                                             "choose it with --process (the recording holds "
+                                             "%zu)", n_paths);
+    }
+    int rc = 0;
+    for (size_t i = 0; i < n_paths && rc == 0; i++) {
+        if (analyze(paths[i], &opt, &window, &req, &err) != 0) {
+            /* Every failure names the recording (one of several a script
+             * analyzes): "REC: event 4: return with no pending call". */
+            if (!strstr(err.message, paths[i])) {
+                char inner[sizeof err.message];
+                memcpy(inner, err.message, sizeof inner);
+                error_set(&err, "%s: %s", paths[i], inner);
+            }
+            rc = cli_fail(&err);
+        }
+    }
+    free_paths(paths, n_paths);
+    return rc;
 }
 
 const struct command cmd_analyze = {
@@ -623,9 +701,11 @@ const struct command cmd_analyze = {
     .usage =
         "usage: trms analyze REC [--cell-size N] [--line-size N] [--contexts]\n"
         "                        [--activations FILE.csv] [--from EVENT] [--to EVENT]\n"
-        "                        [--checkpoint-every SECONDS] [--resume]\n\n"
+        "                        [--checkpoint-every SECONDS] [--resume]\n"
+        "                        [--process PID|NAME]...\n\n"
         "Runs every analysis over the recording in one pass and stores the result\n"
-        "in REC/results, replacing an earlier result computed with the same\n"
+        "in REC/results (of a process tree: each process's in its own recording,\n"
+        "REC/processes/N-PID), replacing an earlier result computed with the same\n"
         "options (atomically: a failed analysis leaves the earlier result intact).\n"
         "An rr recording is replayed with rr (rr rerun, single-stepping) and its\n"
         "instructions decoded as they come; that needs rr and hardware performance\n"
@@ -647,6 +727,8 @@ const struct command cmd_analyze = {
         "                         (default 4); an access touches every cell it overlaps\n"
         "  --line-size N          bytes per line for reuse distance, a power of two\n"
         "                         (default 64)\n"
+        "  --process PID|NAME     of a process tree, analyze only this process (its pid,\n"
+        "                         or its program's name), repeatable; default: all\n"
         "  --contexts             keep the profiles per calling context (the path of\n"
         "                         calls from the thread's root), so that `qsort` called\n"
         "                         from a and from b are reported apart; stored beside\n"

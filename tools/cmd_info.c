@@ -13,6 +13,7 @@
 #include "store/result_store.h"
 #include "store/symbol_file.h"
 #include "tools/cli.h"
+#include "tools/process_tree.h"
 #include "tools/recording_health.h"
 #include "report/json.h"
 #include "trace/recording.h"
@@ -98,7 +99,7 @@ static int load_analyses(const char *rec_path, struct analyses *a, struct trms_e
 
 static void print_text(FILE *out, const char *rec_path, const struct recording *rec,
                        const struct sizes *sz, const struct analyses *a,
-                       const struct recording_health *h)
+                       const struct recording_health *h, const struct process_tree *tree)
 {
     fprintf(out, "%-16s %s\n", "recording", rec_path);
     for (size_t i = 0; i < N_SHOWN; i++) {
@@ -109,8 +110,10 @@ static void print_text(FILE *out, const char *rec_path, const struct recording *
             cli_print_field(out, shown[i].label, v);
     }
     for (size_t i = 0; i < rec->n_meta; i++)
-        if (!is_shown(rec->meta[i].key))
+        if (!is_shown(rec->meta[i].key) && !process_tree_key(rec->meta[i].key))
             cli_print_field(out, rec->meta[i].key, rec->meta[i].value);
+    if (tree)
+        process_tree_print(out, tree);
     char total[32], events[32], results[32];
     fprintf(out, "%-16s %s (events %s, results and names %s)\n", "size on disk",
             cli_human_bytes(sz->total, total), cli_human_bytes(sz->events, events),
@@ -168,9 +171,36 @@ static void json_typed_value(FILE *out, const char *v)
         json_string(out, v);
 }
 
+static void print_tree_json(FILE *out, const struct process_tree *t)
+{
+    fputs(", \"processes\": [", out);
+    for (size_t i = 0; t && i < t->n; i++) {
+        const struct tree_process *p = &t->items[i];
+        fprintf(out, "%s{\"number\": %u, \"pid\": %d, \"ppid\": %d, \"parent\": %u, \"via\": ",
+                i ? ", " : "", p->number, p->pid, p->ppid, p->parent);
+        json_string(out, p->via);
+        fputs(", \"dir\": ", out);
+        json_string(out, p->dir);
+        fprintf(out, ", \"events\": %" PRIu64 ", \"end\": ", p->events);
+        json_string(out, p->end);
+        fputs(", \"command\": ", out);
+        json_string(out, p->command);
+        fputc('}', out);
+    }
+    fputs("], \"left_out\": [", out);
+    for (size_t i = 0; t && i < t->n_left_out; i++) {
+        fprintf(out, "%s{\"pid\": %d, \"reason\": ", i ? ", " : "", t->left_out[i].pid);
+        json_string(out, t->left_out[i].reason);
+        fputs(", \"command\": ", out);
+        json_string(out, t->left_out[i].command);
+        fputc('}', out);
+    }
+    fprintf(out, "], \"over_limit\": %" PRIu64, t ? t->over_limit : 0);
+}
+
 static void print_json(FILE *out, const char *rec_path, const struct recording *rec,
                        const struct sizes *sz, const struct analyses *a,
-                       const struct recording_health *h)
+                       const struct recording_health *h, const struct process_tree *tree)
 {
     fputs("{\"recording\": ", out);
     json_string(out, rec_path);
@@ -194,6 +224,7 @@ static void print_json(FILE *out, const char *rec_path, const struct recording *
             "}, \"size_bytes\": %" PRIu64 ", \"events_bytes\": %" PRIu64
             ", \"results_bytes\": %" PRIu64,
             sz->total, sz->events, sz->results);
+    print_tree_json(out, tree);
     fprintf(out, ", \"complete\": %s, \"trace_check\": \"%s\", \"trace_bytes\": %" PRIu64
                  ", \"trace_cut_at\": ",
             h->complete ? "true" : "false", h->trace_state, h->trace.bytes);
@@ -265,10 +296,17 @@ static int run(int argc, char **argv)
     struct analyses a = {0};
     /* A store that cannot be read is reported after what is known. */
     int store_rc = load_analyses(rec_path, &a, &err);
+    /* The processes: a tree of one for a single-process recording. */
+    struct process_tree tree;
+    int tree_rc = process_tree_read(&rec, &tree, &err);
+    if (tree_rc != 0 && store_rc == 0)
+        store_rc = -1;  /* said after the rest */
     if (json)
-        print_json(stdout, rec_path, &rec, &sz, &a, &health);
+        print_json(stdout, rec_path, &rec, &sz, &a, &health, tree_rc == 0 ? &tree : NULL);
     else
-        print_text(stdout, rec_path, &rec, &sz, &a, &health);
+        print_text(stdout, rec_path, &rec, &sz, &a, &health, tree_rc == 0 ? &tree : NULL);
+    if (tree_rc == 0)
+        process_tree_free(&tree);
     free(a.items);
     free(a.checkpoints);
     recording_close(&rec);
@@ -285,7 +323,9 @@ const struct command cmd_info = {
     .usage = "usage: trms info REC [--format text|json]\n\n"
              "Prints what the recording REC holds: the program and its command line,\n"
              "the engine that recorded it and its version, when, how the program ended,\n"
-             "its threads, events and routines, its size on disk, and which analyses\n"
+             "its threads, events and routines, the processes recorded (each program\n"
+             "image under the one it came from, with its events and how it ended) and\n"
+             "those left out and why, its size on disk, and which analyses\n"
              "are stored (cell and line size, when), marking the one `trms report`\n"
              "shows by default, and the checkpoints of analyses that were stopped\n"
              "before their end (`trms analyze --resume`). A result store that cannot be read is reported on\n"

@@ -9,6 +9,7 @@
 #include "common/oom.h"
 #include "pack/recording_pack.h"
 #include "tools/cli.h"
+#include "trace/recording.h"
 
 #define PACK_SUFFIX ".trmspack"
 
@@ -38,6 +39,23 @@ static void print_notes(const struct pack_summary *s)
         fprintf(stderr, "trms: warning: %s\n", s->notes[i]);
 }
 
+/* A recording of a process tree: an archive holds one recording, so it
+ * is refused whole rather than packed without its other processes. */
+static int refuse_tree(const char *rec_path, struct trms_error *err)
+{
+    struct recording rec;
+    if (recording_open(rec_path, &rec, err) != 0)
+        return 0;  /* recording_pack says what is wrong */
+    const char *n = recording_meta(&rec, "processes");
+    int rc = 0;
+    if (n && strcmp(n, "1") != 0)
+        rc = error_set(err, "%s holds a tree of %s processes: packing a tree is not supported "
+                            "yet (an archive carries one recording; each of %s/processes/N-PID "
+                            "packs on its own)", rec_path, n, rec_path);
+    recording_close(&rec);
+    return rc;
+}
+
 static int run_pack(int argc, char **argv)
 {
     const char *rec_path, *output;
@@ -54,9 +72,11 @@ static int run_pack(int argc, char **argv)
         snprintf(fallback, len + sizeof PACK_SUFFIX, "%.*s%s", (int)len, rec_path, PACK_SUFFIX);
         output = fallback;
     }
-    struct pack_summary s;
+    struct pack_summary s = {0};
     struct trms_error err;
-    int rc = recording_pack(rec_path, output, &s, &err);
+    int rc = refuse_tree(rec_path, &err);
+    if (rc == 0)
+        rc = recording_pack(rec_path, output, &s, &err);
     print_notes(&s);
     if (rc == 0)
         fprintf(stderr, "trms: packed %s into %s: %zu files, %zu results, %" PRIu64 " bytes\n",

@@ -1,12 +1,14 @@
 /* trms record: runs a program under a recording engine and keeps what it
  * did as a recording directory. */
 #include <errno.h>
+#include <fnmatch.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <pthread.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -16,6 +18,7 @@
 #include "common/parse_number.h"
 #include "common/plural.h"
 #include "common/stop_signals.h"
+#include "recorder/raw_stream.h"
 #include "recorder/rr_engine.h"
 #include "recorder/step_recording.h"
 #include "recorder/step_schedule.h"
@@ -27,6 +30,7 @@
 #include "symbols/routine_resolver.h"
 #include "symbols/symbolizer.h"
 #include "tools/cli.h"
+#include "tools/process_tree.h"
 #include "tools/program_path.h"
 #include "tools/progress.h"
 #include "tools/record_analysis.h"
@@ -59,6 +63,12 @@ struct record {
     const char *binding;            /* "now" (LD_BIND_NOW) or "lazy" */
     int out_of_space;               /* errno of the trace write that failed */
     uint64_t trace_bytes;           /* what the trace kept then */
+    /* valgrind: the processes it starts and execs (issue 25) */
+    unsigned max_processes;         /* images recorded at most, the first included */
+    const char **exclude;           /* --exclude patterns */
+    size_t n_exclude;
+    const struct analysis_options *analysis_options;  /* each child's, or NULL */
+    char tree_said[2048];           /* the processes, for the closing lines */
 };
 
 static int poll_window(void *ctx, struct trms_error *err)
@@ -85,6 +95,9 @@ struct record_stats {
     int complete;
     const char *exec_path;              /* the program exec'd this; NULL */
     const char *stopped;                /* why the recording ends early; NULL */
+    const char *outcome_text;           /* how it ended, when not the outcome's */
+    char **tree_keys, **tree_values;    /* the process tree (the first image's meta) */
+    size_t n_tree;
     const char *extra_keys[24];         /* the engine's own */
     const char *extra_values[24];
     size_t n_extra;
@@ -221,7 +234,8 @@ static int write_meta(const char *staging, const char *engine, const char *progr
     char created[32], events[32], threads[32], how[96], tails[32], unwound[32],
         routine_count[32], unmodeled_total[32];
     time_t now = time(NULL);
-    strftime(created, sizeof created, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+    struct tm tm;
+    strftime(created, sizeof created, "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&now, &tm));
     uint64_t unmodeled;
     snprintf(events, sizeof events, "%" PRIu64, s->events);
     snprintf(threads, sizeof threads, "%" PRIu64, s->threads);
@@ -229,23 +243,29 @@ static int write_meta(const char *staging, const char *engine, const char *progr
     snprintf(tails, sizeof tails, "%" PRIu64, s->tail_calls);
     snprintf(unwound, sizeof unwound, "%" PRIu64, s->unwound);
     describe_outcome(o, how, sizeof how);
+    if (s->outcome_text)
+        snprintf(how, sizeof how, "%s", s->outcome_text);
     char *command = quoted_command(argv);
     char *unmodeled_list = describe_unmodeled(s->unmodeled, &unmodeled);
     snprintf(unmodeled_total, sizeof unmodeled_total, "%" PRIu64, unmodeled);
     char cwd[PATH_MAX];
     if (!getcwd(cwd, sizeof cwd))
         strcpy(cwd, "?");
-    const char *keys[40] = {"engine", "engine-version", "program", "command", "cwd", "created",
+    size_t room = 40 + s->n_tree;
+    const char **keys = xcalloc(room, sizeof *keys), **values = xcalloc(room, sizeof *values);
+    const char *base_keys[] = {"engine", "engine-version", "program", "command", "cwd", "created",
                             "trms-version", "outcome", "complete", "events", "threads",
                             "routines", "tail-calls", "unwound-frames", "unmodeled-syscalls",
                             "unmodeled-syscall-list", "exec", "binding"};
-    const char *values[40] = {engine, r->engine_version, program, command, cwd,
+    const char *base_values[] = {engine, r->engine_version, program, command, cwd,
                               created, TRMS_VERSION, how, s->complete ? "yes" : "no", events,
                               threads, routine_count, tails, unwound, unmodeled_total,
                               unmodeled_list[0] ? unmodeled_list : "-",
                               s->exec_path ? s->exec_path : "-",
                               r->binding};
     size_t n = 18;
+    memcpy(keys, base_keys, sizeof base_keys);
+    memcpy(values, base_values, sizeof base_values);
     /* A recording cut short says why, and is not complete. */
     char stopped[128];
     if (!s->stopped && stop_signals_stopped_target())
@@ -262,7 +282,13 @@ static int write_meta(const char *staging, const char *engine, const char *progr
         keys[n] = s->extra_keys[i];
         values[n] = s->extra_values[i];
     }
+    for (size_t i = 0; i < s->n_tree; i++, n++) {
+        keys[n] = s->tree_keys[i];
+        values[n] = s->tree_values[i];
+    }
     int rc = recording_write_meta(staging, keys, values, n, err);
+    free(keys);
+    free(values);
     free(command);
     free(unmodeled_list);
     return rc;
@@ -359,6 +385,319 @@ static const char *out_of_space_reason(int errnum)
                               : "the event trace could not be written";
 }
 
+/* ---- the processes after the first (valgrind, issue 25) ---- */
+
+/* One process image's recording, in REC/processes/N-PID. */
+struct child_recording {
+    struct record r;
+    struct raw_decoder *decoder;
+    struct raw_summary summary;
+    struct raw_decoder_callbacks cb;
+    struct raw_segment_sink sink;
+    char *dir;
+    char **argv;
+    size_t index;                   /* in the tree's items */
+};
+
+/* The tree as it is recorded; the engine calls begin one at a time, but
+ * ends overlap each other and begins. */
+struct tree_recording {
+    pthread_mutex_t lock;
+    const char *staging;
+    const struct record *root;
+    struct valgrind_children *engine;
+    struct process_tree tree;       /* items[0] is the first image, filled last */
+    char **exec_paths;              /* per item: the exec it ended with, or NULL */
+    int *skipped_pids;              /* images over --max-processes */
+    size_t n_skipped;
+};
+
+static int decode_child_segment(void *ctx, const uint64_t *words, size_t n,
+                                struct trms_error *err)
+{
+    struct child_recording *c = ctx;
+    size_t used;
+    if (raw_decoder_feed(c->decoder, words, n, &used, err) != 0)
+        return -1;
+    if (used != n)
+        return error_set(err, "raw stream: a record crosses a ring segment");
+    return 0;
+}
+
+/* A process whose recording could not be made: its stream is read and
+ * dropped, so that it runs on. */
+static int drop_child_segment(void *ctx, const uint64_t *words, size_t n, struct trms_error *err)
+{
+    (void)ctx, (void)words, (void)n, (void)err;
+    return 0;
+}
+
+/* The image PID last started, or 0. */
+static unsigned latest_image(const struct tree_recording *t, int pid)
+{
+    for (size_t i = t->tree.n; i-- > 0;)
+        if (t->tree.items[i].pid == pid && t->tree.items[i].number)
+            return t->tree.items[i].number;
+    return pid == t->engine->root_pid ? 1 : 0;
+}
+
+static const struct raw_segment_sink *child_begin(void *ctx, const struct valgrind_process *p,
+                                                  unsigned number)
+{
+    struct tree_recording *t = ctx;
+    struct trms_error err = {.message = ""};
+    pthread_mutex_lock(&t->lock);
+    size_t index = t->tree.n++;
+    t->tree.items = xrealloc(t->tree.items, t->tree.n * sizeof *t->tree.items);
+    t->exec_paths = xrealloc(t->exec_paths, t->tree.n * sizeof *t->exec_paths);
+    t->exec_paths[index] = NULL;
+    char dir[64];
+    snprintf(dir, sizeof dir, PROCESS_TREE_DIR "/%u-%d", number, p->pid);
+    struct tree_process *item = &t->tree.items[index];
+    *item = (struct tree_process){.number = number, .pid = p->pid, .ppid = p->ppid,
+                                  .parent = latest_image(t, p->forked ? p->ppid : p->pid),
+                                  .dir = xstrdup(dir), .end = xstrdup("failed"),
+                                  .command = quoted_command(p->argv)};
+    snprintf(item->via, sizeof item->via, "%s", p->forked ? "fork" : "exec");
+    pthread_mutex_unlock(&t->lock);
+
+    struct child_recording *c = xcalloc(1, sizeof *c);
+    c->index = index;
+    c->dir = recording_file(t->staging, dir);
+    size_t argc = 0;
+    while (p->argv[argc])
+        argc++;
+    c->argv = xcalloc(argc + 1, sizeof *c->argv);
+    for (size_t i = 0; i < argc; i++)
+        c->argv[i] = xstrdup(p->argv[i]);
+    c->r.engine_version = t->root->engine_version;
+    c->r.binding = t->root->binding;
+    routine_table_init(&c->r.routines);
+    memory_maps_init(&c->r.maps);
+    c->r.symbols = symbolizer_new();
+    char *top = recording_file(t->staging, PROCESS_TREE_DIR);
+    int rc = (mkdir(top, 0755) == 0 || errno == EEXIST) && mkdir(c->dir, 0755) == 0
+                 ? 0
+                 : error_set(&err, "cannot make %s: %s", c->dir, strerror(errno));
+    free(top);
+    if (rc == 0 && t->root->analysis_options &&
+        !(c->r.analysis = record_analysis_start(t->root->analysis_options, &err)))
+        rc = -1;
+    if (rc == 0) {
+        char *events_path = recording_file(c->dir, RECORDING_EVENTS);
+        c->r.writer = open_writer(&c->r, events_path, &err);
+        free(events_path);
+        rc = c->r.writer ? 0 : -1;
+    }
+    if (rc != 0) {
+        fprintf(stderr, "trms: warning: process %d (%s) is not recorded: %s\n", p->pid,
+                p->argv[0], err.message);
+        c->sink = (struct raw_segment_sink){.segment = drop_child_segment, .ctx = c};
+        return &c->sink;
+    }
+    c->cb = (struct raw_decoder_callbacks){.classify = classify, .map = add_mapping,
+                                           .unmap = remove_mapping, .ctx = &c->r};
+    c->decoder = raw_decoder_new(c->r.writer, &c->r.routines, &c->cb, &c->summary);
+    c->sink = (struct raw_segment_sink){.segment = decode_child_segment, .ctx = c};
+    return &c->sink;
+}
+
+static int end_trace(struct record *r, const char *staging, int rc, uint64_t *kept,
+                     struct trms_error *err);
+static const char *out_of_space_reason(int errnum);
+
+static void child_end(void *ctx, const struct raw_segment_sink *sink, int rc,
+                      const struct trms_error *stream_err)
+{
+    struct tree_recording *t = ctx;
+    struct child_recording *c = sink->ctx;
+    struct trms_error err = {.message = ""};
+    if (stream_err && rc != 0)
+        err = *stream_err;
+    char end[48] = "failed", said[512] = "";
+    uint64_t events = 0;
+    if (c->decoder) {
+        if (raw_decoder_finish(c->decoder, rc == 0 ? &err : &(struct trms_error){0}) != 0)
+            rc = -1;
+        uint64_t kept = 0;
+        rc = end_trace(&c->r, c->dir, rc, &kept, &err);
+        struct raw_summary *sum = &c->summary;
+        events = c->r.out_of_space ? kept : total_events(sum->events);
+        char outcome_text[PATH_MAX + 32], pid[16], ppid[16], parent[16];
+        int killed = sum->ended && (sum->exit_code & RAW_END_KILLED);
+        if (sum->ended && !killed)
+            snprintf(end, sizeof end, "exit:%" PRIu64, sum->exit_code);
+        else
+            snprintf(end, sizeof end, "%s", sum->exec_path ? "exec" : "died");
+        if (killed)
+            snprintf(outcome_text, sizeof outcome_text, "killed by a signal");
+        else if (sum->ended)
+            snprintf(outcome_text, sizeof outcome_text, "exited with status %" PRIu64,
+                     sum->exit_code);
+        else if (sum->exec_path)
+            snprintf(outcome_text, sizeof outcome_text, "exec'd %s", sum->exec_path);
+        else
+            snprintf(outcome_text, sizeof outcome_text, "ended without exiting (killed)");
+        pthread_mutex_lock(&t->lock);
+        const struct tree_process *item = &t->tree.items[c->index];
+        snprintf(pid, sizeof pid, "%d", item->pid);
+        snprintf(ppid, sizeof ppid, "%d", item->ppid);
+        snprintf(parent, sizeof parent, "%u", item->parent);
+        const char *via = item->via;
+        struct record_stats stats = {
+            .events = events, .threads = sum->threads, .tail_calls = sum->tail_calls,
+            .unwound = sum->unwound_frames, .unmodeled = &sum->unmodeled_syscalls,
+            .complete = (sum->ended || sum->exec_path) && !c->r.out_of_space,
+            .exec_path = sum->exec_path, .outcome_text = outcome_text,
+            .stopped = c->r.out_of_space ? out_of_space_reason(c->r.out_of_space) : NULL,
+            .extra_keys = {"pid", "ppid", "parent-process", "via"},
+            .extra_values = {pid, ppid, parent, via}, .n_extra = 4};
+        pthread_mutex_unlock(&t->lock);
+        struct program_outcome outcome = {.exit_code = (int)(sum->exit_code & 0xff)};
+        if (rc == 0)
+            rc = finish_recording(c->dir, "valgrind", c->argv[0], c->argv, &c->r, &stats,
+                                  &outcome, c->r.symbols, &err);
+        if (c->r.analysis && rc == 0 && !c->r.out_of_space) {
+            struct trms_error store_err = {.message = ""};
+            if (record_analysis_finish(c->r.analysis, &c->r.routines, c->dir, c->dir, said,
+                                       sizeof said, &store_err) != 0 && store_err.message[0])
+                fprintf(stderr, "trms: warning: the analysis of %s is not stored: %s\n",
+                        c->dir, store_err.message);
+        } else if (c->r.analysis) {
+            record_analysis_abandon(c->r.analysis);
+        }
+        if (rc != 0) {
+            if (c->r.writer)
+                trace_writer_abandon(c->r.writer);
+            snprintf(end, sizeof end, "failed");
+            fprintf(stderr, "trms: warning: the recording of process %s (%s) failed: %s\n",
+                    pid, c->argv[0], err.message);
+        }
+        pthread_mutex_lock(&t->lock);
+        t->exec_paths[c->index] = sum->exec_path && rc == 0 ? xstrdup(sum->exec_path) : NULL;
+        pthread_mutex_unlock(&t->lock);
+        raw_summary_free(sum);
+    } else if (c->r.analysis) {
+        record_analysis_abandon(c->r.analysis);
+    }
+    pthread_mutex_lock(&t->lock);
+    struct tree_process *item = &t->tree.items[c->index];
+    free(item->end);
+    item->end = xstrdup(end);
+    item->events = events;
+    pthread_mutex_unlock(&t->lock);
+    symbolizer_free(c->r.symbols);
+    memory_maps_free(&c->r.maps);
+    routine_table_free(&c->r.routines);
+    for (char **a = c->argv; *a; a++)
+        free(*a);
+    free(c->argv);
+    free(c->dir);
+    free(c);
+}
+
+static void child_skipped(void *ctx, const struct valgrind_process *p)
+{
+    struct tree_recording *t = ctx;  /* the engine holds its lock: ours is not needed */
+    t->skipped_pids = xrealloc(t->skipped_pids, (t->n_skipped + 1) * sizeof *t->skipped_pids);
+    t->skipped_pids[t->n_skipped++] = p->pid;
+}
+
+/* Why a program an image exec'd has no image of its own. */
+static const char *not_followed_reason(const struct record *r, const char *path)
+{
+    const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+    for (size_t i = 0; i < r->n_exclude; i++)
+        if (fnmatch(r->exclude[i], path, 0) == 0 || fnmatch(r->exclude[i], base, 0) == 0)
+            return "excluded";
+    struct stat st;
+    if (stat(path, &st) == 0 && (st.st_mode & (S_ISUID | S_ISGID)))
+        return "setuid";
+    return "not-followed";
+}
+
+static int skipped_pid(const struct tree_recording *t, int pid)
+{
+    for (size_t i = 0; i < t->n_skipped; i++)
+        if (t->skipped_pids[i] == pid)
+            return 1;
+    return 0;
+}
+
+static int by_number(const void *a, const void *b)
+{
+    const struct tree_process *x = a, *y = b;
+    return (x->number > y->number) - (x->number < y->number);
+}
+
+/* Once every process ended: the first image's entry, the images ordered,
+ * and the programs exec'd that Valgrind did not follow. */
+static void tree_complete(struct tree_recording *t, const char *const *argv,
+                          uint64_t events, const char *end, const char *exec_path)
+{
+    t->tree.items = xrealloc(t->tree.items, (t->tree.n + 1) * sizeof *t->tree.items);
+    t->exec_paths = xrealloc(t->exec_paths, (t->tree.n + 1) * sizeof *t->exec_paths);
+    t->tree.items[t->tree.n] = (struct tree_process){
+        .number = 1, .pid = t->engine->root_pid, .ppid = t->engine->root_ppid, .via = "start",
+        .dir = xstrdup("."), .events = events, .end = xstrdup(end),
+        .command = quoted_command((char *const *)argv)};
+    t->exec_paths[t->tree.n] = exec_path ? xstrdup(exec_path) : NULL;
+    t->tree.n++;
+    /* Numbers run from 1 without gaps: both arrays are put in their order. */
+    size_t n = t->tree.n;
+    char **paths = xcalloc(n, sizeof *paths);
+    for (size_t i = 0; i < n; i++)
+        paths[t->tree.items[i].number - 1] = t->exec_paths[i];
+    qsort(t->tree.items, n, sizeof *t->tree.items, by_number);
+    free(t->exec_paths);
+    t->exec_paths = paths;
+    for (size_t i = 0; i < n; i++) {
+        const struct tree_process *p = &t->tree.items[i];
+        if (!t->exec_paths[i] || strcmp(p->end, "exec") != 0)
+            continue;
+        int followed = 0;
+        for (size_t j = i + 1; j < n && !followed; j++)
+            followed = t->tree.items[j].pid == p->pid && strcmp(t->tree.items[j].via, "exec") == 0;
+        if (followed || skipped_pid(t, p->pid))
+            continue;
+        t->tree.left_out = xrealloc(t->tree.left_out,
+                                    (t->tree.n_left_out + 1) * sizeof *t->tree.left_out);
+        t->tree.left_out[t->tree.n_left_out++] = (struct tree_left_out){
+            .reason = xstrdup(not_followed_reason(t->root, t->exec_paths[i])), .pid = p->pid,
+            .command = xstrdup(t->exec_paths[i])};
+    }
+    t->tree.over_limit = t->engine->over_limit;
+}
+
+static void tree_recording_free(struct tree_recording *t)
+{
+    for (size_t i = 0; i < t->tree.n; i++)
+        free(t->exec_paths[i]);
+    free(t->exec_paths);
+    free(t->skipped_pids);
+    process_tree_free(&t->tree);
+    pthread_mutex_destroy(&t->lock);
+}
+
+/* "5 processes (2 left out: ...)" for the closing line; empty for one. */
+static void describe_tree(const struct process_tree *t, char *buf, size_t size)
+{
+    buf[0] = '\0';
+    if (t->n <= 1 && t->n_left_out == 0 && t->over_limit == 0)
+        return;
+    size_t used = (size_t)snprintf(buf, size, "trms: %zu process%s recorded", t->n,
+                                   t->n == 1 ? "" : "es");
+    for (size_t i = 0; i < t->n_left_out && used < size; i++)
+        used += (size_t)snprintf(buf + used, size - used, "%s%s (pid %d, %s)",
+                                 i ? ", " : "; not recorded: ", t->left_out[i].command,
+                                 t->left_out[i].pid, t->left_out[i].reason);
+    if (t->over_limit && used < size)
+        used += (size_t)snprintf(buf + used, size - used, "; %" PRIu64 " more ran unrecorded "
+                                 "beyond --max-processes", t->over_limit);
+    if (used < size)
+        snprintf(buf + used, size - used, " (`trms info` shows the tree)\n");
+}
+
 static int record_valgrind(const char *staging, const char *program, char **argv,
                            struct record *r, struct record_stats *stats,
                            struct program_outcome *outcome, struct trms_error *err)
@@ -366,6 +705,9 @@ static int record_valgrind(const char *staging, const char *program, char **argv
     char *events_path = recording_file(staging, RECORDING_EVENTS);
     char *log_path = recording_file(staging, "valgrind.log");
     struct raw_summary summary = {0};
+    struct valgrind_children children = {0};
+    struct tree_recording tree = {.lock = PTHREAD_MUTEX_INITIALIZER, .root = r,
+                                  .engine = &children};
     r->writer = open_writer(r, events_path, err);
     free(events_path);
     int rc = r->writer ? 0 : -1;
@@ -379,7 +721,22 @@ static int record_valgrind(const char *staging, const char *program, char **argv
         struct raw_decoder_callbacks cb = {.classify = classify,
                                            .map = add_mapping, .unmap = remove_mapping,
                                            .poll = poll_window, .ctx = r};
+        /* The joined --exclude patterns, as Valgrind takes them. */
+        size_t exclude_size = 1;
+        for (size_t i = 0; i < r->n_exclude; i++)
+            exclude_size += strlen(r->exclude[i]) + 1;
+        char *exclude = xcalloc(1, exclude_size);
+        for (size_t i = 0; i < r->n_exclude; i++)
+            strcat(strcat(exclude, i ? "," : ""), r->exclude[i]);
+        children = (struct valgrind_children){.begin = child_begin, .skipped = child_skipped,
+                                              .end = child_end, .ctx = &tree,
+                                              .max_processes = r->max_processes,
+                                              .exclude = r->n_exclude ? exclude : NULL};
+        tree = (struct tree_recording){.lock = PTHREAD_MUTEX_INITIALIZER, .staging = staging,
+                                       .root = r, .engine = &children};
+        run.children = &children;
         rc = valgrind_record(&run, r->writer, &r->routines, &cb, &summary, outcome, err);
+        free(exclude);
         argv[0] = run_argv0;
         /* The program has ended: the reserve makes room for the end. */
         staging_release_reserve(staging);
@@ -409,6 +766,18 @@ static int record_valgrind(const char *staging, const char *program, char **argv
         if (!r->out_of_space)  /* else the trace's whole blocks hold fewer */
             stats->events = written;
     }
+    /* The tree, every process having ended. */
+    char root_end[48];
+    if (summary.exec_path && !summary.ended)
+        snprintf(root_end, sizeof root_end, "exec");
+    else if (outcome->signal)  /* the first image is the one Valgrind's wait saw */
+        snprintf(root_end, sizeof root_end, "signal:%d", outcome->signal);
+    else if (summary.ended && !(summary.exit_code & RAW_END_KILLED))
+        snprintf(root_end, sizeof root_end, "exit:%" PRIu64, summary.exit_code);
+    else
+        snprintf(root_end, sizeof root_end, "died");
+    tree_complete(&tree, (const char *const *)argv, stats->events, root_end, summary.exec_path);
+    stats->n_tree = process_tree_meta(&tree.tree, &stats->tree_keys, &stats->tree_values);
     /* Named by the resolver's symbolizer when there is one: it followed
      * every mapping and looked most routines up already. */
     struct symbolizer *warm = r->resolver ? routine_resolver_finish(r->resolver) : NULL;
@@ -416,6 +785,11 @@ static int record_valgrind(const char *staging, const char *program, char **argv
     if (rc == 0)
         rc = finish_recording(staging, "valgrind", program, argv, r, stats, outcome,
                               warm ? warm : r->symbols, err);
+    process_tree_free_meta(stats->tree_keys, stats->tree_values, stats->n_tree);
+    stats->tree_keys = stats->tree_values = NULL;
+    stats->n_tree = 0;
+    describe_tree(&tree.tree, r->tree_said, sizeof r->tree_said);
+    tree_recording_free(&tree);
     symbolizer_free(warm);
     if (rc == 0) {
         uint64_t unmodeled;
@@ -424,10 +798,6 @@ static int record_valgrind(const char *staging, const char *program, char **argv
             fprintf(stderr, "trms: %" PRIu64 " system calls outside the syscall table; their "
                             "memory effects came from Valgrind (see `unmodeled-syscall-list` "
                             "in the recording's meta)\n", unmodeled);
-        if (summary.exec_path)
-            fprintf(stderr, "trms: %s exec'd %s, where Valgrind cannot follow: the recording "
-                            "ends at the exec (record %s itself to see it)\n",
-                    argv[0], summary.exec_path, summary.exec_path);
     }
     stats->unmodeled = NULL;
     stats->exec_path = NULL;
@@ -685,6 +1055,7 @@ static void say_recorded(enum engine engine, const char *name, const char *outpu
         fprintf(stderr, "trms: %s %s%s; recorded %s into %s %s\n", name, how,
                 stats->complete ? "" : " (recording stops where it died)", what, output, took);
         fputs(r->window_said, stderr);
+        fputs(r->tree_said, stderr);
         if (analyzed[0])
             fprintf(stderr, "trms: %s\n", analyzed);
     }
@@ -716,6 +1087,8 @@ static int run(int argc, char **argv)
                                             {"pct-objects", required_argument, NULL, 'w'},
                                             {"chaos", no_argument, NULL, 'C'},
                                             {"lazy-binding", no_argument, NULL, 'l'},
+                                            {"max-processes", required_argument, NULL, 0x203},
+                                            {"exclude", required_argument, NULL, 0x204},
                                             {NULL, 0, NULL, 0}};
     /* SIGTERM, SIGHUP, SIGINT to trms: the program is stopped and what was
      * recorded kept; a second one aborts. From the start: one that comes
@@ -731,7 +1104,10 @@ static int run(int argc, char **argv)
     enum step_policy policy = STEP_ROUND_ROBIN;
     const char **watch = NULL;
     size_t n_watch = 0;
-    int watch_objects = 0, chaos = 0;
+    int watch_objects = 0, chaos = 0, tree_options = 0;
+    uint64_t max_processes = 256;
+    const char **exclude = NULL;
+    size_t n_exclude = 0;
     /* '+': options end at the program's name, so its own options pass through. */
     while ((c = cli_getopt(&cmd_record, argc, argv, "+o:e:", options)) != -1) {
         if (c == 'o') {
@@ -798,6 +1174,19 @@ static int run(int argc, char **argv)
                 return EXIT_USAGE;
         } else if (c == 'l') {
             lazy_binding = 1;
+        } else if (c == 0x203) {
+            if (parse_count("--max-processes", optarg, UINT32_MAX, &max_processes) != 0)
+                return EXIT_USAGE;
+            if (max_processes == 0)
+                return cli_usage_error(&cmd_record, "--max-processes must be at least 1");
+            tree_options = 1;
+        } else if (c == 0x204) {
+            if (!optarg[0] || strchr(optarg, ','))
+                return cli_usage_error(&cmd_record, "--exclude takes one pattern without "
+                                                    "commas (give it again for more)");
+            exclude = xrealloc(exclude, (n_exclude + 1) * sizeof *exclude);
+            exclude[n_exclude++] = optarg;
+            tree_options = 1;
         } else {
             return EXIT_USAGE;  /* cli_getopt said why */
         }
@@ -819,6 +1208,9 @@ static int run(int argc, char **argv)
     if (windows.given && strcmp(engine_name, "auto") != 0 && strcmp(engine_name, "valgrind") != 0)
         return cli_usage_error(&cmd_record, "--toggle-collect, --collect-at-start, --start-after, "
                                             "--max-events and --max-size are for --engine "
+                                            "valgrind");
+    if (tree_options && strcmp(engine_name, "auto") != 0 && strcmp(engine_name, "valgrind") != 0)
+        return cli_usage_error(&cmd_record, "--max-processes and --exclude are for --engine "
                                             "valgrind");
     if (analysis_options && !analyze)
         return cli_usage_error(&cmd_record, "--cell-size, --line-size and --contexts choose the "
@@ -852,6 +1244,7 @@ static int run(int argc, char **argv)
     struct trms_error err;
     if (watch_objects && check_watch(program, watch, n_watch, &err) != 0) {
         free(watch);
+        free(exclude);
         free(program);
         return cli_fail(&err);
     }
@@ -861,7 +1254,9 @@ static int run(int argc, char **argv)
                                 .policy = policy, .depth = (uint32_t)depth,
                                 .pct_events = pct_events},
                        .capture_dir = capture_dir, .watch_objects = watch_objects, .chaos = chaos,
-                       .watch = watch, .n_watch = n_watch, .windows = windows};
+                       .watch = watch, .n_watch = n_watch, .windows = windows,
+                       .max_processes = (unsigned)max_processes, .exclude = exclude,
+                       .n_exclude = n_exclude, .analysis_options = analyze ? &analysis : NULL};
     if (prepare_engine(engine, &r, &version, &tool_dir, &err) != 0) {
         free(version);
         free(tool_dir);
@@ -974,6 +1369,7 @@ static int run(int argc, char **argv)
     free(version);
     free(program);
     free(watch);
+    free(exclude);
     return status;
 }
 
@@ -988,7 +1384,8 @@ const struct command cmd_record = {
         "       trms record --engine step [--seed N] [--quantum N] [--capture-rr DIR] ...\n"
         "       trms record --engine step --schedule pct [--depth D] [--pct-events K]\n"
         "                   [--pct-objects LIST] [--seed N] ...\n"
-        "       trms record --lazy-binding ...\n\n"
+        "       trms record --lazy-binding ...\n"
+        "       trms record --engine valgrind [--max-processes N] [--exclude PATTERN]... ...\n\n"
         "Runs PROG with its arguments, keeping its stdin, stdout and stderr, and\n"
         "records every routine call and return, load, store, kernel read and write\n"
         "of user memory, and instruction count, thread by thread, into the\n"
@@ -1021,6 +1418,12 @@ const struct command cmd_record = {
         "                    the analysis's options, as for `trms analyze`\n"
         "  --no-analysis     record only (an rr recording is analyzed by replaying it,\n"
         "                    by `trms analyze`, in any case)\n"
+        "  --max-processes N valgrind: record at most N program images (default 256):\n"
+        "                    the processes PROG forks and the programs they exec are\n"
+        "                    followed, each recorded in REC/processes/N-PID (the first\n"
+        "                    is REC itself); beyond N they run unrecorded, counted\n"
+        "  --exclude PATTERN valgrind: run the programs whose path or name matches the\n"
+        "                    shell PATTERN unrecorded (repeatable); `trms info` names them\n"
         "  --lazy-binding    keep the program's lazy binding of shared library calls\n"
         "                    (by default LD_BIND_NOW=1 binds them at start-up, so that\n"
         "                    a routine's first call does not include the dynamic\n"

@@ -11,6 +11,9 @@
 #include "common/parse_number.h"
 #include "tools/cli.h"
 #include "tools/output_file.h"
+#include "tools/process_tree.h"
+#include "trace/recording.h"
+#include "report/json.h"
 #include "report/report.h"
 #include "report/report_aprof.h"
 #include "report/report_load.h"
@@ -36,6 +39,8 @@ struct report_args {
     size_t n_threads;
     struct report_selection sel;
     struct report_options opt;
+    const char **processes;     /* --process */
+    size_t n_processes;
 };
 
 static int parse(int argc, char **argv, struct report_args *a)
@@ -51,6 +56,7 @@ static int parse(int argc, char **argv, struct report_args *a)
                                             {"metric", required_argument, NULL, 'm'},
                                             {"sort", required_argument, NULL, 's'},
                                             {"output", required_argument, NULL, 'o'},
+                                            {"process", required_argument, NULL, 'P'},
                                             {NULL, 0, NULL, 0}};
     a->top = 25;
     int c;
@@ -79,6 +85,10 @@ static int parse(int argc, char **argv, struct report_args *a)
             break;
         case 'o':
             a->output = optarg;
+            break;
+        case 'P':
+            a->processes = xrealloc(a->processes, (a->n_processes + 1) * sizeof *a->processes);
+            a->processes[a->n_processes++] = optarg;
             break;
         case 'r':
             a->routines = xrealloc(a->routines, (a->n_routines + 1) * sizeof *a->routines);
@@ -146,6 +156,290 @@ static int write_report(const struct report_args *a, const struct report_model *
     return output_file_close(&out, 0, err);
 }
 
+/* ---- a recording of a process tree ---- */
+
+/* One process's report, loaded and built. */
+struct process_report {
+    const struct tree_process *p;
+    struct loaded_reports loaded;
+    struct report_model model;
+    uint64_t cost;              /* its instructions: the self costs add up to them */
+    int ok;
+    char *path;                 /* its recording (the model names it) */
+};
+
+static int by_cost(const void *x, const void *y)
+{
+    const struct process_report *a = *(struct process_report *const *)x;
+    const struct process_report *b = *(struct process_report *const *)y;
+    if (a->cost != b->cost)
+        return a->cost < b->cost ? 1 : -1;
+    return (a->p->number > b->p->number) - (a->p->number < b->p->number);
+}
+
+/* "name 60%, other 20%": the routines doing most of PR's work. */
+static void top_routines(const struct process_report *pr, char *buf, size_t size)
+{
+    size_t used = 0, shown = 0;
+    buf[0] = '\0';
+    const size_t n = pr->model.n_rows;
+    size_t *order = xcalloc(n + 1, sizeof *order);
+    for (size_t i = 0; i < n; i++)
+        order[i] = i;
+    /* By self cost, highest first (a few rows: insertion is enough). */
+    for (size_t i = 1; i < n; i++)
+        for (size_t j = i; j > 0 && pr->model.rows[order[j]].self_cost >
+                                        pr->model.rows[order[j - 1]].self_cost; j--) {
+            size_t t = order[j];
+            order[j] = order[j - 1];
+            order[j - 1] = t;
+        }
+    for (size_t i = 0; i < n && shown < 3 && used < size; i++) {
+        const struct report_row *row = &pr->model.rows[order[i]];
+        if (row->self_cost == 0)
+            break;
+        char label[64];
+        report_row_label(row, label, 40);
+        used += (size_t)snprintf(buf + used, size - used, "%s%s %.0f%%", shown ? ", " : "",
+                                 label, pr->cost ? 100.0 * (double)row->self_cost /
+                                                       (double)pr->cost : 0.0);
+        shown++;
+    }
+    free(order);
+}
+
+static void csv_field(FILE *out, const char *text)
+{
+    fputc('"', out);
+    for (const char *c = text; *c; c++) {
+        if (*c == '"')
+            fputc('"', out);
+        fputc(*c, out);
+    }
+    fputc('"', out);
+}
+
+/* CSV: each process's rows with its pid and command in front; one header. */
+static void print_tree_csv(FILE *out, struct process_report **order, size_t n,
+                           const struct report_options *opt)
+{
+    int header = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!order[i]->ok)
+            continue;
+        char *text = NULL;
+        size_t len = 0;
+        FILE *mem = open_memstream(&text, &len);
+        if (!mem)
+            continue;
+        report_csv(mem, &order[i]->model, opt);
+        fclose(mem);
+        char *save = NULL;
+        int first = 1;
+        for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+            if (first && header) {
+                first = 0;
+                continue;
+            }
+            if (first) {
+                fprintf(out, "pid,command,%s\n", line);
+                header = 1;
+                first = 0;
+                continue;
+            }
+            fprintf(out, "%d,", order[i]->p->pid);
+            csv_field(out, order[i]->p->command);
+            fprintf(out, ",%s\n", line);
+        }
+        free(text);
+    }
+}
+
+static void print_tree_json(FILE *out, const char *rec_path, const struct process_tree *tree,
+                            struct process_report **order, size_t n,
+                            const struct report_options *opt)
+{
+    fputs("{\"recording\": ", out);
+    json_string(out, rec_path);
+    fputs(", \"processes\": [", out);
+    for (size_t i = 0, k = 0; i < n; i++) {
+        const struct process_report *pr = order[i];
+        if (!pr->ok)
+            continue;
+        fprintf(out, "%s{\"number\": %u, \"pid\": %d, \"ppid\": %d, \"parent\": %u, "
+                     "\"via\": \"%s\", \"cost\": %" PRIu64 ", \"command\": ",
+                k++ ? ", " : "", pr->p->number, pr->p->pid, pr->p->ppid, pr->p->parent,
+                pr->p->via, pr->cost);
+        json_string(out, pr->p->command);
+        fputs(", \"dir\": ", out);
+        json_string(out, pr->p->dir);
+        fputs(", \"report\": ", out);
+        report_json(out, &pr->model, opt);
+        fputc('}', out);
+    }
+    fputs("], \"left_out\": [", out);
+    for (size_t i = 0; i < tree->n_left_out; i++) {
+        fprintf(out, "%s{\"pid\": %d, \"reason\": ", i ? ", " : "", tree->left_out[i].pid);
+        json_string(out, tree->left_out[i].reason);
+        fputs(", \"command\": ", out);
+        json_string(out, tree->left_out[i].command);
+        fputc('}', out);
+    }
+    fprintf(out, "], \"over_limit\": %" PRIu64 "}\n", tree->over_limit);
+}
+
+static void print_tree_text(FILE *out, const char *rec_path, const struct process_tree *tree,
+                            struct process_report **order, size_t n,
+                            const struct report_options *opt)
+{
+    fprintf(out, "recording %s: %zu process%s recorded, %zu reported\n\n", rec_path, tree->n,
+            tree->n == 1 ? "" : "es", n);
+    fprintf(out, "processes by cost (instructions), each with its top routines (self cost):\n");
+    fprintf(out, "  %4s %8s %14s  %-28s %s\n", "#", "pid", "cost", "process", "top routines");
+    for (size_t i = 0; i < n; i++) {
+        const struct process_report *pr = order[i];
+        char name[64], top[512];
+        process_tree_name(pr->p, name, sizeof name);
+        if (pr->ok)
+            top_routines(pr, top, sizeof top);
+        else
+            snprintf(top, sizeof top, "%s", strcmp(pr->p->end, "failed") == 0
+                                               ? "(its recording failed)"
+                                               : "(nothing selected)");
+        fprintf(out, "  %4u %8d %14" PRIu64 "  %-28s %s\n", pr->p->number, pr->p->pid,
+                pr->cost, name, top);
+    }
+    for (size_t i = 0; i < tree->n_left_out; i++)
+        fprintf(out, "  not recorded: %s (pid %d): %s\n", tree->left_out[i].command,
+                tree->left_out[i].pid, tree->left_out[i].reason);
+    if (tree->over_limit)
+        fprintf(out, "  not recorded: %" PRIu64 " process%s beyond --max-processes\n",
+                tree->over_limit, tree->over_limit == 1 ? "" : "es");
+    for (size_t i = 0; i < n; i++) {
+        const struct process_report *pr = order[i];
+        char how[64];
+        if (strcmp(pr->p->via, "fork") == 0)
+            snprintf(how, sizeof how, "forked by pid %d", pr->p->ppid);
+        else if (strcmp(pr->p->via, "exec") == 0)
+            snprintf(how, sizeof how, "exec'd by #%u", pr->p->parent);
+        else
+            snprintf(how, sizeof how, "the first");
+        fprintf(out, "\n== process #%u, pid %d (%s): %s ==\n", pr->p->number, pr->p->pid, how,
+                pr->p->command);
+        if (pr->ok)
+            report_text(out, &pr->model, opt);
+        else if (strcmp(pr->p->end, "failed") == 0)
+            fprintf(out, "not analyzed: its recording failed (`trms info %s`)\n", rec_path);
+        else
+            fprintf(out, "nothing of it selected (--routine, --thread)\n");
+    }
+}
+
+/* REC is a tree (or --process was given): a report per process. */
+static int report_tree(struct report_args *a, const char *rec_path, struct trms_error *err)
+{
+    struct recording rec;
+    struct process_tree tree;
+    if (recording_open(rec_path, &rec, err) != 0)
+        return -1;
+    int rc = process_tree_read(&rec, &tree, err);
+    recording_close(&rec);
+    if (rc != 0)
+        return -1;
+    for (size_t w = 0; w < a->n_processes && rc == 0; w++) {
+        int found = 0;
+        for (size_t i = 0; i < tree.n && !found; i++)
+            found = process_tree_matches(&tree.items[i], a->processes[w]);
+        if (!found)
+            rc = error_set(err, "%s: no process is '%s' (`trms info %s` lists them)", rec_path,
+                           a->processes[w], rec_path);
+    }
+    struct process_report *reports = xcalloc(tree.n + 1, sizeof *reports);
+    struct process_report **order = xcalloc(tree.n + 1, sizeof *order);
+    size_t n = 0, unmatched = 0;
+    for (size_t i = 0; i < tree.n && rc == 0; i++) {
+        int chosen = a->n_processes == 0;
+        for (size_t w = 0; w < a->n_processes && !chosen; w++)
+            chosen = process_tree_matches(&tree.items[i], a->processes[w]);
+        if (!chosen)
+            continue;
+        struct process_report *pr = &reports[n];
+        order[n++] = pr;
+        pr->p = &tree.items[i];
+        if (strcmp(pr->p->end, "failed") == 0)
+            continue;  /* said in its section */
+        pr->path = process_tree_path(rec_path, pr->p, err);
+        if (!pr->path || report_load(&pr->path, 1, &a->want, &pr->loaded, err) != 0)
+            rc = -1;
+        else if (report_model_build(pr->loaded.sources, pr->loaded.n, &a->sel, &pr->model,
+                                    err) != 0) {
+            /* --routine or --thread naming what only other processes have. */
+            if (!a->n_routines && !a->n_threads)
+                rc = -1;
+            else
+                unmatched++;
+            continue;
+        }
+        pr->ok = rc == 0;
+        for (size_t r = 0; pr->ok && r < pr->model.n_rows; r++)
+            pr->cost += pr->model.rows[r].self_cost;
+    }
+    if (rc == 0 && n > 0 && unmatched == n)
+        rc = -1;  /* ERR says why, of the last one */
+    if (rc == 0) {
+        qsort(order, n, sizeof *order, by_cost);
+        const char *format = formats[a->format].name;
+        if (formats[a->format].print == NULL || strcmp(format, "html") == 0) {
+            /* One process per page (or aprof directory): the costliest selected. */
+            size_t first = 0;
+            while (first < n && !order[first]->ok)
+                first++;
+            if (first == n)
+                rc = error_set(err, "%s: no process selected has a report", rec_path);
+            else if (n > 1)
+                fprintf(stderr, "trms: report: --format %s shows one process: the costliest, "
+                                "pid %d (choose with --process)\n", format,
+                        order[first]->p->pid);
+            if (rc == 0)
+                rc = write_report(a, &order[first]->model, &order[first]->loaded, err);
+        } else {
+            struct output_file out;
+            rc = output_file_open(&out, a->output, formats[a->format].text, err);
+            if (rc == 0) {
+                if (strcmp(format, "json") == 0)
+                    print_tree_json(out.fp, rec_path, &tree, order, n, &a->opt);
+                else if (strcmp(format, "csv") == 0)
+                    print_tree_csv(out.fp, order, n, &a->opt);
+                else
+                    print_tree_text(out.fp, rec_path, &tree, order, n, &a->opt);
+                rc = output_file_close(&out, 0, err);
+            }
+        }
+    }
+    for (size_t i = 0; i < n; i++) {
+        report_model_free(&reports[i].model);
+        report_unload(&reports[i].loaded);
+        free(reports[i].path);
+    }
+    free(reports);
+    free(order);
+    process_tree_free(&tree);
+    return rc;
+}
+
+/* Whether the one recording named is a tree of several processes. */
+static int is_tree(const char *rec_path)
+{
+    struct recording rec;
+    struct trms_error err;
+    if (recording_open(rec_path, &rec, &err) != 0)
+        return 0;  /* report_load says why */
+    const char *count = recording_meta(&rec, "processes");
+    int tree = count && strcmp(count, "1") != 0;
+    recording_close(&rec);
+    return tree;
+}
+
 static int run(int argc, char **argv)
 {
     struct report_args a = {0};
@@ -154,7 +448,17 @@ static int run(int argc, char **argv)
     int rc = usage ? usage : 0;
     struct loaded_reports loaded = {0};
     struct report_model model = {0};
-    if (!usage && report_load(argv + optind, (size_t)(argc - optind), &a.want, &loaded, &err) != 0)
+    if (!usage && argc - optind == 1 && (a.n_processes || is_tree(argv[optind]))) {
+        rc = report_tree(&a, argv[optind], &err) != 0 ? cli_fail(&err) : 0;
+        free(a.routines);
+        free(a.threads);
+        free(a.processes);
+        return rc;
+    }
+    if (!usage && a.n_processes)
+        rc = cli_usage_error(&cmd_report, "--process selects among the processes of one "
+                                          "recording");
+    if (!usage && rc == 0 && report_load(argv + optind, (size_t)(argc - optind), &a.want, &loaded, &err) != 0)
         rc = cli_fail(&err);
     if (!usage && rc == 0 &&
         report_model_build(loaded.sources, loaded.n, &a.sel, &model, &err) != 0)
@@ -165,6 +469,7 @@ static int run(int argc, char **argv)
     report_unload(&loaded);
     free(a.routines);
     free(a.threads);
+    free(a.processes);
     return rc;
 }
 
@@ -175,7 +480,7 @@ const struct command cmd_report = {
         "usage: trms report REC [REC...] [--format text|json|csv|html|aprof] [-o FILE]\n"
         "                   [--top N] [--routine PATTERN]... [--thread TID]...\n"
         "                   [--aggregate-threads] [--contexts] [--metric rms|trms]\n"
-        "                   [--sort cum|self]\n"
+        "                   [--sort cum|self] [--process PID|NAME]...\n"
         "                   [--cell-size N --line-size N]\n\n"
         "Reports the latest analysis stored in REC, or the one computed with the\n"
         "given cell and line sizes. Several recordings of the same program are\n"
@@ -213,6 +518,13 @@ const struct command cmd_report = {
         "  --contexts          one row per calling context (needs `trms analyze\n"
         "                      --contexts`; without it, contexts are added up by routine)\n"
         "  --metric rms|trms   text: the input metric of the growth column (default rms)\n"
-        "  -o, --output F      write to F instead of stdout (aprof: a directory)\n",
+        "  --process PID|NAME  of a process tree: only this process (its pid, or its\n"
+        "                      program's name), repeatable\n"
+        "  -o, --output F      write to F instead of stdout (aprof: a directory)\n\n"
+        "A recording of a process tree (`trms record` follows forks and execs) is\n"
+        "reported per process: text first ranks the processes by cost, each with its\n"
+        "top routines, and names those left out, then gives each process's report;\n"
+        "json holds one report per process with its pid and command; csv rows\n"
+        "begin with the pid and command; html and aprof show one process.\n",
     .run = run,
 };

@@ -15,7 +15,9 @@
 #include "store/store_compact.h"
 #include "store/store_env.h"
 #include "store/symbol_store.h"
+#include "common/parse_number.h"
 #include "tools/cli.h"
+#include "tools/process_tree.h"
 #include "trace/recording.h"
 
 /* The recording's files, in full: the one notion of a valid recording
@@ -103,6 +105,67 @@ static int verify_store(const char *rec_path, char *said, size_t size, struct tr
     return 0;
 }
 
+/* A process's recording of REC's tree: whole, and what the tree says of it. */
+static int verify_process(const char *rec_path, const struct tree_process *p,
+                          struct trms_error *err)
+{
+    char *path = process_tree_path(rec_path, p, err);
+    if (!path)
+        return -1;
+    struct recording sub;
+    int rc = recording_open(path, &sub, err);
+    char trace[256], store[256];
+    if (rc == 0) {
+        rc = verify_files(&sub, trace, sizeof trace, err);
+        if (rc == 0)
+            rc = verify_store(sub.path, store, sizeof store, err);
+        const char *events = recording_meta(&sub, "events"), *pid = recording_meta(&sub, "pid");
+        uint64_t e = 0, meta_pid = 0;
+        if (rc == 0 && (!events || parse_u64_cstr(events, &e) != PARSE_NUMBER_OK ||
+                        e != p->events || !pid ||
+                        parse_u64_cstr(pid, &meta_pid) != PARSE_NUMBER_OK ||
+                        meta_pid != (uint64_t)p->pid))
+            rc = error_set(err, "%s: the tree in %s/meta says process #%u is pid %d with %" PRIu64
+                                " events; its recording says pid %s with %s", path, rec_path,
+                           p->number, p->pid, p->events, pid ? pid : "-", events ? events : "-");
+        if (rc == 0)
+            printf("%s: ok: %s; %s\n", path, trace, store);
+        recording_close(&sub);
+    }
+    free(path);
+    return rc;
+}
+
+/* The tree in REC's meta against its processes' recordings. */
+static int verify_tree(const struct recording *rec, char *said, size_t size,
+                       struct trms_error *err)
+{
+    struct process_tree tree;
+    said[0] = '\0';
+    if (process_tree_read(rec, &tree, err) != 0)
+        return -1;
+    int rc = 0;
+    const char *events = recording_meta(rec, "events");
+    uint64_t e = 0;
+    if (tree.n > 1 && (!events || parse_u64_cstr(events, &e) != PARSE_NUMBER_OK ||
+                       e != tree.items[0].events))
+        rc = error_set(err, "%s: the tree in the meta gives the first process %" PRIu64
+                            " events, the meta %s", rec->path, tree.items[0].events,
+                       events ? events : "none");
+    size_t failed = 0;
+    for (size_t i = 1; i < tree.n && rc == 0; i++) {
+        if (strcmp(tree.items[i].end, "failed") == 0)
+            failed++;  /* its recording could not be made: the tree says so */
+        else
+            rc = verify_process(rec->path, &tree.items[i], err);
+    }
+    if (rc == 0 && tree.n > 1)
+        snprintf(said, size, "; %zu processes, each verified%s", tree.n,
+                 failed ? " (but those the tree marks failed)" : "");
+    process_tree_free(&tree);
+    return rc;
+}
+
 static int run(int argc, char **argv)
 {
     static const struct option options[] = {{NULL, 0, NULL, 0}};
@@ -114,12 +177,15 @@ static int run(int argc, char **argv)
     struct recording rec;
     if (recording_open(argv[optind], &rec, &err) != 0)
         return cli_fail(&err);
-    char trace[256], store[256];
+    char trace[256], store[256], tree[128];
     int rc = verify_files(&rec, trace, sizeof trace, &err);
     if (rc == 0)
         rc = verify_store(rec.path, store, sizeof store, &err);
+    /* A process tree: each process's recording, the last lines the tree's. */
     if (rc == 0)
-        printf("%s: ok: %s; %s\n", rec.path, trace, store);
+        rc = verify_tree(&rec, tree, sizeof tree, &err);
+    if (rc == 0)
+        printf("%s: ok: %s; %s%s\n", rec.path, trace, store, tree);
     recording_close(&rec);
     return rc != 0 ? cli_fail(&err) : 0;
 }
@@ -134,6 +200,9 @@ const struct command cmd_verify = {
              "result store and decodes every stored result, routine name and\n"
              "checkpoint (whose checksums it checks). Says what it checked in one\n"
              "line; the first problem found is one line on stderr and exit status 1.\n"
-             "`trms info` checks only what is cheap (the trace's end).\n",
+             "`trms info` checks only what is cheap (the trace's end).\n\n"
+             "A recording of a process tree: every process's recording (REC/processes/\n"
+             "N-PID) is verified the same way, one line each, and the tree in REC's meta\n"
+             "checked against them (each one's pid and events); REC's line comes last.\n",
     .run = run,
 };

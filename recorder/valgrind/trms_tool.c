@@ -18,6 +18,7 @@
  * Threads are serialized by Valgrind; the stream says when they switch. */
 #include "pub_tool_basics.h"
 #include "pub_tool_aspacemgr.h"
+#include "pub_tool_clientstate.h"
 #include "pub_tool_debuginfo.h"
 #include "pub_tool_libcassert.h"
 #include "pub_tool_libcbase.h"
@@ -30,7 +31,9 @@
 #include "pub_tool_threadstate.h"
 #include "pub_tool_tooliface.h"
 #include "pub_tool_vki.h"
+#include "pub_tool_xarray.h"
 
+#include "recorder/process_socket.h"
 #include "recorder/raw_stream.h"
 #include "recorder/syscall_effects.h"
 
@@ -42,10 +45,24 @@ extern Int VG_(safe_fd)(Int oldfd);
  * outside the client's address space, for the ring. */
 extern SysRes VG_(am_shared_mmap_file_float_valgrind)(SizeT length, UInt prot, Int fd,
                                                        Off64T offset);
+/* Exported too: the raw system call, for connect and recvmsg, which the
+ * tool headers do not wrap. */
+extern SysRes VG_(do_syscall)(UWord sysno, UWord a1, UWord a2, UWord a3, UWord a4, UWord a5,
+                              UWord a6, UWord a7, UWord a8);
+
+extern Int VG_(socket)(Int domain, Int type, Int protocol);
+/* --trace-children, which the core reads when it wraps an exec: turned off
+ * for one exec of a setuid or setgid program, which the core would
+ * otherwise refuse (EACCES) rather than run untraced. */
+extern Bool VG_(clo_trace_children);
+
+#define NR_CONNECT 42
+#define NR_RECVMSG 47
 
 #define NR_RT_SIGACTION 13
 #define NR_EXECVE 59
 #define NR_EXECVEAT 322
+#define NR_EXIT_GROUP 231
 #define MAX_SIGNAL 65
 #define MAX_PENDING_EFFECTS 32
 /* Valgrind's thread limit is an option (--max-threads, default 500). */
@@ -78,6 +95,9 @@ static ULong instructions_reported;
 
 static Int notify_fd = -1, free_fd = -1;
 static Bool recording = True;         /* off in forked children */
+static ULong exit_status = RAW_END_KILLED;  /* of exit or exit_group (fini is told 0);
+                                               RAW_END_KILLED until one is called */
+static Bool untraced_exec;            /* trace_children turned off for this exec */
 static ThreadId current_tid = VG_INVALID_THREADID;
 static Int lwp_of_tid[MAX_THREADS];
 static Addr signal_handler[MAX_SIGNAL + 1];
@@ -716,13 +736,24 @@ static void pre_syscall(ThreadId tid, UInt nr, UWord *args, UInt n_args)
     (void)n_args;
     n_pending_effects[tid] = 0;
     report_cost();
-    /* Valgrind does not follow an exec: say where the program went. */
+    if (nr == NR_EXIT_GROUP)  /* exit ends one thread (pthread_exit) */
+        exit_status = args[0] & 0xff;
+    /* Say where the program goes: the next image (Valgrind follows the
+     * exec) links to this one, or the recorder names it as not followed. */
     const HChar *exec_path = nr == NR_EXECVE ? (const HChar *)args[0]
                              : nr == NR_EXECVEAT ? (const HChar *)args[1] : NULL;
     if (exec_path && VG_(am_is_valid_for_client)((Addr)exec_path, 1, VKI_PROT_READ)) {
         reserve(1);
         put_control(RAW_EXEC, VG_(strlen)(exec_path));
         put_path(exec_path);
+        /* Valgrind cannot run a setuid program: it runs natively, and the
+         * recorder names it as left out (its image never asks for a ring). */
+        struct vg_stat st;
+        if (VG_(clo_trace_children) && !sr_isError(VG_(stat)(exec_path, &st)) &&
+            (st.mode & (VKI_S_ISUID | VKI_S_ISGID))) {
+            VG_(clo_trace_children) = False;
+            untraced_exec = True;
+        }
     }
     if (mark && recording) {
         mark->segments_done = segments_done;
@@ -793,6 +824,9 @@ static void post_syscall(ThreadId tid, UInt nr, UWord *args, UInt n_args, SysRes
     if (nr == NR_EXECVE || nr == NR_EXECVEAT) {  /* only a failed exec returns */
         reserve(1);
         put_control(RAW_EXEC_FAILED, 0);
+        if (untraced_exec)
+            VG_(clo_trace_children) = True;
+        untraced_exec = False;
     }
     if (syscall_effects(nr, a, result, read_guest, emit_effect, NULL) == SYSCALL_UNKNOWN) {
         reserve(1);
@@ -840,29 +874,211 @@ static void thread_exit(ThreadId tid)
     lwp_of_tid[tid] = 0;
 }
 
-/* A forked child runs on, unrecorded: its words would interleave with the
- * parent's on the same pipe. */
-static void forked_child(ThreadId tid)
+/* ---- one ring per process (process_socket.h) ---- */
+
+static const HChar *socket_option;    /* --trms-socket */
+
+/* The ring `trms record` handed over: mapped outside the client's reach,
+ * its pipes moved out of it. */
+static void adopt_ring(Int memfd, Int notify, Int free_pipe)
+{
+    SysRes mapped = VG_(am_shared_mmap_file_float_valgrind)(
+        (SizeT)RAW_RING_BYTES, VKI_PROT_READ | VKI_PROT_WRITE, memfd, 0);
+    VG_(close)(memfd);
+    notify_fd = notify;
+    free_fd = free_pipe;
+    if (sr_isError(mapped) || notify_fd < 0 || free_fd < 0) {
+        VG_(fmsg)("trms: cannot set up the ring to `trms record`\n");
+        VG_(exit)(1);
+    }
+    ring = (ULong *)sr_Res(mapped);
+    mark = (struct raw_ring_mark *)((char *)ring + RAW_RING_MARK_OFFSET);
+    segment = 0;
+    segments_done = 0;
+    free_segments = RAW_RING_SEGMENTS - 1;
+    recording = True;
+    end_at = (ULong *volatile *)&mark->end;
+    buffer = buffer_next = ring;
+    buffer_end = ring + RAW_SEGMENT_WORDS;
+    put(RAW_MAGIC);
+    answer_window_request();  /* one made before the tool was there */
+}
+
+static Bool write_all(Int fd, const void *p, SizeT n)
+{
+    const HChar *c = p;
+    while (n > 0) {
+        Int w = VG_(write)(fd, c, (Int)n);
+        if (w <= 0)
+            return False;
+        c += w;
+        n -= (SizeT)w;
+    }
+    return True;
+}
+
+/* The command line, each argument NUL-ended, cut at RAW_HELLO_MAX_COMMAND. */
+static SizeT command_line(HChar *out)
+{
+    SizeT used = 0;
+    Word n = VG_(args_for_client) ? VG_(sizeXA)(VG_(args_for_client)) : 0;
+    for (Word i = -1; i < n; i++) {
+        const HChar *arg = i < 0 ? VG_(args_the_exename)
+                                 : *(HChar **)VG_(indexXA)(VG_(args_for_client), i);
+        if (!arg)
+            arg = "?";
+        SizeT len = VG_(strlen)(arg) + 1;
+        if (used + len > RAW_HELLO_MAX_COMMAND)
+            break;
+        VG_(memcpy)(out + used, arg, len);
+        used += len;
+    }
+    return used;
+}
+
+/* Asks for a ring (KIND); True with the connection in *CONN and the
+ * ring's descriptors in FDS, moved out of the client's reach. False: run
+ * unrecorded (the recorder said so, or cannot be reached: said once). */
+static Bool ask_for_ring(enum raw_hello_kind kind, Int *conn, Int fds[3])
+{
+    static HChar command[RAW_HELLO_MAX_COMMAND];
+    *conn = -1;
+    Int fd = VG_(socket)(VKI_AF_UNIX, VKI_SOCK_STREAM, 0);
+    if (fd < 0) {
+        VG_(umsg)("trms: cannot reach `trms record` (socket); this process is not recorded\n");
+        return False;
+    }
+    fd = VG_(safe_fd)(fd);
+    struct vki_sockaddr_un addr;
+    VG_(memset)(&addr, 0, sizeof addr);
+    addr.sun_family = VKI_AF_UNIX;
+    VG_(strncpy)(addr.sun_path, socket_option, sizeof addr.sun_path - 1);
+    SysRes r = VG_(do_syscall)(NR_CONNECT, (UWord)fd, (UWord)&addr, sizeof addr, 0, 0, 0, 0, 0);
+    SizeT command_bytes = command_line(command);
+    struct raw_hello hello = {.magic = RAW_HELLO_MAGIC, .kind = (uint32_t)kind,
+                              .pid = VG_(getpid)(), .ppid = VG_(getppid)(),
+                              .command_bytes = (uint32_t)command_bytes};
+    if (sr_isError(r) || !write_all(fd, &hello, sizeof hello) ||
+        !write_all(fd, command, command_bytes)) {
+        VG_(umsg)("trms: cannot reach `trms record` at %s; this process is not recorded\n",
+                  socket_option);
+        VG_(close)(fd);
+        return False;
+    }
+    UChar answer = RAW_ANSWER_SKIP;
+    struct vki_iovec iov = {.iov_base = &answer, .iov_len = 1};
+    union {
+        struct vki_cmsghdr h;
+        HChar space[64];
+    } control;
+    VG_(memset)(&control, 0, sizeof control);
+    struct vki_msghdr msg;
+    VG_(memset)(&msg, 0, sizeof msg);
+    msg.msg_iov = &iov;
+    msg.msg_iovlen = 1;
+    msg.msg_control = &control;
+    msg.msg_controllen = sizeof control;
+    r = VG_(do_syscall)(NR_RECVMSG, (UWord)fd, (UWord)&msg, 0, 0, 0, 0, 0, 0);
+    struct vki_cmsghdr *c = VKI_CMSG_FIRSTHDR(&msg);
+    Bool got = !sr_isError(r) && sr_Res(r) == 1 && answer == RAW_ANSWER_RECORD && c &&
+               c->cmsg_level == VKI_SOL_SOCKET && c->cmsg_type == VKI_SCM_RIGHTS &&
+               c->cmsg_len == VKI_CMSG_ALIGN(sizeof(struct vki_cmsghdr)) + 3 * sizeof(Int);
+    if (!got) {
+        VG_(close)(fd);
+        return False;  /* the recorder counts it */
+    }
+    const Int *passed = VKI_CMSG_DATA(c);
+    fds[0] = passed[0];  /* mapped, then closed: no need to move it */
+    fds[1] = VG_(safe_fd)(passed[1]);
+    fds[2] = VG_(safe_fd)(passed[2]);
+    *conn = fd;
+    return True;
+}
+
+/* A child's ring, asked for before the fork (process_socket.h). */
+static Int child_conn = -1, child_fds[3] = {-1, -1, -1};
+
+static void before_fork(ThreadId tid)
+{
+    (void)tid;
+    if (!socket_option)
+        return;
+    if (!ask_for_ring(RAW_HELLO_FORK, &child_conn, child_fds))
+        child_conn = -1;
+}
+
+static void drop_child_ring(void)
+{
+    if (child_conn < 0)
+        return;
+    for (Int i = 0; i < 3; i++)
+        VG_(close)(child_fds[i]);
+    VG_(close)(child_conn);
+    child_conn = -1;
+}
+
+static void after_fork_in_parent(ThreadId tid)
+{
+    (void)tid;
+    drop_child_ring();
+}
+
+/* The mappings the child inherited, as if just made: its recording needs
+ * them to name its code. */
+static void replay_mappings(void)
+{
+    static Addr starts[8192];
+    Int n = VG_(am_get_segment_starts)(SkFileC, starts, 8192);
+    for (Int i = 0; i < n; i++) {
+        NSegment const *seg = VG_(am_find_nsegment)(starts[i]);
+        if (seg && seg->kind == SkFileC)
+            new_mapping(seg->start, seg->end + 1 - seg->start, seg->hasR, seg->hasW, seg->hasX,
+                        0);
+    }
+    if (n < 0)
+        VG_(umsg)("trms: more than 8192 file mappings at fork; the child's recording "
+                  "names the code of the first 8192 only\n");
+}
+
+/* A forked child leaves the parent's ring (whose pages it shares) and
+ * records into its own, from here on. */
+static void after_fork_in_child(ThreadId tid)
 {
     (void)tid;
     recording = False;
     end_at = &own_end;
     buffer = buffer_next = scratch;
     buffer_end = scratch + RAW_SEGMENT_WORDS;
+    ring = NULL;
+    mark = NULL;
     VG_(close)(notify_fd);
     VG_(close)(free_fd);
     notify_fd = free_fd = -1;
+    if (child_conn < 0)
+        return;  /* runs unrecorded */
+    Int pid = VG_(getpid)();
+    Bool told = write_all(child_conn, &pid, sizeof pid);
+    VG_(close)(child_conn);
+    child_conn = -1;
+    if (!told) {
+        for (Int i = 0; i < 3; i++)
+            VG_(close)(child_fds[i]);
+        return;
+    }
+    /* Its threads are new to this ring: each is named again. */
+    for (Int i = 0; i < MAX_THREADS; i++)
+        lwp_of_tid[i] = 0;
+    current_tid = VG_INVALID_THREADID;
+    instructions_reported = instructions;
+    adopt_ring(child_fds[0], child_fds[1], child_fds[2]);
+    replay_mappings();
 }
 
 /* ---- set-up ---- */
 
-static Int notify_option = -1, ring_option = -1, free_option = -1;
-
 static Bool process_option(const HChar *arg)
 {
-    if VG_INT_CLO (arg, "--trms-fd", notify_option) {
-    } else if VG_INT_CLO (arg, "--trms-ring-fd", ring_option) {
-    } else if VG_INT_CLO (arg, "--trms-free-fd", free_option) {
+    if VG_STR_CLO (arg, "--trms-socket", socket_option) {
     } else
         return False;
     return True;
@@ -870,8 +1086,7 @@ static Bool process_option(const HChar *arg)
 
 static void print_usage(void)
 {
-    VG_(printf)("    --trms-fd=N, --trms-ring-fd=N, --trms-free-fd=N\n"
-                "                   the ring `trms record` reads (it sets them)\n");
+    VG_(printf)("    --trms-socket=PATH   where `trms record` hands out rings (it sets it)\n");
 }
 
 static void print_debug_usage(void)
@@ -884,29 +1099,17 @@ static void post_clo_init(void)
         VG_(fmsg)("trms: at most %d threads (--max-threads)\n", MAX_THREADS);
         VG_(exit)(1);
     }
-    if (notify_option < 0 || ring_option < 0 || free_option < 0) {
-        VG_(fmsg)("trms: this tool is run by `trms record`, which passes --trms-fd, "
-                  "--trms-ring-fd and --trms-free-fd\n");
+    if (!socket_option) {
+        VG_(fmsg)("trms: this tool is run by `trms record`, which passes --trms-socket\n");
         VG_(exit)(1);
     }
-    SysRes mapped = VG_(am_shared_mmap_file_float_valgrind)(
-        (SizeT)RAW_RING_BYTES,
-        VKI_PROT_READ | VKI_PROT_WRITE, ring_option, 0);
-    notify_fd = VG_(safe_fd)(notify_option);
-    free_fd = VG_(safe_fd)(free_option);
-    VG_(close)(ring_option);
-    if (sr_isError(mapped) || notify_fd < 0 || free_fd < 0) {
-        VG_(fmsg)("trms: cannot set up the ring to `trms record`\n");
-        VG_(exit)(1);
+    Int conn, fds[3];
+    if (!ask_for_ring(RAW_HELLO_IMAGE, &conn, fds)) {
+        recording = False;  /* over --max-processes: runs unrecorded */
+        return;
     }
-    ring = (ULong *)sr_Res(mapped);
-    mark = (struct raw_ring_mark *)((char *)ring + RAW_RING_MARK_OFFSET);
-    free_segments = RAW_RING_SEGMENTS - 1;
-    end_at = (ULong *volatile *)&mark->end;
-    buffer = buffer_next = ring;
-    buffer_end = ring + RAW_SEGMENT_WORDS;
-    put(RAW_MAGIC);
-    answer_window_request();  /* one made before the tool was there */
+    VG_(close)(conn);
+    adopt_ring(fds[0], fds[1], fds[2]);
 }
 
 static void fini(Int exitcode)
@@ -916,7 +1119,8 @@ static void fini(Int exitcode)
         VG_(umsg)("trms: %llu syscall effects beyond %d per call were not recorded\n",
                   unrecorded_effects, MAX_PENDING_EFFECTS);
     reserve(1);
-    put_control(RAW_END, (ULong)(UInt)exitcode);
+    (void)exitcode;  /* always 0 from Valgrind's core */
+    put_control(RAW_END, exit_status);
     flush();
     if (notify_fd >= 0)
         VG_(close)(notify_fd);
@@ -948,7 +1152,7 @@ static void pre_clo_init(void)
     VG_(track_pre_deliver_signal)(pre_deliver_signal);
     VG_(track_post_deliver_signal)(post_deliver_signal);
     VG_(track_pre_thread_ll_exit)(thread_exit);
-    VG_(atfork)(NULL, NULL, forked_child);
+    VG_(atfork)(before_fork, after_fork_in_parent, after_fork_in_child);
 }
 
 VG_DETERMINE_INTERFACE_VERSION(pre_clo_init)

@@ -39,4 +39,14 @@ for options in "" "--cell-size 1 --line-size 32 --contexts"; do
         fail "options '$options': the version 2 recording analyzes differently"
 done
 [ "$(sha256sum old.rec/events.trms)" = "$digest" ] || fail "analyze changed the old recording"
+# A recording from before process trees (issue 25) is a tree of one.
+run "$TRMS" info old.rec
+expect_status 0
+grep -q '^processes  *1 recorded, 0 left out$' "$T/out" || fail "the old recording is not a tree of one"
+run "$TRMS" info old.rec --format json
+expect_status 0
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert [p["dir"] for p in d["processes"]] == ["."] and d["left_out"] == []' "$T/out" ||
+    fail "info --format json: the old recording's processes"
+run "$TRMS" analyze old.rec --process 1
+expect_status 1
 echo "test_cli_formats: ok"

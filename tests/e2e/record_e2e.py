@@ -395,12 +395,17 @@ def case_crashes(tmp):
     check("killed by signal 9" in err and "stops where it died" in err, err)
     check(meta(rec)["complete"] == "no", "an incomplete (but usable) recording")
     check(len(of(activations(rec), "work")) == 1, "hang: work() recorded")
-    # An exec leaves Valgrind behind: the recording says where it went.
+    # An exec is followed (issue 25): the recording says where it went,
+    # and the program exec'd has a recording of its own.
     crash = os.path.join(PROGRAMS, "crash")
     rec = os.path.join(tmp, "exec.rec")
     p = run([TRMS, "record", "-o", rec, "--", "/bin/sh", "-c", f"exec {crash} exit 4"], 4)
-    check(f"exec'd {crash}" in p.stderr, f"record names the exec: {p.stderr}")
-    check(meta(rec)["exec"] == crash and meta(rec)["complete"] == "no", "meta names the exec")
+    check("2 processes recorded" in p.stderr, f"record names the exec: {p.stderr}")
+    m = meta(rec)
+    check(m["exec"] == crash and m["complete"] == "no", "meta names the exec")
+    check(m["processes"] == "2" and m["process-2"].startswith(f"pid={m['process-1'].split()[0][4:]} ")
+          and "via=exec" in m["process-2"] and "end=exit:4" in m["process-2"]
+          and m["process-2"].endswith(f"command={crash} exit 4"), f"the exec'd image: {m}")
     # Arguments after the program are its own, --help included.
     p = run([TRMS, "record", "-o", os.path.join(tmp, "args.rec"), "/bin/echo", "--help", "-o"])
     check(p.stdout == "--help -o\n", f"the program got its arguments: {p.stdout!r}")

@@ -1,0 +1,317 @@
+#!/usr/bin/env python3
+"""End-to-end tests of process trees (issue 25): `trms record` under
+Valgrind follows every fork and exec into a recording per process, and
+`trms info`, `analyze` and `report` show each one.
+
+    tree_e2e.py CASE      (environment: TRMS, PROGRAMS)
+
+Exit 0 passes, 77 skips (with the reason on stderr), anything else fails."""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+TRMS = os.environ["TRMS"]
+PROGRAMS = os.environ["PROGRAMS"]
+TREE = os.path.join(PROGRAMS, "process_tree")
+SKIP = 77
+
+
+class Failure(Exception):
+    pass
+
+
+def check(cond, what):
+    if not cond:
+        raise Failure(what)
+
+
+def run(args, expect=0, cwd=None):
+    p = subprocess.run(args, capture_output=True, text=True, cwd=cwd)
+    if expect is not None and p.returncode != expect:
+        raise Failure(f"{' '.join(args)}: exit {p.returncode}, expected {expect}\n"
+                      f"stdout: {p.stdout}\nstderr: {p.stderr}")
+    return p
+
+
+def record(tmp, args, expect=0, options=(), cwd=None):
+    rec = os.path.join(tmp, "tree.rec")
+    shutil.rmtree(rec, ignore_errors=True)
+    p = run([TRMS, "record", "--engine", "valgrind", "-o", rec, *options, "--", *args], expect,
+            cwd=cwd)
+    return rec, p
+
+
+def info(rec):
+    return json.loads(run([TRMS, "info", rec, "--format", "json"]).stdout)
+
+
+def report(rec, *options):
+    """The tree's JSON report: {pid: (process, rows of its report)}."""
+    d = json.loads(run([TRMS, "report", rec, "--format", "json", "--top", "0", *options]).stdout)
+    return d
+
+
+def routines(process):
+    return {r["name"]: r for r in process["report"]["routines"]}
+
+
+def name_of(process):
+    return os.path.basename(process["command"].split(" ")[0])
+
+
+def check_tree(rec, expect_n):
+    """The tree in the meta, and each process's recording verified."""
+    d = info(rec)
+    procs = d["processes"]
+    check(len(procs) == expect_n, f"{expect_n} processes: {procs}")
+    check([p["number"] for p in procs] == list(range(1, expect_n + 1)), f"numbered: {procs}")
+    for p in procs:
+        check(p["end"] != "failed", f"recorded: {p}")
+        path = rec if p["dir"] == "." else os.path.join(rec, p["dir"])
+        run([TRMS, "verify", path])
+    text = run([TRMS, "info", rec]).stdout
+    check(f"{expect_n} recorded" in text, f"info shows the tree:\n{text}")
+    return procs
+
+
+# ---- cases ----
+
+def case_workers(tmp):
+    rec, p = record(tmp, [TREE, "workers", "4"])
+    check("5 processes recorded" in p.stderr, p.stderr)
+    procs = check_tree(rec, 5)
+    check([p["via"] for p in procs] == ["start"] + ["fork"] * 4, f"forks: {procs}")
+    root = procs[0]
+    check(all(p["parent"] == 1 and p["ppid"] == root["pid"] for p in procs[1:]),
+          f"the workers' parent: {procs}")
+    # Worker k exits with k, and sums (k + 1) * 1000 values in its own routine.
+    ends = sorted(p["end"] for p in procs[1:])
+    check(ends == ["exit:0", "exit:1", "exit:2", "exit:3"], f"exit statuses: {ends}")
+    d = report(rec)
+    by_pid = {p["pid"]: p for p in d["processes"]}
+    check(len(by_pid) == 5, f"five reports: {list(by_pid)}")
+    check("sum_worker_part" not in routines(by_pid[root["pid"]])
+          and "parent_setup" in routines(by_pid[root["pid"]]), "the parent's own profile")
+    # Worker k's sum_worker_part reads (k + 1) * 1000 ints: its RMS.
+    for p in procs[1:]:
+        rows = routines(by_pid[p["pid"]])
+        check("sum_worker_part" in rows and "parent_setup" not in rows,
+              f"worker {p['pid']}'s own profile: {sorted(rows)[:20]}")
+        k = int(p["end"][5:])
+        n = [pt["n"] for pt in rows["sum_worker_part"]["rms_points"]]
+        check(n == [(k + 1) * 1000], f"worker {k}: RMS {n}")
+    text = run([TRMS, "report", rec, "--top", "3"]).stdout
+    check("processes by cost" in text and text.count("== process #") == 5, text[:2000])
+    # --process selects; analyze runs on every process.
+    one = report(rec, "--process", str(procs[2]["pid"]))
+    check([p["pid"] for p in one["processes"]] == [procs[2]["pid"]], "--process PID")
+    run([TRMS, "analyze", rec, "--cell-size", "8"])
+    check(len(report(rec, "--cell-size", "8", "--line-size", "64")["processes"]) == 5,
+          "analyze analyzed every process")
+    csv_text = run([TRMS, "report", rec, "--format", "csv"]).stdout.splitlines()
+    check(csv_text[0].startswith("pid,command,routine,"), csv_text[0])
+    check({line.split(",")[0] for line in csv_text[1:]} == {str(p["pid"]) for p in procs},
+          "csv rows carry every pid")
+    run([TRMS, "report", rec, "--process", "no-such-process"], 1)
+    # verify checks the tree in the meta against each process's recording.
+    out = run([TRMS, "verify", rec]).stdout
+    check(out.count(": ok: ") == 5 and "5 processes, each verified" in out, out)
+    bad = os.path.join(tmp, "bad.rec")
+    shutil.copytree(rec, bad)
+    with open(os.path.join(bad, "meta")) as f:
+        text = f.read()
+    old = f"process-3 pid={procs[2]['pid']} "
+    check(old in text, "the meta's tree")
+    with open(os.path.join(bad, "meta"), "w") as f:
+        f.write(text.replace(old, f"process-3 pid={procs[2]['pid'] + 100000} "))
+    p = run([TRMS, "verify", bad], 1)
+    check("the tree in" in p.stderr and p.stderr.count("\n") == 1, p.stderr)
+    # pack carries one recording: a tree is refused whole, never packed
+    # without its processes; each process's recording packs on its own.
+    p = run([TRMS, "pack", rec, "-o", os.path.join(tmp, "tree.trmspack")], 1)
+    check("packing a tree is not supported" in p.stderr
+          and not os.path.exists(os.path.join(tmp, "tree.trmspack")), p.stderr)
+    sub = os.path.join(rec, procs[1]["dir"])
+    run([TRMS, "pack", sub, "-o", os.path.join(tmp, "one.trmspack")])
+    run([TRMS, "unpack", os.path.join(tmp, "one.trmspack"), "-o", os.path.join(tmp, "one.rec")])
+    run([TRMS, "verify", os.path.join(tmp, "one.rec")])
+
+
+def case_fork_exec(tmp):
+    rec, _ = record(tmp, [TREE, "fork-exec", TREE, "workers", "1"])
+    procs = check_tree(rec, 4)
+    check([p["via"] for p in procs] == ["start", "fork", "exec", "fork"], f"{procs}")
+    check(procs[2]["pid"] == procs[1]["pid"] and procs[2]["parent"] == 2
+          and procs[1]["end"] == "exec", f"the child exec'd: {procs}")
+    check(procs[3]["parent"] == 3, f"the exec'd program's worker: {procs}")
+    d = report(rec, "--process", str(procs[3]["pid"]))
+    check("sum_worker_part" in routines(d["processes"][-1]), "the grandchild's profile")
+
+
+def case_vfork_exec(tmp):
+    rec, _ = record(tmp, [TREE, "vfork-exec", "/bin/echo", "from the child"])
+    procs = check_tree(rec, 3)
+    check([p["via"] for p in procs] == ["start", "fork", "exec"], f"vfork is a fork: {procs}")
+    check(procs[2]["command"].endswith("echo 'from the child'") and procs[2]["end"] == "exit:0",
+          f"echo followed: {procs}")
+
+
+def case_pipeline(tmp):
+    for tool in ("sort", "xz"):
+        if not shutil.which(tool):
+            print(f"{tool} is not installed", file=sys.stderr)
+            sys.exit(SKIP)
+    with open(os.path.join(tmp, "f"), "w") as f:
+        for i in range(3000):
+            f.write(f"{(i * 7919) % 3001}\n")
+    rec, _ = record(tmp, ["sh", "-c", "sort f | xz -c > out.xz"], cwd=tmp)
+    out = subprocess.run(["xz", "-dc", os.path.join(tmp, "out.xz")], capture_output=True,
+                         text=True).stdout
+    with open(os.path.join(tmp, "f")) as f:
+        check(out == "".join(sorted(f, key=str)), "sort | xz gave the right output")
+    procs = check_tree(rec, 5)
+    names = [name_of(p) for p in procs if p["via"] != "fork"]
+    check(sorted(names[1:]) == ["sort", "xz"], f"sort and xz exec'd: {names}")
+    d = report(rec)
+    seen = set()
+    for p in d["processes"]:
+        name = name_of(p)
+        if name in ("sort", "xz"):
+            seen.add(name)
+            modules = {os.path.basename(r.get("module") or "") for r in p["report"]["routines"]}
+            own = {"sort": {"sort"}, "xz": {"xz", "liblzma.so.5"}}[name]
+            check(any(m.startswith(tuple(own)) for m in modules),
+                  f"{name}'s own code in its report: {modules}")
+    check(seen == {"sort", "xz"}, f"reports of sort and xz: {seen}")
+    text = run([TRMS, "report", rec, "--top", "2"]).stdout
+    check("sort" in text and "xz" in text, text[:1500])
+
+
+def case_shim(tmp):
+    # A two-level shim (as pyenv's): a `#!/usr/bin/env sh` script that
+    # execs a `#!/bin/sh` script that execs the real program.
+    inner = os.path.join(tmp, "inner.sh")
+    outer = os.path.join(tmp, "outer.sh")
+    with open(inner, "w") as f:
+        f.write(f"#!/bin/sh\nexec {TREE} workers 1\n")
+    with open(outer, "w") as f:
+        f.write(f"#!/usr/bin/env sh\nexec {inner} \"$@\"\n")
+    os.chmod(inner, 0o755)
+    os.chmod(outer, 0o755)
+    rec, _ = record(tmp, [outer])
+    procs = check_tree(rec, 5)
+    check([p["via"] for p in procs] == ["start", "exec", "exec", "exec", "fork"], f"{procs}")
+    # A script's image is named by the script (its interpreter runs it):
+    # outer.sh (env), sh outer.sh (what env exec'd), inner.sh (sh).
+    check([name_of(p) for p in procs[:3]] == ["outer.sh", "sh", "inner.sh"], f"the chain: {procs}")
+    modules = {os.path.basename(r.get("module") or "")
+               for r in report(rec, "--process", "outer.sh")["processes"][0]["report"]["routines"]}
+    check("env" in modules, f"the first image ran env: {modules}")
+    check(procs[3]["command"].startswith(TREE), f"recorded through to the program: {procs}")
+    check(all(p["pid"] == procs[0]["pid"] for p in procs[:4]), "one process, four images")
+    d = report(rec, "--process", "process_tree")
+    check(any("sum_worker_part" in routines(p) for p in d["processes"]), "its profile")
+
+
+def case_max_processes(tmp):
+    rec, p = record(tmp, [TREE, "children", "6"], options=["--max-processes", "3"])
+    check("4 more ran unrecorded beyond --max-processes" in p.stderr, p.stderr)
+    check_tree(rec, 3)
+    d = info(rec)
+    check(d["over_limit"] == 4, f"counted: {d['over_limit']}")
+    text = run([TRMS, "info", rec]).stdout
+    check("4 processes ran unrecorded beyond --max-processes" in text, text)
+    run([TRMS, "record", "-o", os.path.join(tmp, "x.rec"), "--max-processes", "0", "--", TREE,
+         "children", "1"], 2)
+
+
+def case_exclude(tmp):
+    rec, p = record(tmp, [TREE, "fork-exec", "/bin/echo", "hi"],
+                    options=["--exclude", "*/echo"])
+    procs = check_tree(rec, 2)
+    d = info(rec)
+    check(len(d["left_out"]) == 1 and d["left_out"][0]["reason"] == "excluded"
+          and d["left_out"][0]["command"] == "/bin/echo", f"left out: {d['left_out']}")
+    check("/bin/echo (pid" in p.stderr and "excluded" in p.stderr, p.stderr)
+    text = run([TRMS, "report", rec]).stdout
+    check("not recorded: /bin/echo" in text, text[:1500])
+
+
+def case_setuid(tmp):
+    # Valgrind cannot run a setuid program: it runs natively, named as left out.
+    su = shutil.which("su")
+    if not su or not os.stat(su).st_mode & 0o4000:
+        print("no setuid su here", file=sys.stderr)
+        sys.exit(SKIP)
+    rec, p = record(tmp, [TREE, "fork-exec", su, "--help"])
+    check_tree(rec, 2)
+    d = info(rec)
+    check([(l["reason"], l["command"]) for l in d["left_out"]] == [("setuid", su)],
+          f"su left out as setuid: {d['left_out']}")
+    check(f"{su} (pid" in p.stderr and "setuid" in p.stderr, p.stderr)
+    text = run([TRMS, "info", rec]).stdout
+    check("a setuid or setgid program, which Valgrind cannot follow" in text, text)
+
+
+def case_stop(tmp):
+    # SIGTERM to trms reaches every process of the tree, not only the
+    # first: two children paused, the parent waiting for them.
+    rec = os.path.join(tmp, "stop.rec")
+    p = subprocess.Popen([TRMS, "record", "--engine", "valgrind", "-o", rec, "--", TREE,
+                          "pause", "2"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         text=True)
+    ready = [p.stdout.readline() for _ in range(2)]
+    check(sorted(ready) == ["ready 0\n", "ready 1\n"], f"children ready: {ready}")
+    p.send_signal(15)
+    out, err = p.communicate(timeout=120)
+    check(p.returncode == 128 + 15, f"exit {p.returncode}: {err}")
+    procs = check_tree(rec, 3)
+    check(info(rec)["meta"]["complete"] == "no" and "stopped by SIGTERM" in err, err)
+    check(all(q["end"] in ("died", "signal:15") for q in procs), f"all stopped: {procs}")
+
+
+def case_make(tmp):
+    # make on a two-file project: make, the compiler driver, cc1, as and ld.
+    for tool in ("make", "cc"):
+        if not shutil.which(tool):
+            print(f"{tool} is not installed", file=sys.stderr)
+            sys.exit(SKIP)
+    with open(os.path.join(tmp, "a.c"), "w") as f:
+        f.write("int f(int x);\nint main(void) { return f(2) - 4; }\n")
+    with open(os.path.join(tmp, "b.c"), "w") as f:
+        f.write("int f(int x) { return x * 2; }\n")
+    with open(os.path.join(tmp, "Makefile"), "w") as f:
+        f.write("prog: a.o b.o\n\tcc -o prog a.o b.o\n%.o: %.c\n\tcc -c -o $@ $<\n")
+    rec, p = record(tmp, ["make"], cwd=tmp)
+    run([os.path.join(tmp, "prog")], 0)
+    d = info(rec)
+    names = [name_of(p) for p in d["processes"]]
+    for name in ("make", "cc", "cc1", "as", "ld"):
+        check(name in names, f"{name} recorded: {names}")
+    check(names.count("cc1") == 2 and names.count("as") == 2, f"one cc1 and as per file: {names}")
+    check(d["left_out"] == [] and d["over_limit"] == 0, f"nothing left out: {d['left_out']}")
+    # Every image after the first came from a recorded one, in order.
+    check(all(0 < p["parent"] < p["number"] for p in d["processes"][1:]), "a tree")
+    r = report(rec, "--process", "cc1", "--top", "5")
+    check(len(r["processes"]) == 2, "--process NAME selects both cc1")
+
+
+def main():
+    case = sys.argv[1]
+    if not shutil.which("valgrind"):
+        print("valgrind is not installed", file=sys.stderr)
+        return SKIP
+    with tempfile.TemporaryDirectory(prefix="trms-tree.") as tmp:
+        try:
+            globals()[f"case_{case}"](tmp)
+        except Failure as e:
+            print(f"FAIL {case}: {e}", file=sys.stderr)
+            return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,104 @@
+/* process_tree: a small process tree for tests/e2e/tree_e2e.py.
+ *
+ *   process_tree workers N   forks N workers; worker k sums an array of
+ *                            (k + 1) * 1000 ints in sum_worker_part and
+ *                            exits with k; the parent waits for all
+ *   process_tree fork-exec PROG ARGS...   forks; the child execs PROG
+ *   process_tree vfork-exec PROG ARGS...  the same through vfork
+ *   process_tree children N  forks N children that each exit at once
+ *   process_tree pause N     forks N children that each say "ready K" on
+ *                            stdout and pause (for a test that stops the
+ *                            tree: a signal must reach them)
+ *
+ * The parent exits 0 when every child exited as expected. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static int values[64 * 1000];
+
+/* Each worker's own routine: the test finds it in every worker's profile. */
+__attribute__((noinline)) static long sum_worker_part(int n)
+{
+    long sum = 0;
+    for (int i = 0; i < n; i++)
+        sum += values[i];
+    return sum;
+}
+
+__attribute__((noinline)) static void parent_setup(void)
+{
+    for (int i = 0; i < 64 * 1000; i++)
+        values[i] = i % 7;
+}
+
+static int wait_all(int n, int expect_index_status)
+{
+    int ok = 1;
+    for (int i = 0; i < n; i++) {
+        int status;
+        pid_t pid = wait(&status);
+        if (pid < 0 || !WIFEXITED(status))
+            ok = 0;
+        else if (!expect_index_status && WEXITSTATUS(status) != 0)
+            ok = 0;
+    }
+    return ok;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 3) {
+        fprintf(stderr, "usage: process_tree workers|children N | fork-exec|vfork-exec PROG...\n");
+        return 2;
+    }
+    parent_setup();
+    if (strcmp(argv[1], "pause") == 0) {
+        int n = atoi(argv[2]);
+        for (int k = 0; k < n; k++) {
+            pid_t pid = fork();
+            if (pid < 0)
+                return 1;
+            if (pid == 0) {
+                printf("ready %d\n", k);
+                fflush(stdout);
+                pause();
+                _exit(0);
+            }
+        }
+        return wait_all(n, 0) ? 0 : 1;
+    }
+    if (strcmp(argv[1], "workers") == 0 || strcmp(argv[1], "children") == 0) {
+        int n = atoi(argv[2]), workers = strcmp(argv[1], "workers") == 0;
+        for (int k = 0; k < n; k++) {
+            pid_t pid = fork();
+            if (pid < 0)
+                return 1;
+            if (pid == 0) {
+                if (!workers)
+                    _exit(0);
+                long sum = sum_worker_part((k + 1) * 1000);
+                printf("worker %d: %ld\n", k, sum);
+                fflush(stdout);
+                _exit(k);
+            }
+        }
+        return wait_all(n, workers) ? 0 : 1;
+    }
+    int use_vfork = strcmp(argv[1], "vfork-exec") == 0;
+    if (!use_vfork && strcmp(argv[1], "fork-exec") != 0)
+        return 2;
+    pid_t pid = use_vfork ? vfork() : fork();
+    if (pid < 0)
+        return 1;
+    if (pid == 0) {
+        execvp(argv[2], argv + 2);
+        _exit(127);
+    }
+    int status;
+    if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+        return 1;
+    return WEXITSTATUS(status);
+}
