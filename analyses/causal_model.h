@@ -1,0 +1,79 @@
+/* causal_model: a happens-before model of a recorded run, for what-if
+ * questions ("routine R runs s% faster: how long does the program take?").
+ *
+ * Built once from the events and the sync records of a trace
+ * (trace/sync_event.h), engine-agnostic. Each thread's work is cut into
+ * segments at its synchronization; a segment knows its instructions (the
+ * cost unit: the trace's EVENT_COST), the inclusive instructions of every
+ * routine active in it (Coz attributes callees to the routine in scope),
+ * and what must end before it may start:
+ *   - the thread's previous segment;
+ *   - one release it acquired: create -> the child's start, the wake of a
+ *     futex -> the end of the wait it ended (the last release on that
+ *     address before the wait's return), the last unlock (a locked
+ *     read-modify-write leaving 0) of an address by another thread -> the
+ *     next lock (one finding 0) of it, a thread's exit -> its joiner (the
+ *     wait on, or the
+ *     first read by another thread of, the address its exit clears);
+ *   - a fixed delay: a blocking system call's recorded wall time.
+ * Acquisitions keep their recorded order: the model never lets a lock go
+ * to another thread than the recorded one.
+ *
+ * A what-if then simulates the segment graph (not the events): a segment
+ * starts when what it waits for has ended and, with CORES cores, a core is
+ * free (greedy, in the recorded order of the segments); the predicted
+ * program time is the makespan. */
+#ifndef TRMS_CAUSAL_MODEL_H
+#define TRMS_CAUSAL_MODEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/error.h"
+#include "trace/event.h"
+#include "trace/sync_event.h"
+
+struct causal_model;
+
+struct causal_model_options {
+    /* Instructions a nanosecond of blocking is worth: converts the
+     * recorded wall time of blocking system calls into the cost unit. */
+    double instructions_per_ns;
+};
+
+struct causal_model *causal_model_new(const struct causal_model_options *options);
+void causal_model_free(struct causal_model *m);
+
+/* The trace, in order: events (an event_sink) and sync records (a
+ * sync_sink), CTX the model. */
+int causal_model_event(void *ctx, const struct event *ev, struct trms_error *err);
+int causal_model_events(void *ctx, const struct event *events, size_t n,
+                        struct trms_error *err);
+int causal_model_sync(void *ctx, const struct sync_event *ev, struct trms_error *err);
+
+/* Ends the build (every thread's open segment closes). */
+void causal_model_finish(struct causal_model *m);
+
+struct causal_model_stats {
+    uint64_t segments;
+    uint64_t edges;           /* cross-thread: create, wake, atomic, join */
+    uint64_t threads;
+    uint64_t sync_records;
+    uint64_t instructions;
+    double blocking;          /* fixed delays, in instructions */
+};
+void causal_model_stats(const struct causal_model *m, struct causal_model_stats *s);
+
+/* Routines seen (ids of the trace's routine table, below this), and the
+ * inclusive instructions of ROUTINE over the run. */
+uint32_t causal_model_routines(const struct causal_model *m);
+uint64_t causal_model_routine_cost(const struct causal_model *m, uint32_t routine);
+
+/* The simulated program time, in instructions, when ROUTINE's inclusive
+ * instructions shrink by the fraction SPEEDUP (0..1; ROUTINE
+ * CAUSAL_NO_ROUTINE for none), on CORES cores (0: one per thread). */
+#define CAUSAL_NO_ROUTINE UINT32_MAX
+double causal_model_time(struct causal_model *m, uint32_t routine, double speedup,
+                         unsigned cores);
+
+#endif
