@@ -24,7 +24,8 @@ enum sync_kind {
     SYNC_FUTEX_WAIT = 4,    /* the thread waits on futex ADDR */
     SYNC_FUTEX_RESUME = 5,  /* the wait on ADDR returned, VALUE = errno or 0 */
     SYNC_FUTEX_WAKE = 6,    /* the thread woke VALUE waiters of futex ADDR */
-    SYNC_BLOCKING = 7,      /* system call ADDR blocked VALUE ns of wall time */
+    SYNC_BLOCKING = 7,      /* system call ADDR blocked VALUE ns of wall time
+                               (in which, under Valgrind, no other thread ran) */
     SYNC_ATOMIC = 8,        /* a locked read-modify-write of ADDR that took it
                                from 0 (VALUE SYNC_ATOMIC_FOUND_ZERO: a lock)
                                or to 0 (SYNC_ATOMIC_LEFT_ZERO: an unlock) */

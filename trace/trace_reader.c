@@ -166,6 +166,9 @@ static int read_events_block(struct reader *r, const uint8_t *payload, size_t le
             if (r->batch && in_run) {
                 if (deliver_run(r, in_run, records, ctx, err) != 0)
                     return -1;
+                /* The fast path fills only the fields of each type: a run
+                 * that starts over here holds what a fresh read's would. */
+                memset(r->run, 0, in_run * sizeof *r->run);
                 in_run = 0;
             }
             dec.sync.tid = r->thread;

@@ -738,9 +738,12 @@ static IRSB *instrument(VgCallbackClosure *closure, IRSB *in, const VexGuestLayo
 
 /* ---- events from the core ---- */
 
+static void lock_taken(void);
+
 static void start_client_code(ThreadId tid, ULong blocks)
 {
     (void)blocks;
+    lock_taken();
     switch_to(tid);
 }
 
@@ -806,7 +809,14 @@ static Bool may_block(UInt nr)
     return False;
 }
 
-static ULong blocking_since[MAX_THREADS];
+/* Valgrind runs one thread at a time: a thread back from a system call
+ * waits for the others to yield before its post_syscall. Its wall time
+ * would count their work as blocking; what counts is the wall time in
+ * which no thread ran (idle_ns), measured from a system call's start (the
+ * lock given up) to the next thread taking the lock. */
+static ULong idle_ns;
+static ULong lock_released_at;         /* wall ns; 0 while a thread holds it */
+static ULong idle_at_syscall[MAX_THREADS];
 
 static ULong now_ns(void)
 {
@@ -815,12 +825,22 @@ static ULong now_ns(void)
     return (ULong)ts.tv_sec * 1000000000ULL + (ULong)ts.tv_nsec;
 }
 
+static void lock_taken(void)
+{
+    if (lock_released_at) {
+        idle_ns += now_ns() - lock_released_at;
+        lock_released_at = 0;
+    }
+}
+
 static void sync_before_syscall(ThreadId tid, UInt nr, const UWord *args)
 {
     if (nr == NR_FUTEX && futex_waits(args[1]))
         put_sync(SYNC_FUTEX_WAIT, args[0], 0);
-    if (may_block(nr))
-        blocking_since[tid] = now_ns();
+    if (may_block(nr) || nr == NR_FUTEX) {
+        idle_at_syscall[tid] = idle_ns;
+        lock_released_at = now_ns();
+    }
 }
 
 /* A thread created: its id, and the address its exit clears and wakes
@@ -852,7 +872,7 @@ static void sync_after_syscall(ThreadId tid, UInt nr, const UWord *args, Bool fa
     else if ((nr == NR_CLONE || nr == NR_CLONE3) && !failed && result > 0)
         sync_clone(nr, args, result);
     else if (may_block(nr))
-        put_sync(SYNC_BLOCKING, nr, now_ns() - blocking_since[tid]);
+        put_sync(SYNC_BLOCKING, nr, idle_ns - idle_at_syscall[tid]);
 }
 
 static void pre_syscall(ThreadId tid, UInt nr, UWord *args, UInt n_args)
@@ -951,6 +971,7 @@ static void post_syscall(ThreadId tid, UInt nr, UWord *args, UInt n_args, SysRes
     }
     n_pending_effects[tid] = 0;
 
+    lock_taken();
     sync_after_syscall(tid, nr, args, failed, result);
 
     /* Signal handlers are entered without a call; remember them so that a
