@@ -65,6 +65,13 @@ struct causal_model {
     uint64_t *routine_total;
     double *finish, *shrink;        /* per segment, for the simulation */
     double *cores;                  /* a min-heap of when each core is free */
+    /* With fewer cores than threads: who waits for each segment. */
+    uint32_t *next_in_thread;
+    size_t *waiter_start;           /* n_segments + 1 offsets into waiters */
+    uint32_t *waiters;              /* segments whose dep it is */
+    double *ready;
+    uint32_t *pending;              /* predecessors not yet finished */
+    uint32_t *queue;                /* a min-heap of segments by ready time */
     struct causal_model_stats stats;
 };
 
@@ -103,6 +110,12 @@ void causal_model_free(struct causal_model *m)
     free(m->finish);
     free(m->shrink);
     free(m->cores);
+    free(m->next_in_thread);
+    free(m->waiter_start);
+    free(m->waiters);
+    free(m->ready);
+    free(m->pending);
+    free(m->queue);
     free(m);
 }
 
@@ -375,6 +388,31 @@ void causal_model_finish(struct causal_model *m)
     free(fill);
     free(m->costs);
     m->costs = NULL;
+    /* The successors of each segment, for the simulation on few cores. */
+    size_t n = m->n_segments;
+    m->next_in_thread = xmalloc((n + 1) * sizeof *m->next_in_thread);
+    m->waiter_start = xcalloc(n + 2, sizeof *m->waiter_start);
+    m->waiters = xmalloc((n + 1) * sizeof *m->waiters);
+    for (size_t i = 0; i < n; i++)
+        m->next_in_thread[i] = NONE;
+    for (size_t i = 0; i < n; i++) {
+        if (m->segments[i].prev != NONE)
+            m->next_in_thread[m->segments[i].prev] = (uint32_t)i;
+        if (m->segments[i].dep != NONE)
+            m->waiter_start[m->segments[i].dep + 1]++;
+    }
+    for (size_t i = 0; i < n; i++)
+        m->waiter_start[i + 1] += m->waiter_start[i];
+    size_t *fill_waiters = xcalloc(n + 1, sizeof *fill_waiters);
+    for (size_t i = 0; i < n; i++) {
+        uint32_t d = m->segments[i].dep;
+        if (d != NONE)
+            m->waiters[m->waiter_start[d] + fill_waiters[d]++] = (uint32_t)i;
+    }
+    free(fill_waiters);
+    m->ready = xmalloc((n + 1) * sizeof *m->ready);
+    m->pending = xmalloc((n + 1) * sizeof *m->pending);
+    m->queue = xmalloc((n + 1) * sizeof *m->queue);
     m->finish = xcalloc(m->n_segments + 1, sizeof *m->finish);
     m->shrink = xcalloc(m->n_segments + 1, sizeof *m->shrink);
     m->stats.segments = m->n_segments;
@@ -417,6 +455,95 @@ static void cores_replace_min(double *heap, unsigned n, double t)
     heap[i] = t;
 }
 
+/* The queue of ready segments: earliest ready first, then recorded order. */
+static int before(const struct causal_model *m, uint32_t a, uint32_t b)
+{
+    return m->ready[a] < m->ready[b] || (m->ready[a] == m->ready[b] && a < b);
+}
+
+static void queue_push(struct causal_model *m, size_t *n, uint32_t s)
+{
+    size_t i = (*n)++;
+    while (i > 0 && before(m, s, m->queue[(i - 1) / 2])) {
+        m->queue[i] = m->queue[(i - 1) / 2];
+        i = (i - 1) / 2;
+    }
+    m->queue[i] = s;
+}
+
+static uint32_t queue_pop(struct causal_model *m, size_t *n)
+{
+    uint32_t top = m->queue[0], last = m->queue[--*n];
+    size_t i = 0;
+    for (;;) {
+        size_t l = 2 * i + 1, r = l + 1, least = i;
+        uint32_t v = last;
+        if (l < *n && before(m, m->queue[l], v)) {
+            least = l;
+            v = m->queue[l];
+        }
+        if (r < *n && before(m, m->queue[r], v))
+            least = r;
+        if (least == i)
+            break;
+        m->queue[i] = m->queue[least];
+        i = least;
+    }
+    if (*n)
+        m->queue[i] = last;
+    return top;
+}
+
+/* A predecessor of S finished at T. */
+static void resolve(struct causal_model *m, size_t *queued, uint32_t s, double t)
+{
+    if (t > m->ready[s])
+        m->ready[s] = t;
+    if (--m->pending[s] == 0) {
+        m->ready[s] += m->segments[s].delay;
+        queue_push(m, queued, s);
+    }
+}
+
+/* On CORES cores, fewer than the threads: segments start as they become
+ * ready (earliest first) on the core free first, and run to their end. */
+static double simulate_on_cores(struct causal_model *m, unsigned cores)
+{
+    m->cores = xrealloc(m->cores, cores * sizeof *m->cores);
+    memset(m->cores, 0, cores * sizeof *m->cores);
+    size_t queued = 0;
+    for (size_t i = 0; i < m->n_segments; i++) {
+        const struct segment *s = &m->segments[i];
+        m->ready[i] = 0;
+        m->pending[i] = (s->prev != NONE) + (s->dep != NONE);
+        if (m->pending[i] == 0) {
+            m->ready[i] = s->delay;
+            queue_push(m, &queued, (uint32_t)i);
+        }
+    }
+    double makespan = 0;
+    while (queued) {
+        uint32_t i = queue_pop(m, &queued);
+        double work = (double)m->segments[i].cost - m->shrink[i];
+        double start = m->ready[i];
+        if (work > 0) {
+            if (m->cores[0] > start)
+                start = m->cores[0];
+            cores_replace_min(m->cores, cores, start + work);
+        } else {
+            work = 0;
+        }
+        m->finish[i] = start + work;
+        if (m->finish[i] > makespan)
+            makespan = m->finish[i];
+        if (m->next_in_thread[i] != NONE)
+            resolve(m, &queued, m->next_in_thread[i], m->finish[i]);
+        for (size_t w = m->waiter_start[i]; w < m->waiter_start[i + 1]; w++)
+            resolve(m, &queued, m->waiters[w], m->finish[i]);
+    }
+    return makespan;
+}
+
 double causal_model_time(struct causal_model *m, uint32_t routine, double speedup,
                          unsigned cores)
 {
@@ -427,13 +554,11 @@ double causal_model_time(struct causal_model *m, uint32_t routine, double speedu
         for (const struct routine_entry *p = e; p < end; p++)
             m->shrink[p->segment] = (double)p->cost * speedup;
     }
-    int limited = cores > 0 && cores < m->n_threads;
-    if (limited) {
-        m->cores = xrealloc(m->cores, cores * sizeof *m->cores);
-        memset(m->cores, 0, cores * sizeof *m->cores);
-    }
     double makespan = 0;
-    for (size_t i = 0; i < m->n_segments; i++) {
+    int limited = cores > 0 && cores < m->n_threads;
+    if (limited)
+        makespan = simulate_on_cores(m, cores);
+    for (size_t i = 0; !limited && i < m->n_segments; i++) {
         const struct segment *s = &m->segments[i];
         double ready = s->prev != NONE ? m->finish[s->prev] : 0;
         if (s->dep != NONE && m->finish[s->dep] > ready)
@@ -442,13 +567,7 @@ double causal_model_time(struct causal_model *m, uint32_t routine, double speedu
         double work = (double)s->cost - m->shrink[i];
         if (work < 0)
             work = 0;
-        double start = ready;
-        if (limited && work > 0) {
-            if (m->cores[0] > start)
-                start = m->cores[0];
-            cores_replace_min(m->cores, cores, start + work);
-        }
-        m->finish[i] = start + work;
+        m->finish[i] = ready + work;
         if (m->finish[i] > makespan)
             makespan = m->finish[i];
     }

@@ -20,8 +20,9 @@
  * to another thread than the recorded one.
  *
  * A what-if then simulates the segment graph (not the events): a segment
- * starts when what it waits for has ended and, with CORES cores, a core is
- * free (greedy, in the recorded order of the segments); the predicted
+ * starts when what it waits for has ended and, with fewer cores than
+ * threads, a core is free (segments take the core free first in the order
+ * they become ready, and run to their end: no time slicing); the predicted
  * program time is the makespan. */
 #ifndef TRMS_CAUSAL_MODEL_H
 #define TRMS_CAUSAL_MODEL_H

@@ -178,9 +178,9 @@ static int control(struct raw_decoder *d, const uint64_t *w, struct trms_error *
             return error_set(err, "raw stream: unknown sync kind %" PRIu64, low);
         struct sync_event ev = {.tid = d->tid, .kind = (uint32_t)low, .addr = w[1],
                                 .value = w[2]};
+        d->summary->sync_records++;
         if (d->window) /* it decides, as for the events */
             return record_window_sync(d->window, &ev, &d->summary->sync_left_out, err);
-        d->summary->sync_records++;
         return trace_writer_sync(d->writer, &ev, err);
     }
     case RAW_END:

@@ -120,6 +120,9 @@ static void test_coz_example(int join_by_read)
         /* main holds everything of the main thread, a and b nothing. */
         CHECK_NEAR(program_speedup(m, routine_named(&routines, "main"), s, 0),
                    s * MAIN_COST / round, 1e-9);
+        /* Two cores: a and b side by side, as with a core per thread. */
+        CHECK_NEAR(program_speedup(m, a, s, 2), gain / round, 1e-9);
+        CHECK_NEAR(program_speedup(m, b, s, 2), 0, 1e-9);
         /* One core: the threads take turns, every instruction counts. */
         double total = MAIN_COST + A_COST + B_COST;
         CHECK_NEAR(program_speedup(m, a, s, 1), s * A_COST / total, 1e-9);
