@@ -73,6 +73,10 @@ struct causal_model {
     uint32_t *pending;              /* predecessors not yet finished */
     uint32_t *queue;                /* a min-heap of segments by ready time */
     struct causal_model_stats stats;
+    uint8_t *progress_known;        /* by routine: 0 unknown, 1 no, 2 a progress point */
+    size_t progress_known_capacity;
+    uint32_t *completions;          /* the segments a progress point's completion ends */
+    size_t n_completions, completions_capacity;
 };
 
 struct causal_model *causal_model_new(const struct causal_model_options *options)
@@ -116,6 +120,8 @@ void causal_model_free(struct causal_model *m)
     free(m->ready);
     free(m->pending);
     free(m->queue);
+    free(m->progress_known);
+    free(m->completions);
     free(m);
 }
 
@@ -232,6 +238,37 @@ static void ret(struct thread *t)
         t->stack[t->depth - 1].pending += f->pending;
 }
 
+static int is_progress(struct causal_model *m, uint32_t routine)
+{
+    if (!m->o.is_progress)
+        return 0;
+    if (routine >= m->progress_known_capacity) {
+        size_t capacity = m->progress_known_capacity ? m->progress_known_capacity : 256;
+        while (capacity <= routine)
+            capacity *= 2;
+        m->progress_known = xrealloc(m->progress_known, capacity);
+        memset(m->progress_known + m->progress_known_capacity, 0,
+               capacity - m->progress_known_capacity);
+        m->progress_known_capacity = capacity;
+    }
+    if (!m->progress_known[routine])
+        m->progress_known[routine] = m->o.is_progress(m->o.progress_ctx, routine) ? 2 : 1;
+    return m->progress_known[routine] == 2;
+}
+
+/* A progress point completed: its time is the end of the segment so far. */
+static void completed(struct causal_model *m, struct thread *t)
+{
+    uint32_t segment = close_segment(m, t);
+    if (segment == NONE)
+        return;
+    if (m->n_completions == m->completions_capacity) {
+        m->completions_capacity = m->completions_capacity ? 2 * m->completions_capacity : 256;
+        m->completions = xrealloc(m->completions, m->completions_capacity * sizeof *m->completions);
+    }
+    m->completions[m->n_completions++] = segment;
+}
+
 /* A read of the address an exited thread's exit cleared, by another
  * thread: pthread_join seeing the thread gone without waiting. */
 static void joined_by_read(struct causal_model *m, struct thread *t, uint64_t addr)
@@ -262,9 +299,14 @@ int causal_model_event(void *ctx, const struct event *ev, struct trms_error *err
         if (ev->routine >= m->n_routines)
             m->n_routines = ev->routine + 1;
         break;
-    case EVENT_RETURN:
+    case EVENT_RETURN: {
+        int progress = t->depth && t->stack[t->depth - 1].outermost &&
+                       is_progress(m, t->stack[t->depth - 1].routine);
         ret(t);
+        if (progress)
+            completed(m, t);
         break;
+    }
     case EVENT_COST:
         t->cost += ev->size;
         m->stats.instructions += ev->size;
@@ -574,4 +616,21 @@ double causal_model_time(struct causal_model *m, uint32_t routine, double speedu
     for (const struct routine_entry *p = e; p && p < end; p++)
         m->shrink[p->segment] = 0;
     return makespan;
+}
+
+double causal_model_period(const struct causal_model *m, uint64_t *completions)
+{
+    if (completions)
+        *completions = m->n_completions;
+    if (m->n_completions < 2)
+        return -1;
+    double first = m->finish[m->completions[0]], last = first;
+    for (size_t i = 1; i < m->n_completions; i++) {
+        double t = m->finish[m->completions[i]];
+        if (t < first)
+            first = t;
+        if (t > last)
+            last = t;
+    }
+    return (last - first) / (double)(m->n_completions - 1);
 }

@@ -40,6 +40,11 @@ struct causal_model_options {
     /* Instructions a nanosecond of blocking is worth: converts the
      * recorded wall time of blocking system calls into the cost unit. */
     double instructions_per_ns;
+    /* NULL, or whether ROUTINE is a progress point: each completion of
+     * one (the return of its outermost activation) ends a segment, and
+     * causal_model_period() measures the time between them. */
+    int (*is_progress)(void *ctx, uint32_t routine);
+    void *progress_ctx;
 };
 
 struct causal_model *causal_model_new(const struct causal_model_options *options);
@@ -76,5 +81,10 @@ uint64_t causal_model_routine_cost(const struct causal_model *m, uint32_t routin
 #define CAUSAL_NO_ROUTINE UINT32_MAX
 double causal_model_time(struct causal_model *m, uint32_t routine, double speedup,
                          unsigned cores);
+
+/* After causal_model_time(): the mean time between two completions of the
+ * progress points in that simulation, or a negative number when there
+ * were fewer than two. *COMPLETIONS (may be NULL) receives their count. */
+double causal_model_period(const struct causal_model *m, uint64_t *completions);
 
 #endif

@@ -58,9 +58,20 @@ static char *coz_trace(int join_by_read)
     return text;
 }
 
+static const char *progress_name;   /* the progress point of model_of, or NULL */
+
+static int is_progress(void *ctx, uint32_t routine)
+{
+    const struct routine_table *routines = ctx;
+    return routines->items[routine].name &&
+           strcmp(routines->items[routine].name, progress_name) == 0;
+}
+
 static struct causal_model *model_of(const char *text, struct routine_table *routines)
 {
-    struct causal_model_options o = {.instructions_per_ns = 1};
+    struct causal_model_options o = {.instructions_per_ns = 1,
+                                     .is_progress = progress_name ? is_progress : NULL,
+                                     .progress_ctx = routines};
     struct causal_model *m = causal_model_new(&o);
     FILE *in = fmemopen((void *)text, strlen(text), "r");
     struct trms_error err;
@@ -129,6 +140,27 @@ static void test_coz_example(int join_by_read)
         CHECK_NEAR(program_speedup(m, b, s, 1), s * B_COST / total, 1e-9);
     }
     /* Coz's figure: about 4.5% at most. */
+    CHECK_NEAR(program_speedup(m, a, 1, 0), 50.0 / 1060, 1e-9);
+    causal_model_free(m);
+
+    /* b as a progress point: it completes once a round, so its period is
+     * the round, which a shortens as it shortens the run. */
+    progress_name = "b";
+    m = model_of(text, &routines);
+    progress_name = NULL;
+    uint64_t completions;
+    causal_model_time(m, CAUSAL_NO_ROUTINE, 0, 0);
+    double period = causal_model_period(m, &completions);
+    CHECK_EQ(completions, ROUNDS);
+    CHECK_NEAR(period, round, 1e-9);
+    for (int step = 1; step <= 20; step++) {
+        double s = step * 0.05;
+        causal_model_time(m, a, s, 0);
+        CHECK_NEAR(1 - causal_model_period(m, NULL) / period,
+                   fmin(s * A_COST, A_COST - B_COST) / round, 1e-9);
+        causal_model_time(m, b, s, 0);
+        CHECK_NEAR(causal_model_period(m, NULL), period, 1e-9);
+    }
     CHECK_NEAR(program_speedup(m, a, 1, 0), 50.0 / 1060, 1e-9);
     causal_model_free(m);
     routine_table_free(&routines);

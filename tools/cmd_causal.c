@@ -1,6 +1,7 @@
 /* trms causal: a causal profile from one recording (analyses/causal_model.h):
  * for every routine, how much faster the program would be if the routine
  * were 0, 5, ..., 100% faster, from a simulation of the recorded run. */
+#include <fnmatch.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -43,7 +44,15 @@ struct names {
     struct routine_table routines;
     struct symbol_names symbols;
     char buf[REPORT_LABEL_MAX];
+    const char *progress;   /* the progress point's name or pattern, or NULL */
 };
+
+static int matches_progress(void *ctx, uint32_t routine)
+{
+    struct names *n = ctx;
+    const char *name = report_routine_name(&n->routines, &n->symbols, routine, n->buf);
+    return strcmp(name, n->progress) == 0 || fnmatch(n->progress, name, 0) == 0;
+}
 
 static const char *routine_name(struct names *n, uint32_t id)
 {
@@ -68,7 +77,9 @@ static struct causal_model *build(const char *rec_path, struct names *names,
         free(events);
         return NULL;
     }
-    struct causal_model_options mo = {.instructions_per_ns = 1.0};
+    struct causal_model_options mo = {.instructions_per_ns = 1.0,
+                                      .is_progress = names->progress ? matches_progress : NULL,
+                                      .progress_ctx = names};
     struct causal_model *m = causal_model_new(&mo);
     struct trace_read_options options = {.batch = causal_model_events, .sync = causal_model_sync,
                                          .sync_ctx = m};
@@ -92,11 +103,19 @@ static struct causal_model *build(const char *rec_path, struct names *names,
 
 static void print_text(FILE *out, const char *rec_path, struct names *names,
                        const struct causal_model_stats *st, unsigned cores, double t0,
-                       const struct curve *curves, size_t n, size_t shown, size_t left_out)
+                       const struct curve *curves, size_t n, size_t shown, size_t left_out,
+                       uint64_t completions, double period)
 {
     fprintf(out, "causal profile of ");
     visible_fputs(rec_path, out);
-    fprintf(out, ": end-to-end time\n");
+    if (names->progress) {
+        fprintf(out, ": throughput of progress point ");
+        visible_fputs(names->progress, out);
+        fprintf(out, " (%" PRIu64 " completions, one every %.0f instructions)\n", completions,
+                period);
+    } else {
+        fprintf(out, ": end-to-end time\n");
+    }
     fprintf(out, "model: %" PRIu64 " threads, %" PRIu64 " segments, %" PRIu64
                  " cross-thread edges, %" PRIu64 " sync records; ",
             st->threads, st->segments, st->edges, st->sync_records);
@@ -136,11 +155,12 @@ static void print_json(FILE *out, struct names *names, const struct causal_model
                        unsigned cores, double t0, const struct curve *curves, size_t n,
                        size_t left_out)
 {
-    fprintf(out, "{\"progress\": \"end-to-end\", \"cores\": %u, \"threads\": %" PRIu64
+    fputs("{\"progress\": ", out);
+    json_string(out, names->progress ? names->progress : "end-to-end");
+    fprintf(out, ", \"cores\": %u, \"threads\": %" PRIu64
                  ", \"segments\": %" PRIu64 ", \"edges\": %" PRIu64
-                 ", \"instructions\": %" PRIu64 ", \"predicted_time\": ",
-            cores, st->threads, st->segments, st->edges, st->instructions);
-    json_number(out, t0);
+                 ", \"instructions\": %" PRIu64 ", \"predicted_time\": %.0f",
+            cores, st->threads, st->segments, st->edges, st->instructions, t0);
     fprintf(out, ", \"left_out\": %zu, \"routines\": [", left_out);
     for (size_t i = 0; i < n; i++) {
         const struct curve *c = &curves[i];
@@ -186,9 +206,11 @@ static int run(int argc, char **argv)
     static const struct option options[] = {{"format", required_argument, NULL, 'f'},
                                             {"cores", required_argument, NULL, 'c'},
                                             {"top", required_argument, NULL, 't'},
+                                            {"progress", required_argument, NULL, 'p'},
                                             {NULL, 0, NULL, 0}};
     int json = 0, c, cores_given = 0, top_given = 0;
     uint64_t cores = 0, top = DEFAULT_TOP;
+    const char *progress = NULL;
     while ((c = cli_getopt(&cmd_causal, argc, argv, "", options)) != -1) {
         if (c == 'f' && (strcmp(optarg, "text") == 0 || strcmp(optarg, "json") == 0))
             json = strcmp(optarg, "json") == 0;
@@ -198,6 +220,8 @@ static int run(int argc, char **argv)
             if (parse_count("--cores", optarg, 65535, &cores) != 0)
                 return EXIT_USAGE;
             cores_given = 1;
+        } else if (c == 'p') {
+            progress = optarg;
         } else if (c == 't') {
             if (parse_count("--top", optarg, UINT32_MAX, &top) != 0)
                 return EXIT_USAGE;
@@ -216,7 +240,7 @@ static int run(int argc, char **argv)
         cores = recorded_cores(&rec);
     recording_close(&rec);
 
-    struct names names;
+    struct names names = {.progress = progress};
     routine_table_init(&names.routines);
     symbol_names_init(&names.symbols);
     struct causal_model *m = NULL;
@@ -233,6 +257,21 @@ static int run(int argc, char **argv)
     struct causal_model_stats st;
     causal_model_stats(m, &st);
     double t0 = causal_model_time(m, CAUSAL_NO_ROUTINE, 0, (unsigned)cores);
+    /* With a progress point, what shrinks is the time between two of its
+     * completions, not the whole run. */
+    uint64_t completions = 0;
+    double base = t0, period = causal_model_period(m, &completions);
+    if (progress && period <= 0) {
+        causal_model_free(m);
+        symbol_names_free(&names.symbols);
+        routine_table_free(&names.routines);
+        error_set(&err, "progress point '%s' completed %" PRIu64 " time%s in %s: its "
+                        "throughput needs two completions at different times",
+                  progress, completions, completions == 1 ? "" : "s", rec_path);
+        return cli_fail(&err);
+    }
+    if (progress)
+        base = period;
     uint32_t n_routines = causal_model_routines(m);
     struct curve *curves = xcalloc((size_t)n_routines + 1, sizeof *curves);
     size_t n = 0, left_out = 0;
@@ -249,7 +288,9 @@ static int run(int argc, char **argv)
         cv->instructions = cost;
         for (int s = 0; s < STEPS; s++) {
             double t = s ? causal_model_time(m, r, s * 0.05, (unsigned)cores) : t0;
-            cv->points[s] = t0 > 0 ? 1 - t / t0 : 0;
+            if (progress)
+                t = s ? causal_model_period(m, NULL) : period;
+            cv->points[s] = base > 0 ? 1 - t / base : 0;
             if (cv->points[s] > cv->max)
                 cv->max = cv->points[s];
         }
@@ -263,7 +304,7 @@ static int run(int argc, char **argv)
                    left_out);
     else
         print_text(stdout, rec_path, &names, &st, (unsigned)cores, t0, curves, n, shown,
-                   left_out);
+                   left_out, completions, period);
     free(curves);
     causal_model_free(m);
     symbol_names_free(&names.symbols);
@@ -278,7 +319,8 @@ static int run(int argc, char **argv)
 const struct command cmd_causal = {
     .name = "causal",
     .summary = "predict what speeding up each routine would buy (causal profile)",
-    .usage = "usage: trms causal REC [--format text|json] [--cores N] [--top N]\n\n"
+    .usage = "usage: trms causal REC [--format text|json] [--cores N] [--top N]\n"
+             "                        [--progress ROUTINE]\n\n"
              "For every routine that runs at least 0.1% of the instructions, predicts\n"
              "how much faster the whole program would end if the routine (with what it\n"
              "calls) were 0, 5, ..., 100% faster, as Coz's virtual speedups would\n"
@@ -300,6 +342,11 @@ const struct command cmd_causal = {
              "  --cores N    simulate N cores (default: the recording's `cores`, else a\n"
              "               core per thread)\n"
              "  --top N      the N routines of largest gain (default 20 in text, all in\n"
-             "               JSON; 0: all)\n",
+             "               JSON; 0: all)\n"
+             "  --progress ROUTINE\n"
+             "               throughput instead of end-to-end time: the program speedup\n"
+             "               is how much shorter the time between two completions of\n"
+             "               ROUTINE (a name as the reports print it, or a shell\n"
+             "               pattern) gets, as Coz's progress points measure it\n",
     .run = run,
 };
