@@ -73,9 +73,10 @@ struct causal_model {
     uint32_t *pending;              /* predecessors not yet finished */
     uint32_t *queue;                /* a min-heap of segments by ready time */
     struct causal_model_stats stats;
-    uint8_t *progress_known;        /* by routine: 0 unknown, 1 no, 2 a progress point */
+    uint8_t *progress_known;        /* by routine: 0 unknown, else is_progress + 1 */
     size_t progress_known_capacity;
     uint32_t *completions;          /* the segments a progress point's completion ends */
+    uint8_t *completion_kind;       /* CAUSAL_PROGRESS or CAUSAL_END, of each */
     size_t n_completions, completions_capacity;
 };
 
@@ -122,6 +123,7 @@ void causal_model_free(struct causal_model *m)
     free(m->queue);
     free(m->progress_known);
     free(m->completions);
+    free(m->completion_kind);
     free(m);
 }
 
@@ -252,12 +254,12 @@ static int is_progress(struct causal_model *m, uint32_t routine)
         m->progress_known_capacity = capacity;
     }
     if (!m->progress_known[routine])
-        m->progress_known[routine] = m->o.is_progress(m->o.progress_ctx, routine) ? 2 : 1;
-    return m->progress_known[routine] == 2;
+        m->progress_known[routine] = (uint8_t)(m->o.is_progress(m->o.progress_ctx, routine) + 1);
+    return m->progress_known[routine] - 1;
 }
 
 /* A progress point completed: its time is the end of the segment so far. */
-static void completed(struct causal_model *m, struct thread *t)
+static void completed(struct causal_model *m, struct thread *t, int kind)
 {
     uint32_t segment = close_segment(m, t);
     if (segment == NONE)
@@ -265,7 +267,9 @@ static void completed(struct causal_model *m, struct thread *t)
     if (m->n_completions == m->completions_capacity) {
         m->completions_capacity = m->completions_capacity ? 2 * m->completions_capacity : 256;
         m->completions = xrealloc(m->completions, m->completions_capacity * sizeof *m->completions);
+        m->completion_kind = xrealloc(m->completion_kind, m->completions_capacity);
     }
+    m->completion_kind[m->n_completions] = (uint8_t)kind;
     m->completions[m->n_completions++] = segment;
 }
 
@@ -300,11 +304,12 @@ int causal_model_event(void *ctx, const struct event *ev, struct trms_error *err
             m->n_routines = ev->routine + 1;
         break;
     case EVENT_RETURN: {
-        int progress = t->depth && t->stack[t->depth - 1].outermost &&
-                       is_progress(m, t->stack[t->depth - 1].routine);
+        int progress = t->depth && t->stack[t->depth - 1].outermost
+                           ? is_progress(m, t->stack[t->depth - 1].routine)
+                           : 0;
         ret(t);
         if (progress)
-            completed(m, t);
+            completed(m, t, progress);
         break;
     }
     case EVENT_COST:
@@ -620,17 +625,42 @@ double causal_model_time(struct causal_model *m, uint32_t routine, double speedu
 
 double causal_model_period(const struct causal_model *m, uint64_t *completions)
 {
-    if (completions)
-        *completions = m->n_completions;
-    if (m->n_completions < 2)
-        return -1;
-    double first = m->finish[m->completions[0]], last = first;
-    for (size_t i = 1; i < m->n_completions; i++) {
+    uint64_t n = 0;
+    double first = 0, last = 0;
+    for (size_t i = 0; i < m->n_completions; i++) {
+        if (m->completion_kind[i] != CAUSAL_PROGRESS)
+            continue;
         double t = m->finish[m->completions[i]];
-        if (t < first)
+        if (n == 0 || t < first)
             first = t;
-        if (t > last)
+        if (n == 0 || t > last)
             last = t;
+        n++;
     }
-    return (last - first) / (double)(m->n_completions - 1);
+    if (completions)
+        *completions = n;
+    return n < 2 ? -1 : (last - first) / (double)(n - 1);
+}
+
+double causal_model_latency(const struct causal_model *m, uint64_t *pairs)
+{
+    /* The k-th end goes with the k-th begin: two cursors over the list. */
+    size_t b = 0, e = 0;
+    uint64_t n = 0;
+    double sum = 0;
+    for (;;) {
+        while (b < m->n_completions && m->completion_kind[b] != CAUSAL_PROGRESS)
+            b++;
+        while (e < m->n_completions && m->completion_kind[e] != CAUSAL_END)
+            e++;
+        if (b == m->n_completions || e == m->n_completions)
+            break;
+        sum += m->finish[m->completions[e]] - m->finish[m->completions[b]];
+        n++;
+        b++;
+        e++;
+    }
+    if (pairs)
+        *pairs = n;
+    return n ? sum / (double)n : -1;
 }

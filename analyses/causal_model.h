@@ -42,7 +42,9 @@ struct causal_model_options {
     double instructions_per_ns;
     /* NULL, or whether ROUTINE is a progress point: each completion of
      * one (the return of its outermost activation) ends a segment, and
-     * causal_model_period() measures the time between them. */
+     * causal_model_period() measures the time between them. It returns 0
+     * for no, CAUSAL_PROGRESS (also a latency's begin) or CAUSAL_END (a
+     * latency's end: causal_model_latency()). */
     int (*is_progress)(void *ctx, uint32_t routine);
     void *progress_ctx;
 };
@@ -79,6 +81,8 @@ uint64_t causal_model_routine_cost(const struct causal_model *m, uint32_t routin
  * instructions shrink by the fraction SPEEDUP (0..1; ROUTINE
  * CAUSAL_NO_ROUTINE for none), on CORES cores (0: one per thread). */
 #define CAUSAL_NO_ROUTINE UINT32_MAX
+#define CAUSAL_PROGRESS 1
+#define CAUSAL_END 2
 double causal_model_time(struct causal_model *m, uint32_t routine, double speedup,
                          unsigned cores);
 
@@ -86,5 +90,11 @@ double causal_model_time(struct causal_model *m, uint32_t routine, double speedu
  * progress points in that simulation, or a negative number when there
  * were fewer than two. *COMPLETIONS (may be NULL) receives their count. */
 double causal_model_period(const struct causal_model *m, uint64_t *completions);
+
+/* After causal_model_time(): the mean time from the k-th completion of a
+ * CAUSAL_PROGRESS point to the k-th of a CAUSAL_END one (recorded order),
+ * or a negative number when there is no pair; *PAIRS (may be NULL)
+ * receives their count. */
+double causal_model_latency(const struct causal_model *m, uint64_t *pairs);
 
 #endif

@@ -59,12 +59,15 @@ static char *coz_trace(int join_by_read)
 }
 
 static const char *progress_name;   /* the progress point of model_of, or NULL */
+static const char *end_name;        /* a latency's end, or NULL */
 
 static int is_progress(void *ctx, uint32_t routine)
 {
     const struct routine_table *routines = ctx;
-    return routines->items[routine].name &&
-           strcmp(routines->items[routine].name, progress_name) == 0;
+    const char *name = routines->items[routine].name;
+    if (name && strcmp(name, progress_name) == 0)
+        return CAUSAL_PROGRESS;
+    return name && end_name && strcmp(name, end_name) == 0 ? CAUSAL_END : 0;
 }
 
 static struct causal_model *model_of(const char *text, struct routine_table *routines)
@@ -161,6 +164,20 @@ static void test_coz_example(int join_by_read)
         causal_model_time(m, b, s, 0);
         CHECK_NEAR(causal_model_period(m, NULL), period, 1e-9);
     }
+    causal_model_free(m);
+
+    /* The latency from b's completion to a's, in the same round: 50, less
+     * what a loses. */
+    progress_name = "b";
+    end_name = "a";
+    m = model_of(text, &routines);
+    progress_name = end_name = NULL;
+    uint64_t pairs;
+    causal_model_time(m, CAUSAL_NO_ROUTINE, 0, 0);
+    CHECK_NEAR(causal_model_latency(m, &pairs), A_COST - B_COST, 1e-9);
+    CHECK_EQ(pairs, ROUNDS);
+    causal_model_time(m, a, 0.02, 0);
+    CHECK_NEAR(causal_model_latency(m, NULL), A_COST * 0.98 - B_COST, 1e-9);
     CHECK_NEAR(program_speedup(m, a, 1, 0), 50.0 / 1060, 1e-9);
     causal_model_free(m);
     routine_table_free(&routines);

@@ -44,14 +44,32 @@ struct names {
     struct routine_table routines;
     struct symbol_names symbols;
     char buf[REPORT_LABEL_MAX];
-    const char *progress;   /* the progress point's name or pattern, or NULL */
+    const char *progress;   /* the progress point's (or latency's begin) name or pattern */
+    const char *end;        /* the latency's end, or NULL */
 };
+
+static int matches(const char *pattern, const char *name)
+{
+    return strcmp(name, pattern) == 0 || fnmatch(pattern, name, 0) == 0;
+}
 
 static int matches_progress(void *ctx, uint32_t routine)
 {
     struct names *n = ctx;
     const char *name = report_routine_name(&n->routines, &n->symbols, routine, n->buf);
-    return strcmp(name, n->progress) == 0 || fnmatch(n->progress, name, 0) == 0;
+    if (matches(n->progress, name))
+        return CAUSAL_PROGRESS;
+    return n->end && matches(n->end, name) ? CAUSAL_END : 0;
+}
+
+/* What a what-if is measured by, after causal_model_time(): the run's time
+ * (T, given), the period of the progress point, or the latency. */
+static double measure(const struct causal_model *m, const struct names *n, double t,
+                      uint64_t *count)
+{
+    if (n->end)
+        return causal_model_latency(m, count);
+    return n->progress ? causal_model_period(m, count) : t;
 }
 
 static const char *routine_name(struct names *n, uint32_t id)
@@ -108,7 +126,13 @@ static void print_text(FILE *out, const char *rec_path, struct names *names,
 {
     fprintf(out, "causal profile of ");
     visible_fputs(rec_path, out);
-    if (names->progress) {
+    if (names->end) {
+        fprintf(out, ": latency from ");
+        visible_fputs(names->progress, out);
+        fprintf(out, " to ");
+        visible_fputs(names->end, out);
+        fprintf(out, " (%" PRIu64 " pairs, %.0f instructions on average)\n", completions, period);
+    } else if (names->progress) {
         fprintf(out, ": throughput of progress point ");
         visible_fputs(names->progress, out);
         fprintf(out, " (%" PRIu64 " completions, one every %.0f instructions)\n", completions,
@@ -156,7 +180,14 @@ static void print_json(FILE *out, struct names *names, const struct causal_model
                        size_t left_out)
 {
     fputs("{\"progress\": ", out);
-    json_string(out, names->progress ? names->progress : "end-to-end");
+    json_string(out, names->progress && !names->end ? names->progress : "end-to-end");
+    if (names->end) {
+        fputs(", \"latency\": {\"begin\": ", out);
+        json_string(out, names->progress);
+        fputs(", \"end\": ", out);
+        json_string(out, names->end);
+        fputc('}', out);
+    }
     fprintf(out, ", \"cores\": %u, \"threads\": %" PRIu64
                  ", \"segments\": %" PRIu64 ", \"edges\": %" PRIu64
                  ", \"instructions\": %" PRIu64 ", \"predicted_time\": %.0f",
@@ -207,10 +238,11 @@ static int run(int argc, char **argv)
                                             {"cores", required_argument, NULL, 'c'},
                                             {"top", required_argument, NULL, 't'},
                                             {"progress", required_argument, NULL, 'p'},
+                                            {"latency", required_argument, NULL, 'l'},
                                             {NULL, 0, NULL, 0}};
     int json = 0, c, cores_given = 0, top_given = 0;
     uint64_t cores = 0, top = DEFAULT_TOP;
-    const char *progress = NULL;
+    const char *progress = NULL, *end = NULL;
     while ((c = cli_getopt(&cmd_causal, argc, argv, "", options)) != -1) {
         if (c == 'f' && (strcmp(optarg, "text") == 0 || strcmp(optarg, "json") == 0))
             json = strcmp(optarg, "json") == 0;
@@ -222,6 +254,12 @@ static int run(int argc, char **argv)
             cores_given = 1;
         } else if (c == 'p') {
             progress = optarg;
+        } else if (c == 'l') {
+            /* Two operands: the end is the next argument. */
+            if (optind >= argc || argv[optind][0] == '-')
+                return cli_usage_error(&cmd_causal, "--latency needs BEGIN and END");
+            progress = optarg;
+            end = argv[optind++];
         } else if (c == 't') {
             if (parse_count("--top", optarg, UINT32_MAX, &top) != 0)
                 return EXIT_USAGE;
@@ -240,7 +278,7 @@ static int run(int argc, char **argv)
         cores = recorded_cores(&rec);
     recording_close(&rec);
 
-    struct names names = {.progress = progress};
+    struct names names = {.progress = progress, .end = end};
     routine_table_init(&names.routines);
     symbol_names_init(&names.symbols);
     struct causal_model *m = NULL;
@@ -260,18 +298,24 @@ static int run(int argc, char **argv)
     /* With a progress point, what shrinks is the time between two of its
      * completions, not the whole run. */
     uint64_t completions = 0;
-    double base = t0, period = causal_model_period(m, &completions);
+    double period = measure(m, &names, t0, &completions), base = period;
     if (progress && period <= 0) {
         causal_model_free(m);
         symbol_names_free(&names.symbols);
         routine_table_free(&names.routines);
-        error_set(&err, "progress point '%s' completed %" PRIu64 " time%s in %s: its "
-                        "throughput needs two completions at different times",
-                  progress, completions, completions == 1 ? "" : "s", rec_path);
+        if (end && completions)
+            error_set(&err, "'%s' completes %.0f instructions before '%s' on average in %s "
+                            "(%" PRIu64 " pairs): no latency to measure",
+                      end, -period, progress, rec_path, completions);
+        else if (end)
+            error_set(&err, "no completion of '%s' paired with one of '%s' in %s: no latency "
+                            "to measure", progress, end, rec_path);
+        else
+            error_set(&err, "progress point '%s' completed %" PRIu64 " time%s in %s: its "
+                            "throughput needs two completions at different times",
+                      progress, completions, completions == 1 ? "" : "s", rec_path);
         return cli_fail(&err);
     }
-    if (progress)
-        base = period;
     uint32_t n_routines = causal_model_routines(m);
     struct curve *curves = xcalloc((size_t)n_routines + 1, sizeof *curves);
     size_t n = 0, left_out = 0;
@@ -287,9 +331,11 @@ static int run(int argc, char **argv)
         cv->routine = r;
         cv->instructions = cost;
         for (int s = 0; s < STEPS; s++) {
-            double t = s ? causal_model_time(m, r, s * 0.05, (unsigned)cores) : t0;
-            if (progress)
-                t = s ? causal_model_period(m, NULL) : period;
+            double t = s ? measure(m, &names, causal_model_time(m, r, s * 0.05, (unsigned)cores),
+                                   NULL)
+                         : base;
+            if (end && t < 0) /* END before BEGIN: no latency left */
+                t = 0;
             cv->points[s] = base > 0 ? 1 - t / base : 0;
             if (cv->points[s] > cv->max)
                 cv->max = cv->points[s];
@@ -320,7 +366,7 @@ const struct command cmd_causal = {
     .name = "causal",
     .summary = "predict what speeding up each routine would buy (causal profile)",
     .usage = "usage: trms causal REC [--format text|json] [--cores N] [--top N]\n"
-             "                        [--progress ROUTINE]\n\n"
+             "                        [--progress ROUTINE | --latency BEGIN END]\n\n"
              "For every routine that runs at least 0.1% of the instructions, predicts\n"
              "how much faster the whole program would end if the routine (with what it\n"
              "calls) were 0, 5, ..., 100% faster, as Coz's virtual speedups would\n"
@@ -347,6 +393,9 @@ const struct command cmd_causal = {
              "               throughput instead of end-to-end time: the program speedup\n"
              "               is how much shorter the time between two completions of\n"
              "               ROUTINE (a name as the reports print it, or a shell\n"
-             "               pattern) gets, as Coz's progress points measure it\n",
+             "               pattern) gets, as Coz's progress points measure it\n"
+             "  --latency BEGIN END\n"
+             "               latency instead: the mean time from the k-th completion of\n"
+             "               BEGIN to the k-th of END\n",
     .run = run,
 };
