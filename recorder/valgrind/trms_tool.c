@@ -772,9 +772,6 @@ static void removed_mapping(Addr a, SizeT len)
     put(len);
 }
 
-/* Before every system call the mark says how far the stream goes: a
- * program that hangs in one and is killed (Valgrind with it, no chance to
- * finish), or that execs, still leaves everything up to that call. */
 /* ---- synchronization, for the causal model ---- */
 
 #define NR_CLONE 56
@@ -835,8 +832,10 @@ static void lock_taken(void)
 
 static void sync_before_syscall(ThreadId tid, UInt nr, const UWord *args)
 {
-    if (nr == NR_FUTEX && futex_waits(args[1]))
+    if (nr == NR_FUTEX && futex_waits(args[1])) {
+        switch_to(tid);
         put_sync(SYNC_FUTEX_WAIT, args[0], 0);
+    }
     if (may_block(nr) || nr == NR_FUTEX) {
         idle_at_syscall[tid] = idle_ns;
         lock_released_at = now_ns();
@@ -875,12 +874,14 @@ static void sync_after_syscall(ThreadId tid, UInt nr, const UWord *args, Bool fa
         put_sync(SYNC_BLOCKING, nr, idle_ns - idle_at_syscall[tid]);
 }
 
+/* Before every system call the mark says how far the stream goes: a
+ * program that hangs in one and is killed (Valgrind with it, no chance to
+ * finish), or that execs, still leaves everything up to that call. */
 static void pre_syscall(ThreadId tid, UInt nr, UWord *args, UInt n_args)
 {
     (void)n_args;
     n_pending_effects[tid] = 0;
     report_cost();
-    switch_to(tid);
     sync_before_syscall(tid, nr, args);
     /* Valgrind does not follow an exec: say where the program went. */
     const HChar *exec_path = nr == NR_EXECVE ? (const HChar *)args[0]
