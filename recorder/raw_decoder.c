@@ -171,6 +171,18 @@ static int control(struct raw_decoder *d, const uint64_t *w, struct trms_error *
         /* Where the tool heard `trms control`: the window turns here. */
         d->summary->window_requests++;
         return d->window ? record_window_set(d->window, (int)(low & 1), err) : 0;
+    case RAW_SYNC: {
+        if (need_thread(d, err) != 0)
+            return -1;
+        if (low == 0 || low >= SYNC_KIND_END)
+            return error_set(err, "raw stream: unknown sync kind %" PRIu64, low);
+        struct sync_event ev = {.tid = d->tid, .kind = (uint32_t)low, .addr = w[1],
+                                .value = w[2]};
+        d->summary->sync_records++;
+        if (d->window) /* it decides, as for the events */
+            return record_window_sync(d->window, &ev, &d->summary->sync_left_out, err);
+        return trace_writer_sync(d->writer, &ev, err);
+    }
     case RAW_END:
         d->summary->ended = 1;
         d->summary->exit_code = low;

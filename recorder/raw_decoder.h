@@ -44,6 +44,8 @@ struct raw_summary {
     char *exec_path;        /* the program exec'd this, ending the recording */
     uint64_t exit_code;     /* the tool's view of the exit code, when ended */
     uint64_t window_requests;   /* `trms control` requests the tool answered */
+    uint64_t sync_records;      /* seen (trace/sync_event.h) */
+    uint64_t sync_left_out;     /* of those, not written: outside the recording window */
 };
 
 void raw_summary_free(struct raw_summary *s);

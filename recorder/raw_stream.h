@@ -98,6 +98,8 @@ enum raw_control {
     RAW_EXEC_FAILED = 16,   /* the exec announced last did not happen */
     RAW_WINDOW = 17,        /* low = 1 on, 0 off: `trms control` asked for it
                                just before this point (mark.window_request) */
+    RAW_SYNC = 18,          /* low = sync kind (trace/sync_event.h); + addr,
+                               + value: of the current thread */
 };
 
 #define RAW_END_KILLED 0x100u
@@ -137,7 +139,7 @@ static inline unsigned raw_control_operands(enum raw_control what)
         [RAW_JUMP] = 1, [RAW_KREAD] = 1, [RAW_KWRITE] = 1, [RAW_SIGNAL] = 2,
         [RAW_SIGRETURN] = 0, [RAW_THREAD_EXIT] = 0, [RAW_MAP] = 3, [RAW_UNMAP] = 1,
         [RAW_UNMODELED_SYSCALL] = 0, [RAW_END] = 0, [RAW_EXEC] = 0,
-        [RAW_EXEC_FAILED] = 0, [RAW_WINDOW] = 0,
+        [RAW_EXEC_FAILED] = 0, [RAW_WINDOW] = 0, [RAW_SYNC] = 2,
     };
     return (unsigned)what < sizeof operands ? operands[what] : 0;
 }

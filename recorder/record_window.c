@@ -244,6 +244,21 @@ int record_window_event(struct record_window *win, const struct event *ev,
     return put(win, t, ev, err);
 }
 
+int record_window_sync(struct record_window *win, const struct sync_event *ev,
+                       uint64_t *left_out, struct trms_error *err)
+{
+    struct window_thread *t = win->current;
+    if (!t)
+        return error_set(err, "a sync record before any thread");
+    if (!t->open) {
+        ++*left_out;
+        return 0;
+    }
+    if (put(win, t, &(struct event){.type = EVENT_THREAD}, err) != 0)
+        return -1;
+    return trace_writer_sync(win->writer, ev, err);
+}
+
 uint64_t record_window_room(const struct record_window *win)
 {
     if (!win->current || !win->current->open)

@@ -64,6 +64,11 @@ void record_window_left_out(struct record_window *win, enum event_type type, uin
 int record_window_set(struct record_window *win, int on, struct trms_error *err);
 int record_window_check(struct record_window *win, struct trms_error *err);
 
+/* Writes a sync record of the current thread while its window is open,
+ * else counts it in *LEFT_OUT. */
+int record_window_sync(struct record_window *win, const struct sync_event *ev,
+                       uint64_t *left_out, struct trms_error *err);
+
 /* Whether anything was left out; what, for the meta. */
 int record_window_active(const struct record_window *win);
 struct record_window_summary {

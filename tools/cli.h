@@ -22,7 +22,7 @@ struct command {
                            * takes stop signals over, or NULL (record: "nothing recorded") */
 };
 
-extern const struct command cmd_record, cmd_import, cmd_analyze, cmd_report, cmd_diff,
+extern const struct command cmd_record, cmd_import, cmd_analyze, cmd_report, cmd_diff, cmd_causal,
     cmd_export, cmd_info, cmd_control, cmd_explore, cmd_verify, cmd_gc, cmd_pack, cmd_unpack;
 
 /* Prints "trms: MESSAGE" and returns EXIT_FAILED. */

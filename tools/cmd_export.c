@@ -26,6 +26,14 @@ static int print_event(void *ctx, const struct event *ev, struct trms_error *err
     return 0;
 }
 
+static int print_sync(void *ctx, const struct sync_event *ev, struct trms_error *err)
+{
+    (void)err;
+    struct export_state *st = ctx;
+    text_write_sync(st->out, ev);
+    return 0;
+}
+
 static int run(int argc, char **argv)
 {
     static const struct option options[] = {{"output", required_argument, NULL, 'o'},
@@ -62,7 +70,7 @@ static int run(int argc, char **argv)
         for (size_t i = 0; i < symbols.count; i++)
             symbol_text_write(st.out, &symbols.items[i]);
         symbol_names_free(&symbols);
-        rc = trace_read(events, &st.routines, print_event, &st, NULL, &err);
+        rc = trace_read_synced(events, &st.routines, print_event, &st, print_sync, &st, &err);
     }
     rc = output_file_close(&file, rc, &err);
     free(events);

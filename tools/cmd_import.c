@@ -45,6 +45,12 @@ static int write_event(void *ctx, const struct event *ev, struct trms_error *err
     return trace_writer_event(im->writer, ev, &im->routines, err);
 }
 
+static int write_sync(void *ctx, const struct sync_event *ev, struct trms_error *err)
+{
+    struct import *im = ctx;
+    return trace_writer_sync(im->writer, ev, err);
+}
+
 static int import_into(const char *trace_path, const char *staging, struct import *im,
                        struct trms_error *err)
 {
@@ -56,8 +62,9 @@ static int import_into(const char *trace_path, const char *staging, struct impor
     free(events_path);
     int rc = im->writer ? 0 : -1;
     if (rc == 0)
-        rc = text_trace_read_annotated(in, strcmp(trace_path, "-") == 0 ? "<stdin>" : trace_path,
-                                       &im->routines, write_event, im, annotation, im, err);
+        rc = text_trace_read_sync(in, strcmp(trace_path, "-") == 0 ? "<stdin>" : trace_path,
+                                  &im->routines, write_event, im, annotation, im, write_sync,
+                                  im, err);
     if (in != stdin)
         fclose(in);
     if (rc == 0) {

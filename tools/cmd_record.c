@@ -778,6 +778,15 @@ static int record_valgrind(const char *staging, const char *program, char **argv
         snprintf(root_end, sizeof root_end, "died");
     tree_complete(&tree, (const char *const *)argv, stats->events, root_end, summary.exec_path);
     stats->n_tree = process_tree_meta(&tree.tree, &stats->tree_keys, &stats->tree_values);
+    /* For `trms causal`: the cores it simulates, the sync records kept. */
+    char cores[24], sync_records[24];
+    snprintf(cores, sizeof cores, "%ld", sysconf(_SC_NPROCESSORS_ONLN));
+    snprintf(sync_records, sizeof sync_records, "%" PRIu64,
+             summary.sync_records - summary.sync_left_out);
+    stats->extra_keys[stats->n_extra] = "cores";
+    stats->extra_values[stats->n_extra++] = cores;
+    stats->extra_keys[stats->n_extra] = "sync-records";
+    stats->extra_values[stats->n_extra++] = sync_records;
     /* Named by the resolver's symbolizer when there is one: it followed
      * every mapping and looked most routines up already. */
     struct symbolizer *warm = r->resolver ? routine_resolver_finish(r->resolver) : NULL;

@@ -14,7 +14,7 @@
 static const struct command *const commands[] = {&cmd_record, &cmd_import, &cmd_analyze, &cmd_report,
                                                  &cmd_diff, &cmd_export, &cmd_info,
                                                  &cmd_control, &cmd_explore, &cmd_verify, &cmd_gc,
-                                                 &cmd_pack, &cmd_unpack};
+                                                 &cmd_pack, &cmd_unpack, &cmd_causal};
 #define N_COMMANDS (sizeof commands / sizeof *commands)
 
 static void print_help(FILE *out)

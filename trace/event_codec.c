@@ -61,9 +61,20 @@ size_t routine_encode(uint32_t id, const char *name, size_t len, uint64_t addr, 
     return n;
 }
 
-void event_decoder_start(struct event_decoder *dec, const uint8_t *payload, size_t len,
-                         uint32_t version)
+size_t sync_encode(const struct sync_event *ev, uint8_t *dst)
 {
+    size_t n = 0;
+    dst[n++] = OP_SYNC;
+    n += put_varint(dst + n, ev->kind);
+    n += put_varint(dst + n, ev->addr);
+    n += put_varint(dst + n, ev->value);
+    return n;
+}
+
+void event_decoder_start(struct event_decoder *dec, const uint8_t *payload, size_t len,
+                         uint32_t version, uint32_t flags)
+{
+    dec->sync_records = (flags & TRACE_FLAG_SYNC) != 0;
     dec->p = payload;
     dec->end = payload + len;
     dec->prev_end = 0;
@@ -155,6 +166,17 @@ enum decode_status event_decode(struct event_decoder *dec, struct event *ev,
         routine->len = v ? (size_t)(v - 1) : 0;
         dec->p += routine->len;
         return DECODE_ROUTINE;
+    case OP_SYNC:
+        if (!dec->sync_records)
+            return fail(dec, "unknown opcode");
+        if (get_varint(&dec->p, dec->end, &v) != 0 ||
+            get_varint(&dec->p, dec->end, &dec->sync.addr) != 0 ||
+            get_varint(&dec->p, dec->end, &dec->sync.value) != 0)
+            return fail(dec, "truncated sync record");
+        if (v == 0 || v >= SYNC_KIND_END)
+            return fail(dec, "unknown sync kind");
+        dec->sync.kind = (uint32_t)v;
+        return DECODE_SYNC;
     default:
         return fail(dec, "unknown opcode");
     }

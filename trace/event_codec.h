@@ -18,6 +18,9 @@
  *   0x03 return
  *   0x04 cost    varint:instructions
  *   0x05 routine varint:id varint:addr varint:(name length + 1, 0 = none) name
+ *   0x06 sync    varint:kind varint:addr varint:value (trace/sync_event.h),
+ *        the current thread's; only in a trace whose header flags hold
+ *        TRACE_FLAG_SYNC. Not an event: no event count includes it.
  *   0x80 | kind << 3 | size-class   access; kind 0 read, 1 write, 2 kread,
  *        3 kwrite; size-class 0..6 is 1..64 bytes, 7 means varint:size
  *        follows; then zigzag varint of addr minus the end of the previous
@@ -29,6 +32,12 @@
  *   0xa0..0xbf are no record.
  * Blocks decode independently: the writer repeats the current thread at the
  * start of each block, and the address base restarts at 0.
+ *
+ * Header flags: bit 0 (TRACE_FLAG_SYNC) says the trace may hold sync
+ * records; the writer sets it once it wrote one. A reader refuses a flag it
+ * does not know ("uses features this trms does not know"), so an older
+ * trms refuses such a trace plainly instead of calling the record corrupt;
+ * the version stays 3 and every trace without sync records reads there.
  *
  * Version 1 is version 2 without the short access; version 2 is version 3
  * without compressed blocks. Readers read all three. Writers write events
@@ -44,6 +53,7 @@
 
 #include "common/varint.h"
 #include "trace/event.h"
+#include "trace/sync_event.h"
 
 #define TRACE_MAGIC "TRMSEVTS"
 #define TRACE_VERSION 3u
@@ -53,6 +63,8 @@
 #define TRACE_BLOCK_EVENTS 1u
 #define TRACE_BLOCK_END 2u
 #define TRACE_BLOCK_ZSTD 3u
+#define TRACE_FLAG_SYNC 1u
+#define TRACE_KNOWN_FLAGS TRACE_FLAG_SYNC
 /* zstd's fastest regular level: about 4.5 times smaller on the traces of
  * real programs, at some 400 MB/s of trace per core here. */
 #define TRACE_ZSTD_LEVEL 1
@@ -71,6 +83,7 @@ enum {
     OP_RETURN = 0x03,
     OP_COST = 0x04,
     OP_ROUTINE = 0x05,
+    OP_SYNC = 0x06,
     OP_ACCESS = 0x80,
     OP_SHORT_ACCESS = 0xc0,
 };
@@ -173,6 +186,10 @@ size_t event_encode(struct event_encoder *enc, const struct event *ev, uint8_t *
  * available); NAME NULL for an address-only routine. */
 size_t routine_encode(uint32_t id, const char *name, size_t len, uint64_t addr, uint8_t *dst);
 
+/* Encodes a sync record at DST (1 + 3 * VARINT_MAX bytes available). */
+size_t sync_encode(const struct sync_event *ev, uint8_t *dst);
+#define SYNC_RECORD_MAX 31u
+
 void put_le32(uint8_t *dst, uint32_t v);
 uint32_t get_le32(const uint8_t *src);
 
@@ -186,6 +203,7 @@ struct decoded_routine {
 enum decode_status {
     DECODE_EVENT,
     DECODE_ROUTINE,
+    DECODE_SYNC,        /* a sync record, into the decoder's sync */
     DECODE_END,         /* payload exhausted */
     DECODE_ERROR,
 };
@@ -196,12 +214,14 @@ struct event_decoder {
     uint64_t prev_end;
     uint64_t prev_size;     /* 0 before the block's first access */
     int short_accesses;     /* the trace's version has them */
+    int sync_records;       /* the trace's flags allow them */
+    struct sync_event sync; /* with DECODE_SYNC; tid not set */
     const char *error;      /* set with DECODE_ERROR */
 };
 
-/* Starts decoding a block of a trace of format VERSION. */
+/* Starts decoding a block of a trace of format VERSION and header FLAGS. */
 void event_decoder_start(struct event_decoder *dec, const uint8_t *payload, size_t len,
-                         uint32_t version);
+                         uint32_t version, uint32_t flags);
 
 /* Decodes the next record into EV or ROUTINE. */
 enum decode_status event_decode(struct event_decoder *dec, struct event *ev,

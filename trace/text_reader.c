@@ -38,6 +38,8 @@ struct parser {
     void *ctx;
     text_annotation annotate;
     void *annotate_ctx;
+    sync_sink sync;
+    void *sync_ctx;
 };
 
 __attribute__((format(printf, 3, 4)))
@@ -182,8 +184,72 @@ static int parse_annotation(struct parser *p, const char *line, struct trms_erro
     return 0;
 }
 
+int text_sync_parse(const char *rest, struct sync_event *ev, struct trms_error *err)
+{
+    const char *cursor = rest, *token;
+    size_t len = next_token(&cursor, &token);
+    uint32_t kind = 1;
+    while (kind < SYNC_KIND_END && !(strlen(sync_kind_name(kind)) == len &&
+                                      memcmp(sync_kind_name(kind), token, len) == 0))
+        kind++;
+    if (kind == SYNC_KIND_END)
+        return error_set(err, "unknown kind '%.*s' (expected create, start, exit, futex_wait, "
+                              "futex_resume, futex_wake, blocking or atomic)",
+                         SHOWN(len), token);
+    *ev = (struct sync_event){.kind = kind};
+    const char *ops = sync_kind_operands(kind);
+    for (size_t i = 0; ops[i]; i++) {
+        len = next_token(&cursor, &token);
+        uint64_t *out = ops[i] == 'a' ? &ev->addr : &ev->value;
+        if (len == 0)
+            return error_set(err, "%s needs %zu number%s", sync_kind_name(kind), strlen(ops),
+                             strlen(ops) > 1 ? "s" : "");
+        if (parse_u64(token, len, out) != PARSE_NUMBER_OK)
+            return error_set(err, "'%.*s' is not a number (decimal or 0x hex)", SHOWN(len),
+                             token);
+    }
+    len = next_token(&cursor, &token);
+    if (len != 0)
+        return error_set(err, "unexpected '%.*s' after %s", SHOWN(len), token,
+                         sync_kind_name(kind));
+    if (kind == SYNC_CREATE && ev->value > UINT32_MAX)
+        return error_set(err, "thread id %" PRIu64 " does not fit in 32 bits", ev->value);
+    return 0;
+}
+
+static int first_thread(struct parser *p, struct trms_error *err);
+
+/* "#@sync ...": a sync record of the current thread. */
+static int parse_sync(struct parser *p, const char *rest, struct trms_error *err)
+{
+    struct sync_event ev;
+    struct trms_error inner;
+    if (text_sync_parse(rest, &ev, &inner) != 0)
+        return fail(p, err, "#@sync: %s", inner.message);
+    if (first_thread(p, err) != 0)
+        return -1;
+    ev.tid = p->thread;
+    if (p->sync(p->sync_ctx, &ev, err) == 0)
+        return 0;
+    memcpy(inner.message, err->message, sizeof inner.message);
+    return fail(p, err, "%s", inner.message);
+}
+
+/* Events before the first `thread` line are thread 1's. */
+static int first_thread(struct parser *p, struct trms_error *err)
+{
+    if (p->has_thread)
+        return 0;
+    struct event first = {.type = EVENT_THREAD, .tid = 1};
+    p->has_thread = 1;
+    p->thread = 1;
+    return emit(p, &first, err);
+}
+
 static int parse_line(struct parser *p, char *line, struct trms_error *err)
 {
+    if (p->sync && strncmp(line, "#@sync ", 7) == 0)
+        return parse_sync(p, line + 7, err);
     if (p->annotate && line[0] == '#' && line[1] == '@')
         return parse_annotation(p, line, err);
     char *hash = strchr(line, '#');
@@ -210,13 +276,8 @@ static int parse_line(struct parser *p, char *line, struct trms_error *err)
         p->thread = ev.tid;
         return emit(p, &ev, err);
     }
-    if (!p->has_thread) {
-        struct event first = {.type = EVENT_THREAD, .tid = 1};
-        p->has_thread = 1;
-        p->thread = 1;
-        if (emit(p, &first, err) != 0)
-            return -1;
-    }
+    if (first_thread(p, err) != 0)
+        return -1;
     if (check_nesting(p, &ev, err) != 0)
         return -1;
     return emit(p, &ev, err);
@@ -232,8 +293,18 @@ int text_trace_read_annotated(FILE *fp, const char *path, struct routine_table *
                               event_sink sink, void *ctx, text_annotation annotate,
                               void *annotate_ctx, struct trms_error *err)
 {
+    return text_trace_read_sync(fp, path, routines, sink, ctx, annotate, annotate_ctx, NULL,
+                                NULL, err);
+}
+
+int text_trace_read_sync(FILE *fp, const char *path, struct routine_table *routines,
+                         event_sink sink, void *ctx, text_annotation annotate,
+                         void *annotate_ctx, sync_sink sync, void *sync_ctx,
+                         struct trms_error *err)
+{
     struct parser p = {.path = path, .routines = routines, .sink = sink, .ctx = ctx,
-                       .annotate = annotate, .annotate_ctx = annotate_ctx};
+                       .annotate = annotate, .annotate_ctx = annotate_ctx, .sync = sync,
+                       .sync_ctx = sync_ctx};
     u64map_init(&p.depth);
     char *line = NULL;
     size_t capacity = 0;

@@ -24,3 +24,18 @@ void text_write_event(FILE *out, const struct event *ev, const struct routine_ta
         break;
     }
 }
+
+void text_write_sync(FILE *out, const struct sync_event *ev)
+{
+    const char *ops = sync_kind_operands(ev->kind);
+    if (!ops)
+        return;
+    fprintf(out, "#@sync %s", sync_kind_name(ev->kind));
+    for (; *ops; ops++) {
+        /* Addresses in hex, counts in decimal, as the events print them. */
+        int addr = *ops == 'a' && ev->kind != SYNC_BLOCKING;
+        uint64_t v = *ops == 'a' ? ev->addr : ev->value;
+        fprintf(out, addr ? " 0x%" PRIx64 : " %" PRIu64, v);
+    }
+    fputc('\n', out);
+}

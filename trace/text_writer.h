@@ -7,7 +7,11 @@
 
 #include "trace/event.h"
 #include "trace/routine_table.h"
+#include "trace/sync_event.h"
 
 void text_write_event(FILE *out, const struct event *ev, const struct routine_table *routines);
+
+/* A sync record as a "#@sync" line (text_reader.h). */
+void text_write_sync(FILE *out, const struct sync_event *ev);
 
 #endif

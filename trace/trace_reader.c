@@ -24,6 +24,10 @@ struct reader {
     uint32_t thread;
     struct trace_stats stats;
     uint32_t version;       /* of the file's format */
+    uint32_t flags;         /* of its header */
+    int resumed;            /* read from a position, not the start */
+    sync_sink sync;
+    void *sync_ctx;
     uint64_t skip;          /* records of the first block already delivered */
     struct trace_position *at;
     event_batch_sink batch;
@@ -110,7 +114,7 @@ static int read_events_block(struct reader *r, const uint8_t *payload, size_t le
                              struct trms_error *err)
 {
     struct event_decoder dec;
-    event_decoder_start(&dec, payload, len, r->version);
+    event_decoder_start(&dec, payload, len, r->version, r->flags);
     uint32_t records = 0;
     uint64_t skip = r->skip;
     size_t in_run = 0;
@@ -148,6 +152,27 @@ static int read_events_block(struct reader *r, const uint8_t *payload, size_t le
             return corrupt(r, err, dec.error);
         if (status == DECODE_ROUTINE) {
             if (define_routine(r, &routine, err) != 0)
+                return -1;
+            continue;
+        }
+        if (status == DECODE_SYNC) {
+            if (!r->has_thread)
+                return corrupt(r, err, "sync record before any thread");
+            r->stats.sync_records++;
+            /* Before a resumed read's position they were delivered already;
+             * the events of the run so far go first, in order. */
+            if (!r->sync || records < skip)
+                continue;
+            if (r->batch && in_run) {
+                if (deliver_run(r, in_run, records, ctx, err) != 0)
+                    return -1;
+                /* The fast path fills only the fields of each type: a run
+                 * that starts over here holds what a fresh read's would. */
+                memset(r->run, 0, in_run * sizeof *r->run);
+                in_run = 0;
+            }
+            dec.sync.tid = r->thread;
+            if (r->sync(r->sync_ctx, &dec.sync, err) != 0)
                 return -1;
             continue;
         }
@@ -197,6 +222,11 @@ static int read_end_block(struct reader *r, size_t len, struct trms_error *err)
     if (events != r->stats.events || blocks != r->stats.blocks ||
         routines != r->routines->count)
         return corrupt(r, err, "totals do not match the blocks read");
+    /* The writer sets the flag only after a sync record: a header that
+     * says so of a trace without one was changed (a resumed read saw only
+     * part of the trace). */
+    if ((r->flags & TRACE_FLAG_SYNC) && r->stats.sync_records == 0 && !r->resumed)
+        return corrupt(r, err, "header flags that the records do not bear out");
     uint8_t extra;
     if (fread(&extra, 1, 1, r->fp) != 0)
         return error_set(err, "%s: corrupt recording: data after the end block", r->path);
@@ -260,11 +290,14 @@ static int read_blocks(struct reader *r, const struct trace_position *from, even
         return error_set(err, "%s: event trace format version %" PRIu32
                               " is not supported (this trms reads versions %u to %u)",
                          r->path, r->version, TRACE_OLDEST_VERSION, TRACE_VERSION);
-    if (get_le32(header + 12) != 0)
+    r->flags = get_le32(header + 12);
+    if (r->flags & ~TRACE_KNOWN_FLAGS)
         return error_set(err, "%s: event trace uses features this trms does not know", r->path);
+    r->stats.has_sync = (r->flags & TRACE_FLAG_SYNC) != 0;
     r->offset = TRACE_FILE_HEADER_SIZE;
     if (from && resume(r, from, err) != 0)
         return -1;
+    r->resumed = from != NULL;
     for (;;) {
         uint8_t bh[TRACE_BLOCK_HEADER_SIZE];
         rc = read_exact(r, bh, sizeof bh, 1, err);
@@ -305,7 +338,9 @@ int trace_read_stream(FILE *fp, const char *name, struct routine_table *routines
 {
     struct reader r = {.path = name, .fp = fp, .routines = routines,
                        .at = options ? options->at : NULL,
-                       .batch = options ? options->batch : NULL};
+                       .batch = options ? options->batch : NULL,
+                       .sync = options ? options->sync : NULL,
+                       .sync_ctx = options ? options->sync_ctx : NULL};
     int rc = read_blocks(&r, options ? options->from : NULL, sink, ctx, err);
     r.stats.bytes = r.offset;
     if (stats)
@@ -324,6 +359,19 @@ int trace_read(const char *path, struct routine_table *routines, event_sink sink
     if (!fp)
         return error_set(err, "%s: cannot open: %s", path, why);
     int rc = trace_read_stream(fp, path, routines, sink, ctx, NULL, stats, err);
+    fclose(fp);
+    return rc;
+}
+
+int trace_read_synced(const char *path, struct routine_table *routines, event_sink sink,
+                      void *ctx, sync_sink sync, void *sync_ctx, struct trms_error *err)
+{
+    const char *why;
+    FILE *fp = regular_file_fopen(path, REGULAR_FILE_NOFOLLOW, &why);
+    if (!fp)
+        return error_set(err, "%s: cannot open: %s", path, why);
+    struct trace_read_options options = {.sync = sync, .sync_ctx = sync_ctx};
+    int rc = trace_read_stream(fp, path, routines, sink, ctx, &options, NULL, err);
     fclose(fp);
     return rc;
 }

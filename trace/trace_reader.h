@@ -14,8 +14,11 @@
 #include "common/error.h"
 #include "trace/event.h"
 #include "trace/routine_table.h"
+#include "trace/sync_event.h"
 
 struct trace_stats {
+    uint64_t sync_records;  /* not events: not in EVENTS */
+    int has_sync;           /* the header says the trace may hold them */
     uint64_t events;
     uint64_t blocks;
     uint64_t bytes;
@@ -23,6 +26,10 @@ struct trace_stats {
 
 int trace_read(const char *path, struct routine_table *routines, event_sink sink,
                void *ctx, struct trace_stats *stats, struct trms_error *err);
+
+/* trace_read, with the sync records to SYNC (trace/sync_event.h). */
+int trace_read_synced(const char *path, struct routine_table *routines, event_sink sink,
+                      void *ctx, sync_sink sync, void *sync_ctx, struct trms_error *err);
 
 /* Where a read stands: what it takes to continue from there (a checkpoint
  * of `trms analyze`), without reading what came before. */
@@ -48,6 +55,10 @@ struct trace_read_options {
     /* NULL, or where the events go, in runs of at most TRACE_READ_RUN and
      * never across a block, instead of the event sink. */
     event_batch_sink batch;
+    /* NULL, or where the sync records go, in order with the events
+     * (trace/sync_event.h); without it they are passed over. */
+    sync_sink sync;
+    void *sync_ctx;
 };
 
 #define TRACE_READ_RUN 256

@@ -35,6 +35,7 @@ struct trace_block {
     /* An events block: the trace's totals once it is written. */
     uint64_t events_after, blocks_after;
     uint32_t routines_after;
+    int sync_after;             /* a sync record was written up to it */
     struct trace_block *next;   /* in the queue or the free list */
 };
 
@@ -52,6 +53,7 @@ struct trace_writer {
     struct event_encoder encoder;
     int has_thread;
     uint32_t thread;
+    int wrote_sync;             /* the header gets TRACE_FLAG_SYNC */
     struct trace_event_tap tap;
     struct event tap_run[TAP_RUN];
     size_t tap_n;
@@ -69,6 +71,7 @@ struct trace_writer {
     /* The whole events blocks in the file, for trace_writer_salvage. */
     uint64_t kept_events, kept_blocks;
     uint32_t kept_routines;
+    int kept_sync;
     pthread_t thread_id;
     int thread_started;
     /* The writer thread's own. */
@@ -194,6 +197,7 @@ static void *writer_thread(void *arg)
             w->kept_events = b->events_after;
             w->kept_blocks = b->blocks_after;
             w->kept_routines = b->routines_after;
+            w->kept_sync = b->sync_after;
         }
         release_locked(w, b);
     }
@@ -255,6 +259,7 @@ static void seal(struct trace_writer *w, uint32_t kind, uint32_t events)
     b->events_after = w->total_events;
     b->blocks_after = w->blocks;
     b->routines_after = w->routines_written;
+    b->sync_after = w->wrote_sync;
     pthread_mutex_lock(&w->lock);
     if (w->queue_tail)
         w->queue_tail->next = b;
@@ -481,6 +486,19 @@ int trace_writer_event(struct trace_writer *w, const struct event *ev,
     return tap_one(w, ev, err);
 }
 
+int trace_writer_sync(struct trace_writer *w, const struct sync_event *ev,
+                      struct trms_error *err)
+{
+    if (!w->has_thread)
+        return error_set(err, "%s record before any thread", sync_kind_name(ev->kind));
+    if (open_block(w, err) != 0)
+        return -1;
+    reserve(w, SYNC_RECORD_MAX);
+    w->used += sync_encode(ev, w->payload + w->used);
+    w->wrote_sync = 1;
+    return 0;
+}
+
 int trace_writer_access(struct trace_writer *w, enum event_type type, uint64_t addr,
                         uint64_t size, struct trms_error *err)
 {
@@ -539,6 +557,19 @@ int trace_writer_failed(const struct trace_writer *w)
     return failed;
 }
 
+/* The header's flags, once the file's content is known: the header was
+ * written before the first record. */
+static int write_flags(struct trace_writer *w, int sync, struct trms_error *err)
+{
+    if (!sync)
+        return 0;
+    uint8_t flags[4];
+    put_le32(flags, TRACE_FLAG_SYNC);
+    if (pwrite(w->fd, flags, sizeof flags, 12) != (ssize_t)sizeof flags)
+        return error_set(err, "%s: cannot write: %s", w->path, strerror(errno ? errno : EIO));
+    return 0;
+}
+
 int trace_writer_salvage(struct trace_writer *w, uint64_t *events, struct trms_error *err)
 {
     /* The writer thread passes over what is queued once a write failed. */
@@ -554,6 +585,8 @@ int trace_writer_salvage(struct trace_writer *w, uint64_t *events, struct trms_e
     int rc = 0;
     if (write_bytes(w, end, TRACE_BLOCK_HEADER_SIZE + len) != 0)
         rc = error_set(err, "%s", w->failure);
+    if (rc == 0)
+        rc = write_flags(w, w->kept_sync, err);
     if (rc == 0 && fsync(w->fd) != 0)
         rc = error_set(err, "%s: cannot write: %s", w->path, strerror(errno));
     if (close(w->fd) != 0 && rc == 0)
@@ -597,6 +630,8 @@ int trace_writer_close(struct trace_writer *w, const struct routine_table *routi
     stop_thread(w);
     if (rc == 0 && failure(w, err) != 0)
         rc = -1;
+    if (rc == 0)
+        rc = write_flags(w, w->wrote_sync, err);
     if (rc == 0 && fsync(w->fd) != 0)
         rc = error_set(err, "%s: cannot write: %s", w->path, strerror(errno));
     if (close(w->fd) != 0 && rc == 0)

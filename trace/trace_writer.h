@@ -17,6 +17,7 @@
 #include "trace/event.h"
 #include "trace/event_codec.h"
 #include "trace/routine_table.h"
+#include "trace/sync_event.h"
 
 struct trace_writer;
 
@@ -45,6 +46,12 @@ struct trace_writer *trace_writer_create_with(const char *path,
  * the definitions of every routine up to it. */
 int trace_writer_event(struct trace_writer *w, const struct event *ev,
                        const struct routine_table *routines, struct trms_error *err);
+
+/* Writes a sync record of the current thread (EV->tid is not written:
+ * the last thread event says whose it is); the file's header gets
+ * TRACE_FLAG_SYNC when it is closed. Not an event: no count includes it. */
+int trace_writer_sync(struct trace_writer *w, const struct sync_event *ev,
+                      struct trms_error *err);
 
 /* Writes a load, store or kernel access, as trace_writer_event would, on
  * the recorder's fast path. */

@@ -13,7 +13,10 @@
  *    small helpers that report target and stack pointer; deciding what is
  *    an activation is the recorder's job, shared with the other engines;
  *  - system calls are described by the shared syscall table, falling back
- *    to what Valgrind's own wrappers say for calls the table lacks.
+ *    to what Valgrind's own wrappers say for calls the table lacks;
+ *  - what orders the threads (creation, start and exit, futex waits and
+ *    wakes, blocking system calls, locked read-modify-writes) goes out as
+ *    sync words (RAW_SYNC), for the causal model.
  *
  * Threads are serialized by Valgrind; the stream says when they switch. */
 #include "pub_tool_basics.h"
@@ -35,6 +38,7 @@
 
 #include "recorder/process_socket.h"
 #include "recorder/raw_stream.h"
+#include "trace/sync_event.h"
 #include "recorder/syscall_effects.h"
 
 /* Not in the tool headers, but exported by coregrind: moves a descriptor
@@ -227,16 +231,30 @@ static void report_cost(void)
     }
 }
 
+/* A sync word of the current thread; its cost so far comes first (the
+ * causal model splits the thread's work there). */
+static void put_sync(enum sync_kind kind, ULong addr, ULong value)
+{
+    report_cost();
+    reserve(3);
+    put_control(RAW_SYNC, kind);
+    put(addr);
+    put(value);
+}
+
 static void switch_to(ThreadId tid)
 {
     if (tid == current_tid)
         return;
     report_cost();
-    if (lwp_of_tid[tid] == 0)
+    Bool first = lwp_of_tid[tid] == 0;
+    if (first)
         lwp_of_tid[tid] = VG_(gettid)();
     reserve(1);
     put_control(RAW_THREAD, (ULong)lwp_of_tid[tid]);
     current_tid = tid;
+    if (first)
+        put_sync(SYNC_START, 0, 0);
 }
 
 /* An access of any size, from a helper (guarded or dirty-helper accesses). */
@@ -317,6 +335,22 @@ static VG_REGPARM(3) void on_access(ULong op, Addr addr, ULong size)
     put_access((enum raw_op)op, addr, size);
 }
 
+/* After a locked read-modify-write (VEX makes every lock-prefixed
+ * instruction, and xchg with memory, a CAS) that found OLD and left NEW:
+ * what orders an uncontended mutex's lock (0 to non-zero) after the
+ * previous unlock (non-zero to 0). Counters that never pass 0 say nothing;
+ * they are left out here. */
+static VG_REGPARM(3) void on_atomic(Addr addr, ULong old, ULong new)
+{
+    ULong transition = (old == 0 ? SYNC_ATOMIC_FOUND_ZERO : 0) |
+                       (new == 0 ? SYNC_ATOMIC_LEFT_ZERO : 0);
+    if (transition == SYNC_ATOMIC_FOUND_ZERO || transition == SYNC_ATOMIC_LEFT_ZERO)
+        put_sync(SYNC_ATOMIC, addr, transition);
+}
+
+/* Words on_atomic appends: the cost and the sync word with its two. */
+#define ATOMIC_HELPER_WORDS 4
+
 /* ---- instrumentation ---- */
 
 /* Words on_access appends for an access of SIZE bytes. */
@@ -347,7 +381,7 @@ static UInt superblock_words(const IRSB *in)
             words += 1;
             break;
         case Ist_CAS:
-            words += 2;
+            words += 2 + ATOMIC_HELPER_WORDS;
             break;
         case Ist_StoreG:
         case Ist_LoadG:
@@ -467,6 +501,29 @@ static void add_helper_access(struct builder *b, enum raw_op op, IRExpr *addr, I
              guard);
 }
 
+/* A value of TYPE (an integer) as 64 bits. */
+static IRExpr *widened(struct builder *b, IRType type, IRExpr *e)
+{
+    IROp op = type == Ity_I8 ? Iop_8Uto64 : type == Ity_I16 ? Iop_16Uto64
+            : type == Ity_I32 ? Iop_32Uto64 : Iop_INVALID;
+    return op == Iop_INVALID ? e : IRExpr_RdTmp(assign(b, Ity_I64, IRExpr_Unop(op, e)));
+}
+
+/* on_atomic after CAS (its low half): the value it found, and the value it
+ * left (the new one if it found the expected one, else the old). */
+static void add_atomic(struct builder *b, IRTypeEnv *tyenv, IRCAS *cas, IRExpr *addr)
+{
+    IRType type = typeOfIRTemp(tyenv, cas->oldLo);
+    if (type != Ity_I8 && type != Ity_I16 && type != Ity_I32 && type != Ity_I64)
+        return;
+    IRExpr *old = widened(b, type, IRExpr_RdTmp(cas->oldLo));
+    IRExpr *expected = widened(b, type, as_atom(b, cas->expdLo));
+    IRExpr *data = widened(b, type, as_atom(b, cas->dataLo));
+    IRTemp found = assign(b, Ity_I1, IRExpr_Binop(Iop_CmpEQ64, old, expected));
+    IRTemp left = assign(b, Ity_I64, IRExpr_ITE(IRExpr_RdTmp(found), data, old));
+    add_call(b, "on_atomic", on_atomic, 3, mkIRExprVec_3(addr, old, IRExpr_RdTmp(left)), NULL);
+}
+
 static IRExpr *stack_pointer(struct builder *b)
 {
     return IRExpr_RdTmp(assign(b, Ity_I64, IRExpr_Get(b->sp_offset, Ity_I64)));
@@ -584,9 +641,13 @@ static void instrument_statement(struct builder *b, IRSB *in, IRStmt *st, Addr s
     case Ist_CAS: {
         IRCAS *cas = st->Ist.CAS.details;
         Int size = sizeofIRType(typeOfIRExpr(tyenv, cas->dataLo)) * (cas->dataHi ? 2 : 1);
-        add_access(b, RAW_READ, cas->addr, size);
-        add_access(b, RAW_WRITE, cas->addr, size);
-        break;
+        IRExpr *addr = as_atom(b, cas->addr);
+        add_access(b, RAW_READ, addr, size);
+        add_access(b, RAW_WRITE, addr, size);
+        /* The helper looks at what the CAS found, so it comes after it. */
+        addStmtToIRSB(b->out, st);
+        add_atomic(b, tyenv, cas, addr);
+        return;
     }
     case Ist_LLSC:
         if (st->Ist.LLSC.storedata)
@@ -697,9 +758,12 @@ static IRSB *instrument(VgCallbackClosure *closure, IRSB *in, const VexGuestLayo
 
 /* ---- events from the core ---- */
 
+static void lock_taken(void);
+
 static void start_client_code(ThreadId tid, ULong blocks)
 {
     (void)blocks;
+    lock_taken();
     switch_to(tid);
 }
 
@@ -728,6 +792,108 @@ static void removed_mapping(Addr a, SizeT len)
     put(len);
 }
 
+/* ---- synchronization, for the causal model ---- */
+
+#define NR_CLONE 56
+#define NR_FUTEX 202
+#define NR_CLONE3 435
+#define CLONE_THREAD_FLAG 0x10000ULL
+#define CLONE_CHILD_CLEARTID_FLAG 0x200000ULL
+
+/* The futex operations that wait, and those that wake on their first
+ * address (requeues and WAKE_OP wake there too). */
+static Bool futex_waits(UWord op)
+{
+    UWord cmd = op & 0x7f;  /* without FUTEX_PRIVATE_FLAG, FUTEX_CLOCK_REALTIME */
+    return cmd == 0 || cmd == 9;  /* WAIT, WAIT_BITSET */
+}
+
+static Bool futex_wakes(UWord op)
+{
+    UWord cmd = op & 0x7f;
+    return cmd == 1 || cmd == 3 || cmd == 4 || cmd == 5 || cmd == 10;
+}
+
+/* The system calls that may block on something outside the process's
+ * threads (x86-64 numbers): their wall time is a fixed delay to the model. */
+static Bool may_block(UInt nr)
+{
+    static const UShort blocking[] = {0,  1,  7,  17, 18, 19,  20,  23,  35,  42,  43, 44,
+                                      45, 46, 47, 61, 230, 232, 270, 271, 281, 288};
+    for (UInt i = 0; i < sizeof blocking / sizeof *blocking; i++)
+        if (blocking[i] == nr)
+            return True;
+    return False;
+}
+
+/* Valgrind runs one thread at a time: a thread back from a system call
+ * waits for the others to yield before its post_syscall. Its wall time
+ * would count their work as blocking; what counts is the wall time in
+ * which no thread ran (idle_ns), measured from a system call's start (the
+ * lock given up) to the next thread taking the lock. */
+static ULong idle_ns;
+static ULong lock_released_at;         /* wall ns; 0 while a thread holds it */
+static ULong idle_at_syscall[MAX_THREADS];
+
+static ULong now_ns(void)
+{
+    struct vki_timespec ts;
+    VG_(clock_gettime)(&ts, VKI_CLOCK_MONOTONIC);
+    return (ULong)ts.tv_sec * 1000000000ULL + (ULong)ts.tv_nsec;
+}
+
+static void lock_taken(void)
+{
+    if (lock_released_at) {
+        idle_ns += now_ns() - lock_released_at;
+        lock_released_at = 0;
+    }
+}
+
+static void sync_before_syscall(ThreadId tid, UInt nr, const UWord *args)
+{
+    if (nr == NR_FUTEX && futex_waits(args[1])) {
+        switch_to(tid);
+        put_sync(SYNC_FUTEX_WAIT, args[0], 0);
+    }
+    if (may_block(nr) || nr == NR_FUTEX) {
+        idle_at_syscall[tid] = idle_ns;
+        lock_released_at = now_ns();
+    }
+}
+
+/* A thread created: its id, and the address its exit clears and wakes
+ * (pthread_join waits there). */
+static void sync_clone(UInt nr, const UWord *args, Long child)
+{
+    ULong flags = 0, clear_tid = 0;
+    if (nr == NR_CLONE) {
+        flags = args[0];
+        clear_tid = args[3];
+    } else {
+        const ULong *cl = (const ULong *)args[0];
+        if (!VG_(am_is_valid_for_client)((Addr)cl, 24, VKI_PROT_READ))
+            return;
+        flags = cl[0];
+        clear_tid = cl[2];
+    }
+    if (flags & CLONE_THREAD_FLAG)
+        put_sync(SYNC_CREATE, flags & CLONE_CHILD_CLEARTID_FLAG ? clear_tid : 0, (ULong)child);
+}
+
+static void sync_after_syscall(ThreadId tid, UInt nr, const UWord *args, Bool failed,
+                               Long result)
+{
+    if (nr == NR_FUTEX && futex_waits(args[1]))
+        put_sync(SYNC_FUTEX_RESUME, args[0], failed ? (ULong)-result : 0);
+    else if (nr == NR_FUTEX && futex_wakes(args[1]) && !failed && result > 0)
+        put_sync(SYNC_FUTEX_WAKE, args[0], (ULong)result);
+    else if ((nr == NR_CLONE || nr == NR_CLONE3) && !failed && result > 0)
+        sync_clone(nr, args, result);
+    else if (may_block(nr))
+        put_sync(SYNC_BLOCKING, nr, idle_ns - idle_at_syscall[tid]);
+}
+
 /* Before every system call the mark says how far the stream goes: a
  * program that hangs in one and is killed (Valgrind with it, no chance to
  * finish), or that execs, still leaves everything up to that call. */
@@ -738,6 +904,7 @@ static void pre_syscall(ThreadId tid, UInt nr, UWord *args, UInt n_args)
     report_cost();
     if (nr == NR_EXIT_GROUP)  /* exit ends one thread (pthread_exit) */
         exit_status = args[0] & 0xff;
+    sync_before_syscall(tid, nr, args);
     /* Say where the program goes: the next image (Valgrind follows the
      * exec) links to this one, or the recorder names it as not followed. */
     const HChar *exec_path = nr == NR_EXECVE ? (const HChar *)args[0]
@@ -839,6 +1006,9 @@ static void post_syscall(ThreadId tid, UInt nr, UWord *args, UInt n_args, SysRes
     }
     n_pending_effects[tid] = 0;
 
+    lock_taken();
+    sync_after_syscall(tid, nr, args, failed, result);
+
     /* Signal handlers are entered without a call; remember them so that a
      * delivery can be reported as an activation of its handler. */
     if (nr == NR_RT_SIGACTION && !failed && a[1] != 0 && a[0] <= MAX_SIGNAL)
@@ -868,7 +1038,7 @@ static void post_deliver_signal(ThreadId tid, Int sig)
 static void thread_exit(ThreadId tid)
 {
     switch_to(tid);
-    report_cost();
+    put_sync(SYNC_EXIT, 0, 0);
     reserve(1);
     put_control(RAW_THREAD_EXIT, (ULong)lwp_of_tid[tid]);
     lwp_of_tid[tid] = 0;

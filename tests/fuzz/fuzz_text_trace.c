@@ -1,6 +1,6 @@
 /* Fuzz target: the text event format parser (trace/text_reader.c) with
  * its annotations as `trms import` reads them (#@symbol lines,
- * store/symbol_text.c). Any input is parsed to its end or refused with a
+ * store/symbol_text.c) and its #@sync lines. Any input is parsed to its end or refused with a
  * message; nothing else. */
 #include <stdio.h>
 #include <string.h>
@@ -10,6 +10,13 @@
 #include "trace/text_reader.h"
 
 static int count(void *ctx, const struct event *ev, struct trms_error *err)
+{
+    (void)ev, (void)err;
+    ++*(size_t *)ctx;
+    return 0;
+}
+
+static int count_sync(void *ctx, const struct sync_event *ev, struct trms_error *err)
 {
     (void)ev, (void)err;
     ++*(size_t *)ctx;
@@ -38,8 +45,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     size_t events = 0;
     struct symbol_names names;
     symbol_names_init(&names);
-    fuzz_expect_message(text_trace_read_annotated(fp, "fuzz", &routines, count, &events,
-                                                  annotation, &names, &err), &err);
+    size_t syncs = 0;
+    fuzz_expect_message(text_trace_read_sync(fp, "fuzz", &routines, count, &events, annotation,
+                                             &names, count_sync, &syncs, &err), &err);
     symbol_names_free(&names);
     routine_table_free(&routines);
     fclose(fp);

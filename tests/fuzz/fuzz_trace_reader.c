@@ -1,6 +1,7 @@
 /* Fuzz target: the binary event trace reader (trace/trace_reader.c), and a
  * resumed read from a position it reported, which must deliver the same
- * events as the rest of the whole read. */
+ * events as the rest of the whole read. Sync records reach their sink in
+ * the same order among the events either way. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +14,7 @@ struct log {
     uint64_t hash;                 /* of the events after KEEP_AT */
     uint64_t all;                  /* of every event */
     uint64_t keep_at;
+    uint64_t syncs;
     struct trace_position at, kept;
     int has_kept;
 };
@@ -36,6 +38,18 @@ static int keep(void *ctx, const struct event *ev, struct trms_error *err)
     } else if (l->has_kept) {
         l->hash = mix(l->hash, ev);
     }
+    return 0;
+}
+
+/* Sync records, counted and hashed into ALL as they come between events. */
+static int keep_sync(void *ctx, const struct sync_event *ev, struct trms_error *err)
+{
+    (void)err;
+    struct log *l = ctx;
+    struct event as_event = {.type = EVENT_TYPE_COUNT, .tid = ev->tid, .routine = ev->kind,
+                             .addr = ev->addr, .size = ev->value};
+    l->all = mix(l->all, &as_event);
+    l->syncs++;
     return 0;
 }
 
@@ -71,7 +85,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     struct trms_error err;
     err.message[0] = '\0';
     struct log whole = {.keep_at = 1 + size % 7};
-    struct trace_read_options o = {.at = &whole.at};
+    struct trace_read_options o = {.at = &whole.at, .sync = keep_sync, .sync_ctx = &whole};
     int rc = trace_read_stream(fp, "fuzz", &routines, keep, &whole, &o, NULL, &err);
     fuzz_expect_message(rc, &err);
     /* A read into runs (the fast path of trms analyze) ends the same way,
@@ -79,13 +93,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     struct routine_table batch_routines;
     routine_table_init(&batch_routines);
     struct log runs = {0};
-    struct trace_read_options in_runs = {.batch = hash_runs};
+    struct trace_read_options in_runs = {.batch = hash_runs, .sync = keep_sync,
+                                         .sync_ctx = &runs};
     struct trms_error batch_err;
     rewind(fp);
     int batch_rc = trace_read_stream(fp, "fuzz", &batch_routines, NULL, &runs, &in_runs, NULL,
                                      &batch_err);
-    if ((batch_rc == 0) != (rc == 0) || (rc == 0 && (runs.all != whole.all ||
-                                                     runs.events != whole.events)))
+    if ((batch_rc == 0) != (rc == 0) ||
+        (rc == 0 && (runs.all != whole.all || runs.events != whole.events ||
+                     runs.syncs != whole.syncs)))
         abort();
     routine_table_free(&batch_routines);
     if (rc == 0 && whole.has_kept) {

@@ -65,6 +65,29 @@ return
 }
 wordfreq = open(os.path.join(here, "..", "..", "examples", "wordfreq.trace")).read().splitlines()
 texts["wordfreq_head.txt"] = "\n".join(wordfreq[:80]) + "\n"
+# Synchronization (issue 26): every kind of #@sync line, in two threads.
+texts["sync.txt"] = """thread 1
+#@sync start
+call main
+cost 10
+#@sync create 2 0x7f00
+#@sync atomic 0x600 1
+write 0x600 4
+#@sync atomic 0x600 2
+#@sync futex_wake 0x600 1
+#@sync futex_wait 0x7f00
+thread 2
+#@sync start
+call worker
+#@sync blocking 0 120000
+cost 50
+return
+#@sync exit
+thread 1
+#@sync futex_resume 0x7f00 0
+read 0x7f00 4
+return
+"""
 
 
 def write(target, name, data):
