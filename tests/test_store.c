@@ -113,7 +113,7 @@ static void windows(const char *rec)
     struct analysis_result *whole = random_result(4, 2, 64);
     struct analysis_result *part = random_result(5, 2, 64);
     struct analysis_result *tail = random_result(6, 2, 64);
-    struct result_key k_part = {2, 64, 10, 20, 0}, k_tail = {2, 64, 30, 0, 0};
+    struct result_key k_part = {2, 64, 10, 20, 0, 0}, k_tail = {2, 64, 30, 0, 0, 0};
     CHECK(result_store_save(s, whole, &err) == 0);
     CHECK(result_store_save_key(s, part, &k_part, &err) == 0);
     CHECK(result_store_save_key(s, tail, &k_tail, &err) == 0);
@@ -121,14 +121,14 @@ static void windows(const char *rec)
     struct analysis_result *got;
     CHECK(result_store_load(s, 2, 64, &got, &err) == 0 && results_equal(got, whole));
     analysis_result_free(got);
-    struct result_key k = {2, 64, 10, 20, 0};
+    struct result_key k = {2, 64, 10, 20, 0, 0};
     CHECK(result_store_load_key(s, &k, &got, &err) == 0 && results_equal(got, part));
     analysis_result_free(got);
     k = (struct result_key){0};
     CHECK(result_store_load_key(s, &k, &got, &err) == 0 && results_equal(got, tail));
     analysis_result_free(got);
     CHECK(k.cell_size == 2 && k.line_size == 64 && k.from == 30 && k.to == 0);
-    k = (struct result_key){2, 64, 10, 21, 0};
+    k = (struct result_key){2, 64, 10, 21, 0, 0};
     CHECK(result_store_load_key(s, &k, &got, &err) != 0);
     CHECK(strstr(err.message, "over events 10 to 21") != NULL);
 
@@ -195,7 +195,7 @@ static void corrupt_blobs(void)
     analysis_result_free(got);
     blob.data[0] = 99; /* a future format version */
     CHECK(result_decode(blob.data, blob.len, &err) == NULL);
-    CHECK_STR(err.message, "stored result has format version 99; this trms reads versions 1 to 3");
+    CHECK_STR(err.message, "stored result has format version 99; this trms reads versions 1 to 4");
     blob.data[0] = RESULT_CODEC_VERSION;
     /* Every byte changed anywhere is caught (by the checksum, the version
      * or the structure), never decoded into other numbers. */
@@ -432,19 +432,19 @@ static void contexts(const char *rec)
     CHECK(result_store_save(s, with, &err) == 0);
     CHECK(result_store_save(s, plain, &err) == 0);
     struct analysis_result *got;
-    struct result_key k = {16, 64, 0, 0, 1};
+    struct result_key k = {16, 64, 0, 0, 1, 0};
     CHECK(result_store_load_key(s, &k, &got, &err) == 0 && results_equal(got, with));
     analysis_result_free(got);
     CHECK(result_store_load(s, 16, 64, &got, &err) == 0 && results_equal(got, plain));
     analysis_result_free(got);
-    k = (struct result_key){0, 0, 0, 0, 1}; /* the newest with contexts */
+    k = (struct result_key){0, 0, 0, 0, 1, 0}; /* the newest with contexts */
     CHECK(result_store_load_key(s, &k, &got, &err) == 0 && results_equal(got, with));
     CHECK(k.cell_size == 16 && k.contexts == 1);
     analysis_result_free(got);
     k = (struct result_key){0};              /* the latest: the plain one */
     CHECK(result_store_load_key(s, &k, &got, &err) == 0 && results_equal(got, plain));
     analysis_result_free(got);
-    k = (struct result_key){2, 64, 0, 0, 1};
+    k = (struct result_key){2, 64, 0, 0, 1, 0};
     CHECK(result_store_load_key(s, &k, &got, &err) != 0);
     CHECK(strstr(err.message, "line size 64 with calling contexts") != NULL);
     result_store_close(s);

@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "analyses/analysis_parts.h"
 #include "common/oom.h"
 #include "common/parse_number.h"
 #include "common/plural.h"
@@ -57,6 +58,7 @@ struct record {
     const char **watch;
     size_t n_watch;
     const char *binding;            /* "now" (LD_BIND_NOW) or "lazy" */
+    int no_trace;                   /* --trace none: only the analysis is kept */
     int out_of_space;               /* errno of the trace write that failed */
     uint64_t trace_bytes;           /* what the trace kept then */
 };
@@ -72,7 +74,7 @@ static int poll_window(void *ctx, struct trms_error *err)
 static struct trace_writer *open_writer(struct record *r, const char *path,
                                         struct trms_error *err)
 {
-    struct trace_writer_options o = {.level = TRACE_ZSTD_LEVEL};
+    struct trace_writer_options o = {.level = TRACE_ZSTD_LEVEL, .discard = r->no_trace};
     if (r->analysis)
         o.tap = record_analysis_tap(r->analysis);
     return trace_writer_create_with(path, &o, err);
@@ -246,6 +248,10 @@ static int write_meta(const char *staging, const char *engine, const char *progr
                               s->exec_path ? s->exec_path : "-",
                               r->binding};
     size_t n = 18;
+    if (r->no_trace) { /* added by `--trace none`: no events.trms */
+        keys[n] = RECORDING_META_TRACE;
+        values[n++] = RECORDING_TRACE_NONE;
+    }
     /* A recording cut short says why, and is not complete. */
     char stopped[128];
     if (!s->stopped && stop_signals_stopped_target())
@@ -709,6 +715,8 @@ static int run(int argc, char **argv)
                                             {"line-size", required_argument, NULL, 0x202},
                                             {"contexts", no_argument, NULL, 'X'},
                                             {"no-analysis", no_argument, NULL, 'N'},
+                                            {"analyses", required_argument, NULL, 0x203},
+                                            {"trace", required_argument, NULL, 0x204},
                                             RECORD_WINDOW_LONG_OPTIONS,
                                             {"schedule", required_argument, NULL, 'S'},
                                             {"depth", required_argument, NULL, 'd'},
@@ -725,7 +733,7 @@ static int run(int argc, char **argv)
     const char *output = NULL, *engine_name = "auto", *capture_dir = NULL;
     uint64_t seed = 0, quantum = STEP_DEFAULT_QUANTUM, depth = 0, pct_events = 0;
     int c, step_options = 0, quantum_given = 0, lazy_binding = 0;
-    int analyze = 1, analysis_options = 0, window_option;
+    int analyze = 1, analysis_options = 0, window_option, no_trace = 0;
     struct analysis_options analysis;
     analysis_options_default(&analysis);
     enum step_policy policy = STEP_ROUND_ROBIN;
@@ -791,6 +799,17 @@ static int run(int argc, char **argv)
         } else if (c == 'X') {
             analysis.contexts = 1;
             analysis_options = 1;
+        } else if (c == 0x203) {
+            unsigned parts;
+            if (analysis_parts_parse(optarg, &parts) != 0)
+                return cli_usage_error(&cmd_record, "--analyses takes rms, trms and reuse, "
+                                       "separated by commas, not '%s'", optarg);
+            analysis.passes = analysis_parts_passes(parts);
+            analysis_options = 1;
+        } else if (c == 0x204) {
+            if (strcmp(optarg, "none") != 0 && strcmp(optarg, "full") != 0)
+                return cli_usage_error(&cmd_record, "--trace is full or none, not '%s'", optarg);
+            no_trace = strcmp(optarg, "none") == 0;
         } else if (c == 'N') {
             analyze = 0;
         } else if ((window_option = record_windows_option(&windows, c, optarg, &cmd_record))) {
@@ -821,8 +840,19 @@ static int run(int argc, char **argv)
                                             "--max-events and --max-size are for --engine "
                                             "valgrind");
     if (analysis_options && !analyze)
-        return cli_usage_error(&cmd_record, "--cell-size, --line-size and --contexts choose the "
-                                            "analysis that --no-analysis leaves out");
+        return cli_usage_error(&cmd_record, "--cell-size, --line-size, --contexts and --analyses "
+                                            "choose the analysis that --no-analysis leaves out");
+    if (no_trace && !analyze)
+        return cli_usage_error(&cmd_record, "--trace none keeps only the analysis, which "
+                                            "--no-analysis leaves out: nothing would be kept");
+    if (no_trace && strcmp(engine_name, "rr") == 0)
+        return cli_usage_error(&cmd_record, "--trace none is for the engines that analyze as "
+                                            "they record (valgrind, step); rr's recording is "
+                                            "analyzed by replaying it");
+    if (no_trace && windows.options.max_bytes)
+        return cli_usage_error(&cmd_record, "--max-size bounds the trace file, which --trace "
+                                            "none does not write (--max-events bounds the "
+                                            "events analyzed)");
     if (chaos && strcmp(engine_name, "rr") != 0)
         return cli_usage_error(&cmd_record, "--chaos is rr's chaos mode: an option of --engine "
                                             "rr (the step engine explores with --schedule pct "
@@ -856,12 +886,21 @@ static int run(int argc, char **argv)
         return cli_fail(&err);
     }
     enum engine engine = choose_engine(engine_name, &known, engine_said, sizeof engine_said);
+    if (no_trace && engine == ENGINE_RR) {
+        free(watch);
+        free(program);
+        fputs(engine_said, stderr);
+        return cli_usage_error(&cmd_record, "--trace none is for the engines that analyze as "
+                                            "they record; rr's recording is analyzed by "
+                                            "replaying it: add --engine valgrind");
+    }
     char *version = NULL, *tool_dir = NULL;
     struct record r = {.step = {.seed = seed, .quantum = policy == STEP_PCT ? 0 : (uint32_t)quantum,
                                 .policy = policy, .depth = (uint32_t)depth,
                                 .pct_events = pct_events},
                        .capture_dir = capture_dir, .watch_objects = watch_objects, .chaos = chaos,
-                       .watch = watch, .n_watch = n_watch, .windows = windows};
+                       .watch = watch, .n_watch = n_watch, .windows = windows,
+                       .no_trace = no_trace};
     if (prepare_engine(engine, &r, &version, &tool_dir, &err) != 0) {
         free(version);
         free(tool_dir);
@@ -941,10 +980,16 @@ static int run(int argc, char **argv)
          * (its warning says so). */
         struct trms_error store_err = {.message = ""};
         if (record_analysis_finish(r.analysis, &r.routines, staging, output, analyzed,
-                                   sizeof analyzed, &store_err) != 0 &&
-            store_err.message[0])
-            fprintf(stderr, "trms: warning: the analysis is not stored: %s\n",
-                    store_err.message);
+                                   sizeof analyzed, &store_err) != 0) {
+            /* Without a trace, the analysis is all there is to keep. */
+            if (r.no_trace)
+                rc = error_set(&err, "%s: the analysis is all --trace none keeps, and it %s",
+                               output, store_err.message[0] ? store_err.message
+                                                            : "failed (said above)");
+            else if (store_err.message[0])
+                fprintf(stderr, "trms: warning: the analysis is not stored: %s\n",
+                        store_err.message);
+        }
     } else if (r.analysis) {
         record_analysis_abandon(r.analysis);
     }
