@@ -309,7 +309,7 @@ def peers(work):
     for t in trms_tools:
         print()
         print(f"{header[t].split(' (')[0]}: the parts, the recording, and the analysis alone on "
-              "the stored recording (`trms analyze`, default options):")
+              "the stored recording (`trms analyze`, with the same --analyses):")
         print()
         print("| program | record s | record CPU s | record MiB | analyze s | analyze CPU s | "
               "analyze MiB | events | recording MiB | bytes/event | analysis M events/s |")

@@ -688,8 +688,10 @@ static void say_recorded(enum engine engine, const char *name, const char *outpu
         fprintf(stderr, "trms: %s %s; recorded with rr into %s (`trms analyze %s` replays it) "
                         "%s\n", name, how, output, output, took);
     else {
-        fprintf(stderr, "trms: %s %s%s; recorded %s into %s %s\n", name, how,
-                stats->complete ? "" : " (recording stops where it died)", what, output, took);
+        fprintf(stderr, "trms: %s %s%s; recorded %s into %s%s %s\n", name, how,
+                stats->complete ? "" : " (recording stops where it died)", what, output,
+                r->no_trace ? " (its analysis only: --trace none keeps no event trace)" : "",
+                took);
         fputs(r->window_said, stderr);
         if (analyzed[0])
             fprintf(stderr, "trms: %s\n", analyzed);
