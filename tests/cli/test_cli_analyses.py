@@ -130,6 +130,12 @@ def main():
             p = run([TRMS, *args], cwd=tmp)
             check(p.returncode == 2 and len(p.stderr.strip().splitlines()) == 1,
                   f"{args}: {p.returncode} {p.stderr}")
+        # A diff against a metric the latest result did not compute is refused.
+        ok([TRMS, "analyze", rec, "--analyses", "rms", "--checkpoint-every", "0"])
+        p = run([TRMS, "diff", rec, rec, "--metric", "trms"])
+        check(p.returncode == 1 and "its result has no trms" in p.stderr
+              and len(p.stderr.strip().splitlines()) == 1, f"diff: {p.returncode} {p.stderr}")
+        check(run([TRMS, "diff", rec, rec]).returncode == 0, "diff of rms results by rms")
         real(tmp)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
