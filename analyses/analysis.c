@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "analyses/analysis_internal.h"
+#include "analyses/analysis_parts.h"
 #include "analyses/engine.h"
 #include "analyses/profiles.h"
 #include "common/compiler.h"
@@ -106,6 +107,7 @@ int analysis_engine_config(const struct analysis_options *opt, struct engine_con
 {
     *config = (struct engine_config){
         .input_size = (opt->passes & PASS_INPUT_SIZE) != 0,
+        .kernel_writes = !(opt->passes & PASS_NO_TRMS),
         .reuse = (opt->passes & PASS_REUSE) != 0,
         .time_limit = opt->time_limit,
         .reuse_window = opt->reuse_window,
@@ -323,6 +325,26 @@ int analysis_events(struct analysis *a, const struct event *events, size_t n, si
     return rc;
 }
 
+/* The input-size pass computes RMS and TRMS together: what was not asked
+ * for goes, so that the result holds exactly its parts (R->analyses). */
+static void leave_out_parts(struct analysis_result *r)
+{
+    for (size_t i = 0; i < r->n_profiles; i++) {
+        struct routine_profile *p = &r->profiles[i];
+        if (!(r->analyses & ANALYSIS_RMS)) {
+            free(p->rms_points);
+            p->rms_points = NULL;
+            p->n_rms_points = 0;
+        }
+        if (!(r->analyses & ANALYSIS_TRMS)) {
+            free(p->trms_points);
+            p->trms_points = NULL;
+            p->n_trms_points = 0;
+            p->induced_thread = p->induced_external = 0;
+        }
+    }
+}
+
 struct analysis_result *analysis_finish(struct analysis *a, const struct routine_table *routines)
 {
     /* The engine completes what is pending: innermost first, the root last. */
@@ -351,6 +373,8 @@ struct analysis_result *analysis_finish(struct analysis *a, const struct routine
     for (size_t i = 0; i < a->n_threads; i++)
         r->reuse_threads[i].tid = a->tids[i];
     engine_export_reuse(a->engine, &r->reuse_global, r->reuse_threads, a->n_threads);
+    r->analyses = analysis_passes_parts(a->options.passes);
+    leave_out_parts(r);
     return r;
 }
 

@@ -27,12 +27,19 @@ enum analysis_pass {
     PASS_INPUT_SIZE = 1,  /* RMS, TRMS, cost and the profiles */
     PASS_REUSE = 2,       /* reuse distance, global and per thread */
     PASS_ALL = PASS_INPUT_SIZE | PASS_REUSE,
+    /* Refinements of PASS_INPUT_SIZE (`--analyses`, analysis_parts.h): the
+     * result leaves RMS, or TRMS and induced input, out; without TRMS the
+     * pass also leaves kernel writes out, which only TRMS needs. */
+    PASS_NO_RMS = 4,
+    PASS_NO_TRMS = 8,
+    PASS_VALID = PASS_ALL | PASS_NO_RMS | PASS_NO_TRMS,
 };
 
 struct analysis_options {
     uint64_t cell_size;   /* power of two, bytes */
     uint64_t line_size;   /* power of two, bytes */
-    unsigned passes;      /* enum analysis_pass bits; benchmarks run one alone */
+    unsigned passes;      /* enum analysis_pass bits (analysis_parts_passes);
+                             benchmarks run one alone */
     uint64_t time_limit;  /* 0, or a small timestamp range to make tests
                              exercise the renumbering of input_size.c */
     uint64_t reuse_window; /* 0, or a small first time window to make tests

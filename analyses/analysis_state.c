@@ -208,7 +208,7 @@ struct analysis *analysis_load(struct state_reader *r, int threads, uint64_t rou
     opt.contexts = state_get_u64(r) != 0;
     opt.threads = threads;
     struct engine_config config;
-    if (r->failed || opt.passes & ~(unsigned)PASS_ALL) {
+    if (r->failed || opt.passes & ~(unsigned)PASS_VALID) {
         error_set(err, "%s", r->failed ? r->error : "the saved options are not valid");
         return NULL;
     }

@@ -293,6 +293,8 @@ static void add_job(struct engine *e, enum job_kind kind, unsigned shard)
                                          engine_keep_partial, job);
         if (e->config.time_limit)
             input_size_set_time_limit(job->input_size, e->config.time_limit);
+        if (!e->config.kernel_writes)
+            input_size_skip_kernel_writes(job->input_size);
     } else if (kind == JOB_REUSE_GLOBAL) {
         job->global = reuse_distance_new(e->config.reuse_window);
         job->fork_wanted = 1;

@@ -35,6 +35,7 @@ struct engine_config {
     unsigned line_shift;
     unsigned shard_shift;    /* 2^shard_shift input-size shards */
     int input_size;          /* run the RMS/TRMS pass */
+    int kernel_writes;       /* ...with kernel writes (only TRMS needs them) */
     int reuse;               /* run the reuse-distance passes */
     uint64_t time_limit;     /* 0 or a small timestamp range (tests) */
     uint64_t reuse_window;   /* 0 or a small first reuse window (tests) */

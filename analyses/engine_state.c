@@ -56,6 +56,8 @@ static void load_job(struct engine *e, struct job *job, const struct state_bound
             is = NULL;
         }
         if (is) {
+            if (!e->config.kernel_writes) /* an option: the saved options say it */
+                input_size_skip_kernel_writes(is);
             input_size_free(job->input_size);
             job->input_size = is;
         }

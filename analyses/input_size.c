@@ -43,6 +43,11 @@ void input_size_set_time_limit(struct input_size *is, uint64_t limit)
     is->time_limit = limit < DEFAULT_TIME_LIMIT ? limit : DEFAULT_TIME_LIMIT;
 }
 
+void input_size_skip_kernel_writes(struct input_size *is)
+{
+    is->skip_kernel_writes = 1;
+}
+
 uint64_t input_size_renumberings(const struct input_size *is)
 {
     return is->renumberings;
@@ -489,6 +494,8 @@ static ALWAYS_INLINE void run_events(struct input_size *is, const struct batch_e
             access_in(is, t, top, EVENT_KREAD, e->value, e->size, 1, single);
             break;
         case EVENT_KWRITE: /* every shard's: see struct batch_event */
+            if (is->skip_kernel_writes)
+                break;
             access_in(is, t, top, EVENT_KWRITE, e->value, e->size, 0, single);
             break;
         case EVENT_COST:

@@ -74,6 +74,11 @@ void input_size_finish(struct input_size *is);
 
 size_t input_size_bytes(const struct input_size *is);
 
+/* Leaves kernel writes out: the RMS stays exact (it never looks at write
+ * times, and a kernel write's tick keeps every order it compares), TRMS
+ * and induced input do not. For analyses without TRMS. */
+void input_size_skip_kernel_writes(struct input_size *is);
+
 /* Timestamps are renumbered (the paper's Figure 13) when they reach LIMIT;
  * the default is the whole range the shadow records hold. Tests lower it so
  * that renumbering happens often. */

@@ -114,6 +114,7 @@ struct input_size {
      * more than four threads (the first four's are in the record's line). */
     int evicted_ahead;
     uint64_t take_overs;        /* accesses to a cell another thread owned */
+    int skip_kernel_writes;     /* no TRMS wanted (input_size_skip_kernel_writes) */
 };
 
 #endif

@@ -63,11 +63,22 @@ struct thread_reuse {
     struct reuse_histogram histogram;
 };
 
+/* The parts of an analysis a result holds (`--analyses`): a result
+ * computed with fewer holds the others empty (analysis_finish). */
+enum analysis_part {
+    ANALYSIS_RMS = 1,     /* each profile's RMS points */
+    ANALYSIS_TRMS = 2,    /* TRMS points and induced input */
+    ANALYSIS_REUSE = 4,   /* reuse histograms, global and per thread */
+    ANALYSIS_ALL = 7,
+};
+
 struct analysis_result {
+    unsigned analyses;                  /* enum analysis_part bits it holds */
     uint64_t cell_size;
     uint64_t line_size;
     uint64_t events[EVENT_TYPE_COUNT];  /* events seen, by type */
-    uint64_t activations;               /* completed, roots included */
+    uint64_t activations;               /* completed, roots included (0 without
+                                           RMS and TRMS: no profiles then) */
     struct routine_table routines;      /* the trace's routines */
     struct routine_profile *profiles;   /* by routine, context, thread */
     size_t n_profiles;

@@ -11,12 +11,23 @@ configuration of every program, then the next round (REPEAT rounds). Prints
 the medians: wall time with its ratio to the native run, CPU seconds (user +
 system, every process), peak memory (the largest process, GNU time's %M),
 the recording's size per event, and the analysis alone on the stored
-recording (`trms analyze`, default options).
+recording (`trms analyze`, default options). trms runs twice: with every
+analysis, and with `--analyses rms,trms` (growth only, as aprof).
 
-analysis: `trms analyze` of two stored recordings, made once by the BASE
+Every round also measures the machine's load while it ran: the CPU time
+the machine spent beyond what the benchmark's own processes took
+(/proc/stat against getrusage), as a share of its cores over the round's
+wall time. A round where others took more than LOADED (default 0.2) of the
+machine is flagged, and the tables say how many of the rounds were; the
+medians are of every round, with the load of each listed.
+
+analysis: `trms analyze` of stored recordings, made once by the BASE
 build (so that both builds read them), by the BASE build and by this one in
-alternation: xz -6 of 1 MiB, and the 4-thread random trace
-(bench/random_threads_trace.c: 30 M random 8-byte accesses over 32 MiB).
+alternation: xz -6 of 1 MiB, the 4-thread random trace
+(bench/random_threads_trace.c: 30 M random 8-byte accesses over 32 MiB),
+and the hostile shape (`trms-bench record --hostile 1`: skewed random
+8-byte accesses over 32 MiB, 2% calls, 2% returns, a thread switch every few
+hundred events; written by this build in trace format 3).
 
 Options (environment): REPEAT (rounds, default 3), BASE (another build's
 directory, holding bin/trms and lib/: its trms runs beside this one; needed
@@ -41,6 +52,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BUILD = os.path.abspath(os.environ.get("BUILD", os.path.join(ROOT, "build")))
 BASE = os.environ.get("BASE")
 REPEAT = int(os.environ.get("REPEAT", "3"))
+LOADED = float(os.environ.get("LOADED", "0.2"))
 APROF_LIB = os.environ.get("APROF_LIB", "/work/aprof-build/lib")
 APROF_RUN = os.environ.get("APROF_RUN", "/work/shared/peers/aprof/run-aprof.sh")
 GNU_TIME = "/usr/bin/time"
@@ -128,6 +140,45 @@ def run(args, cwd, stdin=None, env=None):
     return wall, cpu, rss
 
 
+def busy_seconds():
+    """CPU seconds the whole machine has spent busy (not idle nor waiting)."""
+    with open("/proc/stat") as f:
+        fields = [int(v) for v in f.readline().split()[1:]]
+    idle = fields[3] + (fields[4] if len(fields) > 4 else 0)
+    return (sum(fields[:8]) - idle) / os.sysconf("SC_CLK_TCK")
+
+
+class Round:
+    """The machine's load during one round: the busy CPU time beyond the
+    benchmark's own processes, as a share of all cores over the round."""
+
+    def __enter__(self):
+        self.busy = busy_seconds()
+        self.ours = resource.getrusage(resource.RUSAGE_CHILDREN)
+        self.own = resource.getrusage(resource.RUSAGE_SELF)
+        self.start = time.perf_counter()
+        return self
+
+    def __exit__(self, *exc):
+        wall = time.perf_counter() - self.start
+        ours = resource.getrusage(resource.RUSAGE_CHILDREN)
+        own = resource.getrusage(resource.RUSAGE_SELF)
+        mine = sum(getattr(a, f) - getattr(b, f) for a, b in ((ours, self.ours), (own, self.own))
+                   for f in ("ru_utime", "ru_stime"))
+        others = max(0.0, busy_seconds() - self.busy - mine)
+        self.load = others / (wall * os.cpu_count()) if wall > 0 else 0.0
+        self.flagged = self.load > LOADED
+        return False
+
+
+def describe_rounds(rounds):
+    flagged = sum(r.flagged for r in rounds)
+    loads = ", ".join(f"{r.load:.2f}{'*' if r.flagged else ''}" for r in rounds)
+    return (f"machine load by round (others' share of the {os.cpu_count()} cores): {loads}; "
+            f"{flagged} of {len(rounds)} round{'s' if len(rounds) != 1 else ''} under load "
+            f"(* : above {LOADED})")
+
+
 def meta_of(rec):
     meta = {}
     with open(os.path.join(rec, "meta")) as f:
@@ -143,16 +194,16 @@ def stored_results(trms, rec):
     return re.search(r"^analyses +cell size 4, line size 64", out, re.M) is not None
 
 
-def trms_run(build, cwd, argv, stdin, env):
+def trms_run(build, cwd, argv, stdin, env, options=()):
     """One `trms record` (and `trms analyze`, when the record did not
     analyze): their measures, the recording's events and bytes, and the
-    analysis alone on the stored recording."""
+    analysis alone on the stored recording; OPTIONS go to both."""
     trms = os.path.join(build, "bin", "trms")
     rec = os.path.join(cwd, "bench.rec")
     shutil.rmtree(rec, ignore_errors=True)
-    record = run([trms, "record", "-o", rec, "--"] + argv, cwd, stdin, env)
+    record = run([trms, "record", *options, "-o", rec, "--"] + argv, cwd, stdin, env)
     one_pass = stored_results(trms, rec)
-    analyze = run([trms, "analyze", rec], cwd, None, env)
+    analyze = run([trms, "analyze", *options, rec], cwd, None, env)
     meta = meta_of(rec)
     trace = sum(os.path.getsize(os.path.join(rec, f)) for f in os.listdir(rec)
                 if f.startswith("events"))
@@ -175,7 +226,8 @@ def ratio(v, base):
 def peers(work):
     names = os.environ.get("PROGRAMS")
     programs = [p for p in PROGRAMS if not names or p[0] in names.split(",")]
-    tools = ["native", "none", "callgrind", "helgrind", "aprof", "aprof-drms", "trms"]
+    tools = ["native", "none", "callgrind", "helgrind", "aprof", "aprof-drms", "trms",
+             "trms-growth"]
     if BASE:
         tools.append("base")
     if os.environ.get("TOOLS"):
@@ -183,21 +235,25 @@ def peers(work):
     env = dict(os.environ, LC_ALL="C", APROF_LIB=APROF_LIB)
     runs = {(p[0], t): [] for p in programs for t in tools}
     load = os.getloadavg()[0]
+    rounds = []
     for _ in range(REPEAT):
-        for name, _, argv, stdin in programs:
-            for tool in tools:
-                if tool == "native":
-                    runs[name, tool].append(run(argv, work, stdin, env))
-                elif tool in VALGRIND:
-                    runs[name, tool].append(run(VALGRIND[tool] + argv, work, stdin, env))
-                    for f in os.listdir(work):
-                        if f.endswith(".aprof"):
-                            os.remove(os.path.join(work, f))
-                else:
-                    runs[name, tool].append(trms_run(BUILD if tool == "trms" else BASE, work,
-                                                     argv, stdin, env))
+        with Round() as rnd:
+            for name, _, argv, stdin in programs:
+                for tool in tools:
+                    if tool == "native":
+                        runs[name, tool].append(run(argv, work, stdin, env))
+                    elif tool in VALGRIND:
+                        runs[name, tool].append(run(VALGRIND[tool] + argv, work, stdin, env))
+                        for f in os.listdir(work):
+                            if f.endswith(".aprof"):
+                                os.remove(os.path.join(work, f))
+                    else:
+                        runs[name, tool].append(trms_run(
+                            BASE if tool == "base" else BUILD, work, argv, stdin, env,
+                            ("--analyses", "rms,trms") if tool == "trms-growth" else ()))
+        rounds.append(rnd)
     end_load = os.getloadavg()[0]
-    trms_tools = [t for t in ("trms", "base") if t in tools]
+    trms_tools = [t for t in ("trms", "trms-growth", "base") if t in tools]
     peer_tools = [t for t in tools if t not in trms_tools]
 
     def cell(name, tool, what=None):
@@ -207,12 +263,13 @@ def peers(work):
     print(f"Machine: {os.cpu_count()} cores, load average {load:.1f} at the start and "
           f"{end_load:.1f} at the end; median of {REPEAT} rounds, each running every "
           f"configuration of every program once, in turn.")
+    print(describe_rounds(rounds) + ".")
     print()
-    header = {"trms": "trms (record with analysis)", "base": "trms base (record + analyze)"}
+    header = {}
+    names = {"trms": "trms", "trms-growth": "trms --analyses rms,trms", "base": "trms base"}
     for t in trms_tools:
         one = all(r["one_pass"] for p in programs for r in runs[p[0], t])
-        header[t] = f"trms{' base' if t == 'base' else ''} " + (
-            "(record with analysis)" if one else "(record + analyze)")
+        header[t] = f"{names[t]} " + ("(record with analysis)" if one else "(record + analyze)")
     print("Wall time, and its ratio to the native run:")
     print()
     print("| program | " + " | ".join(header.get(t, t.replace("aprof-drms", "aprof --drms=yes"))
@@ -236,18 +293,23 @@ def peers(work):
     print("CPU seconds (user + system of every process) and peak memory (MiB, the largest "
           "process):")
     print()
-    print("| program | " + " | ".join(header.get(t, t) for t in tools) + " |")
-    print("|---" * (1 + len(tools)) + "|")
+    versus = [t for t in trms_tools if "aprof-drms" in tools]
+    print("| program | " + " | ".join(header.get(t, t) for t in tools)
+          + "".join(f" | {header[t].split(' (')[0]} CPU / aprof --drms=yes" for t in versus)
+          + " |")
+    print("|---" * (1 + len(tools) + len(versus)) + "|")
     for name, label, _, _ in programs:
         cells = []
         for t in tools:
             rs = cell(name, t) if t in peer_tools else cell(name, t, "total")
             cells.append(f"{med(rs, 1):.2f} s, {med(rs, 2):.0f} MiB")
+        for t in versus:
+            cells.append(f"**{med(cell(name, t, 'total'), 1) / med(cell(name, 'aprof-drms'), 1):.2f}**")
         print(f"| {label} | " + " | ".join(cells) + " |")
     for t in trms_tools:
         print()
         print(f"{header[t].split(' (')[0]}: the parts, the recording, and the analysis alone on "
-              "the stored recording (`trms analyze`, default options):")
+              "the stored recording (`trms analyze`, with the same --analyses):")
         print()
         print("| program | record s | record CPU s | record MiB | analyze s | analyze CPU s | "
               "analyze MiB | events | recording MiB | bytes/event | analysis M events/s |")
@@ -284,16 +346,25 @@ def analysis(work):
                    stdout=subprocess.DEVNULL, check=True)
     gen.wait()
     recs.append(("4 threads, random 8-byte accesses over 32 MiB", rand))
+    hostile = os.path.join(work, "hostile.rec")
+    subprocess.run([os.path.join(BUILD, "bench", "trms-bench"), "record", hostile, "--hostile",
+                    "1", "--events", "30000000"], stdout=subprocess.DEVNULL, check=True)
+    recs.append(("hostile: 4 threads, skewed random 8-byte accesses over 32 MiB, 2% calls, "
+                 "2% returns, a switch every few hundred events", hostile))
     load = os.getloadavg()[0]
     times = {(rec, b): [] for _, rec in recs for b in ("base", "new")}
+    rounds = []
     for _ in range(REPEAT):
-        for label, rec in recs:
-            for b, trms in (("base", base_trms), ("new", new_trms)):
-                times[rec, b].append(run([trms, "analyze", rec], work, None, env))
+        with Round() as rnd:
+            for label, rec in recs:
+                for b, trms in (("base", base_trms), ("new", new_trms)):
+                    times[rec, b].append(run([trms, "analyze", rec], work, None, env))
+        rounds.append(rnd)
     end_load = os.getloadavg()[0]
     print(f"`trms analyze` (default options) of recordings the base build made (format "
-          f"version 2, which both builds read), the two builds in alternation, {REPEAT} rounds; "
-          f"load average {load:.1f} at the start and {end_load:.1f} at the end.")
+          f"version 2, which both builds read; the hostile one this build's trms-bench), the "
+          f"two builds in alternation, {REPEAT} rounds; load average {load:.1f} at the start "
+          f"and {end_load:.1f} at the end; {describe_rounds(rounds)}.")
     print()
     print("| recording | events | accesses | base s | new s | base M events/s | new M events/s "
           "| new M accesses/s | speed-up | base MiB | new MiB |")

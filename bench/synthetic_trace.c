@@ -23,6 +23,7 @@ struct synthetic_trace {
     size_t capacity;
     unsigned current;
     uint64_t *heap_cursor;   /* per thread: where its next array scan starts */
+    unsigned *depth;         /* hostile: per thread, its pending calls */
 };
 
 static uint64_t next(struct synthetic_trace *s)
@@ -154,6 +155,7 @@ struct synthetic_trace *synthetic_new(const struct synthetic_shape *shape)
     s->shape = *shape;
     s->rng = shape->seed;
     s->heap_cursor = xcalloc(shape->threads, sizeof *s->heap_cursor);
+    s->depth = xcalloc(shape->threads, sizeof *s->depth);
     return s;
 }
 
@@ -163,12 +165,44 @@ void synthetic_free(struct synthetic_trace *s)
         return;
     free(s->pending);
     free(s->heap_cursor);
+    free(s->depth);
     free(s);
+}
+
+/* The hostile shape's quantum: one thread, 100 to 600 events of skewed
+ * random 8-byte accesses over the working set (the product of two uniform
+ * draws: low addresses hot, the whole set touched), 2% calls (up to a depth
+ * of 64), 2% returns, and a cost event every eighth event. */
+static void hostile_quantum(struct synthetic_trace *s)
+{
+    unsigned t = s->current = (unsigned)below(s, s->shape.threads);
+    push(s, EVENT_THREAD, 1000 + t, 0);
+    uint64_t words = s->shape.working_set / 8, events = 100 + below(s, 501);
+    for (uint64_t i = 0; i < events; i++) {
+        uint64_t roll = below(s, 100);
+        if (roll < 2 && s->depth[t] < 64) {
+            push(s, EVENT_CALL, below(s, s->shape.routines), 0);
+            s->depth[t]++;
+        } else if (roll < 4 && s->depth[t] > 0) {
+            push(s, EVENT_RETURN, 0, 0);
+            s->depth[t]--;
+        } else if (i % 8 == 7) {
+            push(s, EVENT_COST, 8, 0);
+        } else {
+            uint64_t word = below(s, words) * (below(s, words) + 1) / words;
+            push(s, below(s, 4) ? EVENT_READ : EVENT_WRITE, HEAP_BASE + 8 * word, 8);
+        }
+    }
 }
 
 /* A scheduling quantum: one thread runs a few top-level activations. */
 static void quantum(struct synthetic_trace *s)
 {
+    if (s->shape.hostile) {
+        s->n_pending = s->next_pending = 0;
+        hostile_quantum(s);
+        return;
+    }
     s->n_pending = s->next_pending = 0;
     s->current = (unsigned)below(s, s->shape.threads);
     push(s, EVENT_THREAD, 1000 + s->current, 0);

@@ -4,7 +4,11 @@
  * routine activations that touch their stack frame, scan arrays of varying
  * length in their part of the heap, look values up (mostly in a hot part of
  * their data, sometimes in data all threads share), pass values to each
- * other through shared slots, and read(2)/write(2) through I/O buffers. Generated in chunks, so traces of any length take no memory. */
+ * other through shared slots, and read(2)/write(2) through I/O buffers. Generated in chunks, so traces of any length take no memory.
+ *
+ * The hostile shape (issue 28) is the analyses' slow path instead: skewed
+ * random 8-byte loads and stores over the whole working set, about 2% calls
+ * and 2% returns, and a thread switch every few hundred events. */
 #ifndef TRMS_SYNTHETIC_TRACE_H
 #define TRMS_SYNTHETIC_TRACE_H
 
@@ -18,6 +22,7 @@ struct synthetic_shape {
     uint64_t working_set;   /* heap bytes, split between the threads */
     unsigned routines;
     uint64_t seed;
+    int hostile;            /* the hostile shape (above) */
 };
 
 struct synthetic_trace;

@@ -3,7 +3,7 @@
  *
  *   trms-bench MODE [--events N] [--threads T] [--working-set BYTES]
  *                   [--cell-size N] [--line-size N] [--shards N] [--workers 0|1]
- *                   [--contexts 0|1]
+ *                   [--contexts 0|1] [--hostile 0|1]
  *
  * MODE is input-size (RMS + TRMS + profiles), reuse (global and per-thread
  * reuse distance), all (both, as `trms analyze` runs them), driver (no
@@ -19,7 +19,10 @@
  * generated in memory first. --threads is the traced program's; --shards
  * and --workers choose how the analysis uses this machine's cores. Besides
  * the wall time, a run prints the CPU seconds of all its threads and those
- * of the thread that feeds the events (cpu_seconds, feed_cpu_seconds). */
+ * of the thread that feeds the events (cpu_seconds, feed_cpu_seconds).
+ * --hostile 1 generates the hostile shape (bench/synthetic_trace.h: skewed
+ * random accesses over --working-set, default then 32 MiB, 2% calls, 2%
+ * returns, a thread switch every few hundred events). */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -375,11 +378,11 @@ int main(int argc, char **argv)
     if (argc < 2) {
         fprintf(stderr, "usage: trms-bench input-size|reuse|all|driver|naive|reuse-naive|record DIR [--events N] "
                         "[--threads T] [--working-set BYTES] [--cell-size N] [--line-size N] "
-                        "[--recording REC]\n");
+                        "[--recording REC] [--hostile 0|1]\n");
         return 2;
     }
     o.mode = argv[1];
-    int i = 2;
+    int i = 2, working_set_given = 0;
     if (strcmp(o.mode, "record") == 0) {
         if (argc < 3)
             return 2;
@@ -393,8 +396,10 @@ int main(int argc, char **argv)
             o.events = v;
         else if (strcmp(argv[i], "--threads") == 0)
             o.shape.threads = (unsigned)v;
-        else if (strcmp(argv[i], "--working-set") == 0)
+        else if (strcmp(argv[i], "--working-set") == 0) {
             o.shape.working_set = v;
+            working_set_given = 1;
+        }
         else if (strcmp(argv[i], "--cell-size") == 0)
             o.analysis.cell_size = v;
         else if (strcmp(argv[i], "--line-size") == 0)
@@ -405,6 +410,11 @@ int main(int argc, char **argv)
             o.analysis.threads = v != 0;
         else if (strcmp(argv[i], "--contexts") == 0)
             o.analysis.contexts = v != 0;
+        else if (strcmp(argv[i], "--hostile") == 0) {
+            o.shape.hostile = v != 0;
+            if (o.shape.hostile && !working_set_given)
+                o.shape.working_set = 32u << 20;
+        }
         else if (strcmp(argv[i], "--recording") == 0)
             o.recording = argv[i + 1];
         else {

@@ -339,7 +339,10 @@ int run_analyze(const char *rec_path, const struct run_analysis_options *o,
     struct symbol_names names;
     symbol_names_init(&names);
     int rc = 0;
-    if (!r.program)
+    if (!recording_has_trace(&rec))
+        rc = recording_no_trace_error(rec_path, "explored (explore analyzes each recording's "
+                                      "event trace)", err);
+    else if (!r.program)
         rc = error_set(err, "%s: the recording does not name its program", rec_path);
     if (rc == 0 && !is_rr) {
         struct memory_maps maps;

@@ -167,9 +167,13 @@ int recording_check(const char *dir, int full, struct recording_facts *f, struct
     const char *engine = recording_meta(&rec, "engine");
     int is_rr = engine && strcmp(engine, "rr") == 0;
     int rc = check_counts(dir, &rec, values, present, err);
+    f->no_trace = !recording_has_trace(&rec);
     recording_close(&rec);
     f->has_trace = recording_has(dir, RECORDING_EVENTS);
-    if (rc == 0 && !f->has_trace && !is_rr)
+    if (rc == 0 && f->has_trace && f->no_trace)
+        rc = error_set(err, "%s: its meta says it kept no event trace (--trace none), yet it "
+                            "has %s", dir, RECORDING_EVENTS);
+    if (rc == 0 && !f->has_trace && !is_rr && !f->no_trace)
         rc = error_set(err, "%s: the event trace (%s) is missing", dir, RECORDING_EVENTS);
     if (rc == 0 && !f->has_trace && is_rr && !recording_has(dir, RR_DIR))
         rc = error_set(err, "%s: an rr recording without rr's trace (%s/)", dir, RR_DIR);

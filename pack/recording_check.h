@@ -10,7 +10,10 @@
  *                 checksum and its totals, and the meta's events, routines
  *                 and threads agree with what it holds; cheaply, its end
  *                 block agrees with the meta. Only an rr recording has
- *                 none (its trace is rr's, in the directory rr/)
+ *                 none (its trace is rr's, in the directory rr/), and
+ *                 one whose meta says "trace none" (`record --trace
+ *                 none`: it keeps only its analysis; one that has
+ *                 events.trms all the same is refused)
  *   maps, symbols regular files when present, parsed whole (small beside
  *                 the trace: the cheap check reads them too)
  *   valgrind.log  a regular file when present
@@ -27,6 +30,8 @@
 
 struct recording_facts {
     int has_trace;              /* events.trms (an rr recording has none) */
+    int no_trace;               /* recorded with --trace none: no events.trms,
+                                   by design (the meta says so) */
     uint64_t events, blocks, bytes, threads, routines;  /* the trace's (in full) */
 };
 

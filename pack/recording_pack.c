@@ -54,11 +54,13 @@ void pack_summary_free(struct pack_summary *s)
 
 /* Reads the files of the recording in DIR as `trms verify` does, in full
  * (pack/recording_check.h). */
-static int check_files(const char *dir, uint64_t *events, struct trms_error *err)
+static int check_files(const char *dir, uint64_t *events, int *no_trace,
+                       struct trms_error *err)
 {
     struct recording_facts facts;
     int rc = recording_check(dir, 1, &facts, err);
     *events = facts.events;
+    *no_trace = facts.no_trace;
     return rc;
 }
 
@@ -274,8 +276,13 @@ int recording_pack(const char *rec_path, const char *out_path, struct pack_summa
 {
     memset(s, 0, sizeof *s);
     uint64_t events;
-    if (check_files(rec_path, &events, err) != 0)
+    int no_trace;
+    if (check_files(rec_path, &events, &no_trace, err) != 0)
         return -1;
+    /* A pack carries the trace and rebuilds the results from it. */
+    if (no_trace)
+        return recording_no_trace_error(rec_path, "packed (a pack carries the event trace "
+                                        "and rebuilds the analysis from it)", err);
     struct names files = {0};
     list_files(rec_path, "", 1, &files, s);
     size_t len = strlen(out_path) + 32;
@@ -473,6 +480,7 @@ int recording_unpack(const char *in_path, const char *rec_path, struct pack_summ
     struct unpacking u = {.s = s};
     char *staging = NULL;
     struct trms_error inner;
+    int no_trace; /* (pack makes none such) */
     int rc = pack_reader_start(&u.r, in, from_stdin ? "<stdin>" : in_path, err);
     if (rc == 0)
         rc = recording_stage(rec_path, &staging, err);
@@ -488,7 +496,7 @@ int recording_unpack(const char *in_path, const char *rec_path, struct pack_summ
     result_store_close(u.store);
     /* Then every file again, as trms reads it, before the recording is
      * put in place. */
-    if (rc == 0 && check_files(staging, &s->events, &inner) != 0)
+    if (rc == 0 && check_files(staging, &s->events, &no_trace, &inner) != 0)
         rc = error_set(err, "%s: the recording it holds is damaged: %s", in_path, inner.message);
     if (rc == 0)
         rc = recording_commit(staging, rec_path, err);

@@ -625,6 +625,15 @@ int report_html(FILE *out, const struct report_model *m, const struct report_opt
                  "%" PRIu64 " B, line size %" PRIu64 " B; trms %s.</p>\n",
             m->n_threads, m->n_threads == 1 ? "" : "s", m->activations, accesses, m->cell_size,
             m->line_size, TRMS_VERSION);
+    char not_computed[REPORT_NOTE_MAX], no_trace[REPORT_NOTE_MAX];
+    report_model_notes(m, not_computed, no_trace);
+    const char *notes[] = {not_computed, no_trace};
+    for (size_t i = 0; i < 2; i++)
+        if (notes[i][0]) {
+            fputs("<p class=\"note\">", out);
+            html_text(out, notes[i]);
+            fputs(".</p>\n", out);
+        }
     fprintf(out, "<h2>%s by %s</h2>\n<p class=\"note\">cost: instructions, descendants "
                  "included. #rms/#trms: distinct input sizes. growth: how worst-case cost grows "
                  "at the large end of the input sizes, fitted as a + b f(n): a model among 1, "
@@ -639,7 +648,8 @@ int report_html(FILE *out, const struct report_model *m, const struct report_opt
             GROWTH_MIN_SIZES, GROWTH_MIN_SPAN);
     routine_table(out, m, is_plotted);
     induced_chart(out, m);
-    reuse_section(out, m);
+    if (m->analyses & ANALYSIS_REUSE)
+        reuse_section(out, m);
     fprintf(out, "<h2>Cost plots</h2>\n<p class=\"note\">The %zu %s %s. Points: "
                  "worst-case (red rings) and average (blue dots) cost per input size; dashed: "
                  "the verdict's curve over the sizes it judged, the large end. A TRMS plot "

@@ -1,6 +1,7 @@
 /* The JSON report: the whole model, exact, for scripts and tests. */
 #include <inttypes.h>
 
+#include "analyses/analysis_parts.h"
 #include "report/json.h"
 #include "report/report.h"
 #include "report/report_model.h"
@@ -161,15 +162,18 @@ static void json_row(FILE *out, const struct report_model *m, const struct repor
     fputs(", \"threads\": [", out);
     for (size_t i = 0; i < r->n_tids; i++)
         fprintf(out, "%s%" PRIu32, i ? ", " : "", r->tids[i]);
-    fprintf(out,
-            "], \"calls\": %" PRIu64 ", \"cost\": %" PRIu64 ", \"self_cost\": %" PRIu64
-            ", \"induced_thread\": %" PRIu64 ", \"induced_external\": %" PRIu64
-            ", \"wrapper\": %s, \"thread_input_share\": ",
-            r->calls, r->cost, r->self_cost, r->induced_thread, r->induced_external,
-            r->wrapper ? "true" : "false");
-    json_number(out, report_row_share(r, 0) / 100);
-    fputs(", \"external_input_share\": ", out);
-    json_number(out, report_row_share(r, 1) / 100);
+    fprintf(out, "], \"calls\": %" PRIu64 ", \"cost\": %" PRIu64 ", \"self_cost\": %" PRIu64,
+            r->calls, r->cost, r->self_cost);
+    if (m->analyses & ANALYSIS_TRMS)
+        fprintf(out, ", \"induced_thread\": %" PRIu64 ", \"induced_external\": %" PRIu64,
+                r->induced_thread, r->induced_external);
+    fprintf(out, ", \"wrapper\": %s", r->wrapper ? "true" : "false");
+    if (m->analyses & ANALYSIS_TRMS) {
+        fputs(", \"thread_input_share\": ", out);
+        json_number(out, report_row_share(r, 0) / 100);
+        fputs(", \"external_input_share\": ", out);
+        json_number(out, report_row_share(r, 1) / 100);
+    }
     fputs(", \"passes_to\": ", out);
     if (r->passes_to >= 0) {
         char label[REPORT_LABEL_MAX];
@@ -177,13 +181,20 @@ static void json_row(FILE *out, const struct report_model *m, const struct repor
     } else {
         fputs("null", out);
     }
-    fputs(",\n     \"rms_points\": ", out);
-    json_points(out, r->points[METRIC_RMS], r->n_points[METRIC_RMS]);
-    fputs(",\n     \"trms_points\": ", out);
-    json_points(out, r->points[METRIC_TRMS], r->n_points[METRIC_TRMS]);
+    if (m->analyses & ANALYSIS_RMS) {
+        fputs(",\n     \"rms_points\": ", out);
+        json_points(out, r->points[METRIC_RMS], r->n_points[METRIC_RMS]);
+    }
+    if (m->analyses & ANALYSIS_TRMS) {
+        fputs(",\n     \"trms_points\": ", out);
+        json_points(out, r->points[METRIC_TRMS], r->n_points[METRIC_TRMS]);
+    }
     fputs(",\n     \"fit\": {", out);
+    int listed = 0;
     for (int metric = 0; metric < METRICS; metric++) {
-        fprintf(out, "%s\"%s\": {", metric ? ", " : "", report_metric_names[metric]);
+        if (!(m->analyses & report_metric_parts[metric]))
+            continue;
+        fprintf(out, "%s\"%s\": {", listed++ ? ", " : "", report_metric_names[metric]);
         for (int k = 0; k < COST_KINDS; k++) {
             fprintf(out, "%s\n       \"%s\": ", k ? "," : "", report_cost_names[k]);
             json_fit(out, &r->fit[metric][k]);
@@ -193,9 +204,25 @@ static void json_row(FILE *out, const struct report_model *m, const struct repor
     fputs("}}", out);
 }
 
+/* PARTS as a JSON list of the `--analyses` names, in their order. */
+static const char *json_parts(unsigned parts, char buf[static 40])
+{
+    static const unsigned each[] = {ANALYSIS_RMS, ANALYSIS_TRMS, ANALYSIS_REUSE};
+    size_t n = (size_t)snprintf(buf, 40, "[");
+    for (size_t i = 0; i < sizeof each / sizeof *each; i++) {
+        char name[ANALYSIS_PARTS_TEXT_MAX];
+        if (parts & each[i])
+            n += (size_t)snprintf(buf + n, 40 - n, "%s\"%s\"", n > 1 ? ", " : "",
+                                  analysis_parts_text(each[i], name));
+    }
+    snprintf(buf + n, 40 - n, "]");
+    return buf;
+}
+
 int report_json(FILE *out, const struct report_model *m, const struct report_options *o)
 {
     (void)o;
+    char parts[40];
     fputs("{\n  \"recording\": ", out);
     json_string(out, m->recordings[0]);
     fputs(",\n  \"recordings\": [", out);
@@ -216,22 +243,43 @@ int report_json(FILE *out, const struct report_model *m, const struct report_opt
                 fputs("null", out);
         }
     }
+    int no_trace = 0;
+    for (size_t i = 0; i < m->n_recordings; i++)
+        no_trace |= m->no_trace[i];
+    if (no_trace) { /* only then: the recordings that kept no event trace */
+        fputs("],\n  \"traces_not_kept\": [", out);
+        for (size_t i = 0, listed = 0; i < m->n_recordings; i++)
+            if (m->no_trace[i]) {
+                fputs(listed++ ? ", " : "", out);
+                json_string(out, m->recordings[i]);
+            }
+    }
     fprintf(out, "],\n  \"trms_version\": \"%s\",\n  \"cell_size\": %" PRIu64
-                 ",\n  \"line_size\": %" PRIu64 ",\n  \"contexts\": %s"
+                 ",\n  \"line_size\": %" PRIu64 ",\n  \"analyses\": %s,\n  \"contexts\": %s"
                  ",\n  \"threads_aggregated\": %s,\n  \"threads_by_order\": %s,\n  \"ranked_by\": "
                  "\"%s\",\n  \"events\": {",
-            TRMS_VERSION, m->cell_size, m->line_size, m->contexts ? "true" : "false",
+            TRMS_VERSION, m->cell_size, m->line_size, json_parts(m->analyses, parts),
+            m->contexts ? "true" : "false",
             m->aggregate_threads ? "true" : "false", m->threads_by_order ? "true" : "false",
             m->by_self ? "self_cost" : "cost");
     for (int t = 0; t < EVENT_TYPE_COUNT; t++)
         fprintf(out, "%s\"%s\": %" PRIu64, t ? ", " : "", event_type_name((enum event_type)t),
                 m->events[t]);
-    fprintf(out, "},\n  \"activations\": %" PRIu64 ",\n  \"routines\": [", m->activations);
-    for (size_t i = 0; i < m->n_rows; i++) {
-        fputs(i ? ",\n    " : "\n    ", out);
-        json_row(out, m, &m->rows[i]);
+    fputc('}', out);
+    /* A part not computed (`--analyses`) is left out whole. */
+    if (m->analyses & (ANALYSIS_RMS | ANALYSIS_TRMS)) {
+        fprintf(out, ",\n  \"activations\": %" PRIu64 ",\n  \"routines\": [", m->activations);
+        for (size_t i = 0; i < m->n_rows; i++) {
+            fputs(i ? ",\n    " : "\n    ", out);
+            json_row(out, m, &m->rows[i]);
+        }
+        fputs("\n  ]", out);
     }
-    fputs("\n  ],\n  \"reuse\": {\n    \"global\": ", out);
+    if (!(m->analyses & ANALYSIS_REUSE)) {
+        fputs("\n}\n", out);
+        return 0;
+    }
+    fputs(",\n  \"reuse\": {\n    \"global\": ", out);
     json_histogram(out, &m->reuse_global);
     fputs(",\n    \"threads\": {", out);
     for (size_t i = 0; i < m->n_threads; i++) {

@@ -54,6 +54,7 @@ static int load_one(const char *path, const struct result_key *want,
     out->program = copy_or_null(recording_meta(&rec, "program"));
     out->command = copy_or_null(recording_meta(&rec, "command"));
     out->window = window_note(&rec);
+    out->no_trace = !recording_has_trace(&rec);
     recording_close(&rec);
     struct result_store *store;
     if (result_store_open(path, 0, &store, err) != 0)
@@ -90,7 +91,8 @@ int report_load(char *const *paths, size_t n, const struct result_key *want,
         out->sources[i] = (struct report_source){.recording = paths[i],
                                                  .result = out->items[i].result,
                                                  .symbols = &out->items[i].symbols,
-                                                 .window = out->items[i].window};
+                                                 .window = out->items[i].window,
+                                                 .no_trace = out->items[i].no_trace};
         const char *first = out->items[0].program, *this = out->items[i].program;
         if (first && this && strcmp(first, this) != 0)
             fprintf(stderr, "trms: warning: %s records %s, %s records %s: routines are "

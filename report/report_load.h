@@ -20,6 +20,7 @@ struct loaded_recording {
     char *program;               /* from the meta, NULL when absent */
     char *command;
     char *window;                /* what a recording window left out, or NULL */
+    int no_trace;                /* recorded with --trace none */
     struct memory_maps maps;     /* empty when the recording has none */
 };
 

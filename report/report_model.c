@@ -1,5 +1,7 @@
 #include "report/report_model.h"
 
+#include "analyses/analysis_parts.h"
+
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -16,6 +18,7 @@
 #include "report/report.h"
 
 const char *const report_metric_names[METRICS] = {"rms", "trms"};
+const unsigned report_metric_parts[METRICS] = {ANALYSIS_RMS, ANALYSIS_TRMS};
 const char *const report_cost_names[COST_KINDS] = {"worst", "average"};
 
 /* ---- one profile of one source, before merging ---- */
@@ -585,9 +588,13 @@ int report_model_build(const struct report_source *sources, size_t n,
 
     out->recordings = xcalloc(n, sizeof *out->recordings);
     out->windows = xcalloc(n, sizeof *out->windows);
+    out->no_trace = xcalloc(n, sizeof *out->no_trace);
     out->n_recordings = n;
     out->cell_size = sources[0].result->cell_size;
     out->line_size = sources[0].result->line_size;
+    out->analyses = ANALYSIS_ALL;
+    for (size_t s = 0; s < n; s++)
+        out->analyses &= sources[s].result->analyses;
     out->contexts = sel->contexts;
     out->aggregate_threads = sel->aggregate_threads;
     out->threads_by_order = by_order;
@@ -597,6 +604,7 @@ int report_model_build(const struct report_source *sources, size_t n,
         const struct analysis_result *r = sources[s].result;
         out->recordings[s] = sources[s].recording;
         out->windows[s] = sources[s].window;
+        out->no_trace[s] = sources[s].no_trace;
         for (int t = 0; t < EVENT_TYPE_COUNT; t++)
             out->events[t] += r->events[t];
         out->activations += r->activations;
@@ -631,6 +639,7 @@ void report_model_free(struct report_model *m)
     free(m->rows);
     free(m->recordings);
     free(m->windows);
+    free(m->no_trace);
     free(m->reuse_global.bins);
     for (size_t i = 0; i < m->n_threads; i++)
         free(m->reuse_threads[i].histogram.bins);
@@ -645,3 +654,25 @@ double report_row_share(const struct report_row *row, int external)
     return input ? 100.0 * (double)induced / (double)input : 0.0;
 }
 
+
+void report_model_notes(const struct report_model *m, char not_computed[static REPORT_NOTE_MAX],
+                        char no_trace[static REPORT_NOTE_MAX])
+{
+    not_computed[0] = no_trace[0] = '\0';
+    if (m->analyses != ANALYSIS_ALL) {
+        char parts[ANALYSIS_PARTS_TEXT_MAX], missing[ANALYSIS_PARTS_WORDS_MAX];
+        snprintf(not_computed, REPORT_NOTE_MAX, "not computed: %s (analyzed with --analyses %s)",
+                 analysis_parts_missing(m->analyses, missing),
+                 analysis_parts_text(m->analyses, parts));
+    }
+    size_t n = 0, count = 0;
+    for (size_t i = 0; i < m->n_recordings; i++)
+        count += m->no_trace[i] != 0;
+    for (size_t i = 0; i < m->n_recordings && n < REPORT_NOTE_MAX; i++)
+        if (m->no_trace[i])
+            n += (size_t)snprintf(no_trace + n, REPORT_NOTE_MAX - n, "%s%s", n ? ", " : "",
+                                  m->recordings[i]);
+    if (n < REPORT_NOTE_MAX && count)
+        snprintf(no_trace + n, REPORT_NOTE_MAX - n, ": event trace not kept (recorded with "
+                 "--trace none); %s cannot be analyzed again", count > 1 ? "they" : "it");
+}

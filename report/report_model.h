@@ -22,6 +22,7 @@ enum report_metric { METRIC_RMS, METRIC_TRMS, METRICS };
 enum report_cost { COST_WORST, COST_AVERAGE, COST_KINDS };
 
 extern const char *const report_metric_names[METRICS];  /* "rms", "trms" */
+extern const unsigned report_metric_parts[METRICS];     /* ANALYSIS_RMS, ANALYSIS_TRMS */
 extern const char *const report_cost_names[COST_KINDS]; /* "worst", "average" */
 
 /* One stored result and where it came from. */
@@ -30,6 +31,8 @@ struct report_source {
     const struct analysis_result *result;
     const struct symbol_names *symbols;   /* names of address-only routines, or NULL */
     const char *window;                   /* what its recording left out, or NULL */
+    int no_trace;                         /* its recording kept no event trace
+                                             (`record --trace none`) */
 };
 
 /* Which rows, and how they are cut. */
@@ -90,8 +93,10 @@ struct report_row {
 struct report_model {
     const char **recordings;
     const char **windows;         /* per recording: what it left out, or NULL */
+    int *no_trace;                /* per recording: kept no event trace */
     size_t n_recordings;
     uint64_t cell_size, line_size;
+    unsigned analyses;            /* enum analysis_part: what every source computed */
     uint64_t events[EVENT_TYPE_COUNT];
     uint64_t activations;
     int contexts;                 /* rows are calling contexts */
@@ -114,6 +119,13 @@ int report_model_build(const struct report_source *sources, size_t n,
                        const struct report_selection *sel, struct report_model *out,
                        struct trms_error *err);
 void report_model_free(struct report_model *m);
+
+/* The lines every report gives of what M lacks: the parts not computed
+ * (`--analyses`) in NOT_COMPUTED, and the recordings that kept no event
+ * trace in NO_TRACE, each "" when there is nothing to say. */
+#define REPORT_NOTE_MAX 512
+void report_model_notes(const struct report_model *m, char not_computed[static REPORT_NOTE_MAX],
+                        char no_trace[static REPORT_NOTE_MAX]);
 
 /* "name (file:line)", "name [libc.so.6]" (the module, for a symbol whose
  * source is unknown), or with contexts "main > a > qsort"; cut to LEN. */

@@ -292,13 +292,27 @@ int report_text(FILE *out, const struct report_model *m, const struct report_opt
             fprintf(out, "window of %s: kept %s\n", m->recordings[i], m->windows[i]);
     if (m->threads_by_order)
         fprintf(out, "threads numbered by order of appearance (1 = the first), not by id\n");
+    char not_computed[REPORT_NOTE_MAX], no_trace[REPORT_NOTE_MAX];
+    report_model_notes(m, not_computed, no_trace);
+    if (not_computed[0])
+        fprintf(out, "%s\n", not_computed);
+    if (no_trace[0])
+        fprintf(out, "%s\n", no_trace);
+    /* The growth column's metric, when the result has only the other. */
+    struct report_options with_metric = *o;
+    if (!(m->analyses & report_metric_parts[o->metric]))
+        with_metric.metric = o->metric == METRIC_RMS ? METRIC_TRMS : METRIC_RMS;
+    o = &with_metric;
     fprintf(out, "%zu thread%s, %" PRIu64 " activations, %" PRIu64 " memory accesses (%" PRIu64
                  " reads, %" PRIu64 " writes, %" PRIu64 " kernel reads, %" PRIu64
                  " kernel writes)\n\n",
             m->n_threads, plural(m->n_threads), m->activations, accesses, m->events[EVENT_READ],
             m->events[EVENT_WRITE],
             m->events[EVENT_KREAD], m->events[EVENT_KWRITE]);
-    routines_table(out, m, o);
+    if (m->analyses & (ANALYSIS_RMS | ANALYSIS_TRMS))
+        routines_table(out, m, o);
+    if (!(m->analyses & ANALYSIS_REUSE))
+        goto details;
     fprintf(out, "\nreuse distance (exact LRU stack distance, %" PRIu64 "-byte lines; loads and "
                  "stores, not the kernel's):\n",
             m->line_size);
@@ -308,7 +322,8 @@ int report_text(FILE *out, const struct report_model *m, const struct report_opt
         snprintf(label, sizeof label, "thread %" PRIu32, m->reuse_threads[i].tid);
         reuse_line(out, label, &m->reuse_threads[i].histogram, m->line_size);
     }
-    if (o->details) {
+details:
+    if (o->details && (m->analyses & (ANALYSIS_RMS | ANALYSIS_TRMS))) {
         size_t *index = xcalloc(m->n_rows ? m->n_rows : 1, sizeof *index), folded;
         size_t shown = report_top_rows(m, o->top, index, &folded);
         for (size_t k = 0; k < shown; k++)

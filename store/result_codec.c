@@ -10,7 +10,8 @@
 /* Version 2 added each point's real sum, the profiles' calling contexts and
  * the context tree; version 1 results still load (real sum = sum, which
  * differs only for recursive routines). Version 3 added the CRC-32 at the
- * end (4 bytes, little-endian). */
+ * end (4 bytes, little-endian). Version 4 added, before it, the parts
+ * computed (enum analysis_part; older results hold every part). */
 #define OLDEST_READABLE 1
 
 static void put_points(struct byte_buffer *b, const struct profile_point *pts, size_t n)
@@ -86,6 +87,7 @@ void result_encode(const struct analysis_result *r, struct byte_buffer *b)
         byte_buffer_put_varint(b, r->reuse_threads[i].tid);
         put_histogram(b, &r->reuse_threads[i].histogram);
     }
+    byte_buffer_put_varint(b, r->analyses);
     uint32_t crc = crc32_update(0, b->data + start, b->len - start);
     uint8_t tail[4] = {(uint8_t)crc, (uint8_t)(crc >> 8), (uint8_t)(crc >> 16), (uint8_t)(crc >> 24)};
     byte_buffer_put(b, tail, sizeof tail);
@@ -245,6 +247,10 @@ struct analysis_result *result_decode(const void *data, size_t len, struct trms_
         r->reuse_threads[i].tid = get_u32(&c);
         get_histogram(&c, &r->reuse_threads[i].histogram);
     }
+    uint64_t analyses = version >= 4 ? byte_cursor_varint(&c) : ANALYSIS_ALL;
+    if (analyses == 0 || analyses & ~(uint64_t)ANALYSIS_ALL)
+        c.failed = 1;
+    r->analyses = (unsigned)analyses;
     if (c.failed || c.p != c.end || !consistent(r)) {
         error_set(err, "stored result is corrupt");
         analysis_result_free(r);

@@ -17,7 +17,7 @@
 #include "common/byte_buffer.h"
 #include "common/error.h"
 
-#define RESULT_CODEC_VERSION 3
+#define RESULT_CODEC_VERSION 4
 
 void result_encode(const struct analysis_result *r, struct byte_buffer *out);
 

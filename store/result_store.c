@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "analyses/analysis_parts.h"
 #include "common/byte_buffer.h"
 #include "common/oom.h"
 #include "store/result_codec.h"
@@ -30,9 +31,17 @@ static int lmdb_error(struct result_store *s, struct trms_error *err, const char
 }
 
 #define CONTEXTS_SUFFIX "/contexts"
+#define ANALYSES_PART "/analyses="
 
-/* PREFIX "cell=N/line=M[/events=F-T][/contexts]": a result, and beside it
- * when it was stored (T "end" when 0). */
+unsigned result_key_analyses(const struct result_key *key)
+{
+    return key->analyses ? key->analyses : ANALYSIS_ALL;
+}
+
+/* PREFIX "cell=N/line=M[/events=F-T][/analyses=rms,reuse][/contexts]": a
+ * result, and beside it when it was stored (T "end" when 0; the analyses
+ * only when not all of them, so that keys of every part are those stored
+ * before there was a choice). */
 void result_key_string(char *buf, size_t len, const char *prefix, const struct result_key *k)
 {
     int n = snprintf(buf, len, "%scell=%" PRIu64 "/line=%" PRIu64, prefix, k->cell_size,
@@ -42,6 +51,11 @@ void result_key_string(char *buf, size_t len, const char *prefix, const struct r
         if (k->to)
             snprintf(to, sizeof to, "%" PRIu64, k->to);
         n += snprintf(buf + n, len - (size_t)n, "/events=%" PRIu64 "-%s", k->from, to);
+    }
+    if (result_key_analyses(k) != ANALYSIS_ALL) {
+        char parts[ANALYSIS_PARTS_TEXT_MAX];
+        n += snprintf(buf + n, len - (size_t)n, ANALYSES_PART "%s",
+                      analysis_parts_text(k->analyses, parts));
     }
     if (k->contexts)
         snprintf(buf + n, len - (size_t)n, CONTEXTS_SUFFIX);
@@ -64,6 +78,14 @@ int result_key_parse(const char *whole, const char *prefix, struct result_key *k
     if (len > suffix && strcmp(str + len - suffix, CONTEXTS_SUFFIX) == 0) {
         k->contexts = 1;
         str[len - suffix] = '\0';
+    }
+    char *analyses = strstr(str, ANALYSES_PART);
+    if (analyses) {
+        unsigned parts;
+        if (analysis_parts_parse(analyses + strlen(ANALYSES_PART), &parts) != 0 || !parts)
+            return -1;
+        k->analyses = parts == ANALYSIS_ALL ? 0 : parts;
+        *analyses = '\0';
     }
     return parse_sizes_and_window(str, k);
 }
@@ -165,7 +187,8 @@ int result_store_save(struct result_store *s, const struct analysis_result *r,
                       struct trms_error *err)
 {
     struct result_key whole = {.cell_size = r->cell_size, .line_size = r->line_size,
-                               .contexts = r->n_contexts > 0};
+                               .contexts = r->n_contexts > 0,
+                               .analyses = r->analyses == ANALYSIS_ALL ? 0 : r->analyses};
     return result_store_save_key(s, r, &whole, err);
 }
 
@@ -217,9 +240,11 @@ int result_store_load(struct result_store *s, uint64_t cell_size, uint64_t line_
     return result_store_load_key(s, &whole, out, err);
 }
 
-/* The most recently stored result with calling contexts (the latest
- * pointer breaks ties of the one-second dates). */
+/* The most recently stored result with calling contexts when WANT has
+ * them, and of WANT's analyses when it names some (the latest pointer
+ * breaks ties of the one-second dates). */
 struct newest_with_contexts {
+    const struct result_key *want;
     struct stored_result_info best;
     int found;
 };
@@ -227,7 +252,8 @@ struct newest_with_contexts {
 static int consider(void *ctx, const struct stored_result_info *info)
 {
     struct newest_with_contexts *n = ctx;
-    if (!info->key.contexts)
+    if ((n->want->contexts && !info->key.contexts) ||
+        (n->want->analyses && result_key_analyses(&info->key) != n->want->analyses))
         return 0;
     int newer = !n->found || strcmp(info->analyzed, n->best.analyzed) > 0 ||
                 (strcmp(info->analyzed, n->best.analyzed) == 0 && info->latest);
@@ -241,13 +267,21 @@ static int consider(void *ctx, const struct stored_result_info *info)
 int result_store_load_key(struct result_store *s, struct result_key *rk,
                           struct analysis_result **out, struct trms_error *err)
 {
-    if (rk->cell_size == 0 && rk->line_size == 0 && rk->contexts) {
-        struct newest_with_contexts n = {0};
+    if (rk->cell_size == 0 && rk->line_size == 0 && (rk->contexts || rk->analyses)) {
+        struct result_key want = *rk;
+        struct newest_with_contexts n = {.want = &want};
         if (result_store_list(s, consider, &n, err) != 0)
             return -1;
-        if (!n.found)
+        char parts[ANALYSIS_PARTS_TEXT_MAX];
+        if (!n.found && !want.analyses)
             return error_set(err, "%s: no analysis with calling contexts stored; run "
                                   "`trms analyze --contexts` first", s->path);
+        if (!n.found)
+            return error_set(err, "%s: no result of analyses %s%s stored; run `trms analyze "
+                                  "--analyses %s%s` first", s->path,
+                             analysis_parts_text(want.analyses, parts),
+                             want.contexts ? " with calling contexts" : "", parts,
+                             want.contexts ? " --contexts" : "");
         *rk = n.best.key;
     }
     uint64_t cell_size = rk->cell_size, line_size = rk->line_size;
@@ -281,10 +315,14 @@ int result_store_load_key(struct result_store *s, struct result_key *rk,
         if (rk->from || rk->to)
             snprintf(window, sizeof window, " over events %" PRIu64 " to %" PRIu64, rk->from,
                      rk->to);
+        char parts[ANALYSIS_PARTS_TEXT_MAX], analyses[48] = "";
+        if (result_key_analyses(rk) != ANALYSIS_ALL)
+            snprintf(analyses, sizeof analyses, " of analyses %s",
+                     analysis_parts_text(rk->analyses, parts));
         if (cell_size || line_size)
             return error_set(err, "%s: no result for cell size %" PRIu64 " and line size %" PRIu64
-                                  "%s%s; run `trms analyze` with those options first",
-                             s->path, cell_size, line_size, window,
+                                  "%s%s%s; run `trms analyze` with those options first",
+                             s->path, cell_size, line_size, window, analyses,
                              rk->contexts ? " with calling contexts" : "");
         return error_set(err, "%s: no analysis stored yet", s->path);
     }
@@ -312,9 +350,12 @@ static int compare_options(const void *a, const void *b)
 {
     const struct result_key *x = &((const struct stored_result_info *)a)->key,
                             *y = &((const struct stored_result_info *)b)->key;
-    const uint64_t xs[] = {x->cell_size, x->line_size, x->from, x->to, (uint64_t)x->contexts},
-                   ys[] = {y->cell_size, y->line_size, y->from, y->to, (uint64_t)y->contexts};
-    for (int i = 0; i < 5; i++)
+    /* every part first, then the fewer the later */
+    const uint64_t xs[] = {x->cell_size, x->line_size, x->from, x->to, (uint64_t)x->contexts,
+                           ANALYSIS_ALL - result_key_analyses(x)},
+                   ys[] = {y->cell_size, y->line_size, y->from, y->to, (uint64_t)y->contexts,
+                           ANALYSIS_ALL - result_key_analyses(y)};
+    for (int i = 0; i < 6; i++)
         if (xs[i] != ys[i])
             return xs[i] < ys[i] ? -1 : 1;
     return 0;

@@ -40,7 +40,12 @@ struct result_key {
     uint64_t cell_size, line_size;
     uint64_t from, to;
     int contexts;
+    unsigned analyses;  /* enum analysis_part bits; 0 is every part, as are
+                           the keys stored before `--analyses` */
 };
+
+/* KEY's parts: ANALYSIS_ALL for 0. */
+unsigned result_key_analyses(const struct result_key *key);
 
 /* Stores R under KEY (whose sizes must be R's), replacing the result with
  * the same key, and makes it the latest; in the same transaction, drops
@@ -50,7 +55,7 @@ int result_store_save_key(struct result_store *s, const struct analysis_result *
                           const struct result_key *key, struct trms_error *err);
 
 /* result_store_save_key for the whole recording (with contexts when R
- * has them). */
+ * has them, and R's parts). */
 int result_store_save(struct result_store *s, const struct analysis_result *r,
                       struct trms_error *err);
 
@@ -68,9 +73,9 @@ int result_store_list(struct result_store *s,
                       struct trms_error *err);
 
 /* Loads the result stored under KEY, or the latest one when KEY's sizes
- * are 0 (*KEY then receives its key); with KEY's sizes 0 and contexts set,
- * the latest stored with calling contexts. Fails with a message when there
- * is none. */
+ * are 0 (*KEY then receives its key); with KEY's sizes 0 and contexts or
+ * analyses set, the latest stored with calling contexts, of those
+ * analyses. Fails with a message when there is none. */
 int result_store_load_key(struct result_store *s, struct result_key *key,
                           struct analysis_result **out, struct trms_error *err);
 

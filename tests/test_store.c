@@ -21,6 +21,8 @@
 #include "tests/results_equal.h"
 #include "tests/random_trace.h"
 #include "analyses/analysis.h"
+#include "analyses/analysis_parts.h"
+#include "trace/crc32.h"
 
 static char tmpdir[] = "/tmp/trms-test-store-XXXXXX";
 
@@ -113,7 +115,7 @@ static void windows(const char *rec)
     struct analysis_result *whole = random_result(4, 2, 64);
     struct analysis_result *part = random_result(5, 2, 64);
     struct analysis_result *tail = random_result(6, 2, 64);
-    struct result_key k_part = {2, 64, 10, 20, 0}, k_tail = {2, 64, 30, 0, 0};
+    struct result_key k_part = {2, 64, 10, 20, 0, 0}, k_tail = {2, 64, 30, 0, 0, 0};
     CHECK(result_store_save(s, whole, &err) == 0);
     CHECK(result_store_save_key(s, part, &k_part, &err) == 0);
     CHECK(result_store_save_key(s, tail, &k_tail, &err) == 0);
@@ -121,14 +123,14 @@ static void windows(const char *rec)
     struct analysis_result *got;
     CHECK(result_store_load(s, 2, 64, &got, &err) == 0 && results_equal(got, whole));
     analysis_result_free(got);
-    struct result_key k = {2, 64, 10, 20, 0};
+    struct result_key k = {2, 64, 10, 20, 0, 0};
     CHECK(result_store_load_key(s, &k, &got, &err) == 0 && results_equal(got, part));
     analysis_result_free(got);
     k = (struct result_key){0};
     CHECK(result_store_load_key(s, &k, &got, &err) == 0 && results_equal(got, tail));
     analysis_result_free(got);
     CHECK(k.cell_size == 2 && k.line_size == 64 && k.from == 30 && k.to == 0);
-    k = (struct result_key){2, 64, 10, 21, 0};
+    k = (struct result_key){2, 64, 10, 21, 0, 0};
     CHECK(result_store_load_key(s, &k, &got, &err) != 0);
     CHECK(strstr(err.message, "over events 10 to 21") != NULL);
 
@@ -195,7 +197,7 @@ static void corrupt_blobs(void)
     analysis_result_free(got);
     blob.data[0] = 99; /* a future format version */
     CHECK(result_decode(blob.data, blob.len, &err) == NULL);
-    CHECK_STR(err.message, "stored result has format version 99; this trms reads versions 1 to 3");
+    CHECK_STR(err.message, "stored result has format version 99; this trms reads versions 1 to 4");
     blob.data[0] = RESULT_CODEC_VERSION;
     /* Every byte changed anywhere is caught (by the checksum, the version
      * or the structure), never decoded into other numbers. */
@@ -432,19 +434,19 @@ static void contexts(const char *rec)
     CHECK(result_store_save(s, with, &err) == 0);
     CHECK(result_store_save(s, plain, &err) == 0);
     struct analysis_result *got;
-    struct result_key k = {16, 64, 0, 0, 1};
+    struct result_key k = {16, 64, 0, 0, 1, 0};
     CHECK(result_store_load_key(s, &k, &got, &err) == 0 && results_equal(got, with));
     analysis_result_free(got);
     CHECK(result_store_load(s, 16, 64, &got, &err) == 0 && results_equal(got, plain));
     analysis_result_free(got);
-    k = (struct result_key){0, 0, 0, 0, 1}; /* the newest with contexts */
+    k = (struct result_key){0, 0, 0, 0, 1, 0}; /* the newest with contexts */
     CHECK(result_store_load_key(s, &k, &got, &err) == 0 && results_equal(got, with));
     CHECK(k.cell_size == 16 && k.contexts == 1);
     analysis_result_free(got);
     k = (struct result_key){0};              /* the latest: the plain one */
     CHECK(result_store_load_key(s, &k, &got, &err) == 0 && results_equal(got, plain));
     analysis_result_free(got);
-    k = (struct result_key){2, 64, 0, 0, 1};
+    k = (struct result_key){2, 64, 0, 0, 1, 0};
     CHECK(result_store_load_key(s, &k, &got, &err) != 0);
     CHECK(strstr(err.message, "line size 64 with calling contexts") != NULL);
     result_store_close(s);
@@ -483,6 +485,131 @@ static void version_1(void)
     analysis_result_free(r);
 }
 
+/* A result of random events with the analyses PARTS (every thread
+ * switch, kernel write and renumbering the random shapes bring). */
+static struct analysis_result *random_parts(uint64_t seed, unsigned parts, uint64_t time_limit)
+{
+    struct random_trace_shape shape = {.threads = 3, .events = 3000, .routines = 9,
+                                       .regions = 3, .region_span = 4096, .max_depth = 6};
+    struct event_list events = {0};
+    struct routine_table routines;
+    routine_table_init(&routines);
+    random_trace(seed, &shape, &events, &routines);
+    struct run run;
+    struct analysis_options opt;
+    analysis_options_default(&opt);
+    opt.passes = analysis_parts_passes(parts);
+    opt.time_limit = time_limit;
+    fixture_run_with(events.items, events.count, &routines, &opt, &run);
+    struct analysis_result *r = run_take_result(&run);
+    event_list_free(&events);
+    routine_table_free(&routines);
+    return r;
+}
+
+static void empty_histogram(struct reuse_histogram *h)
+{
+    free(h->bins);
+    *h = (struct reuse_histogram){0};
+}
+
+/* FULL with only the parts PARTS kept: what a result of PARTS must be. */
+static void keep_parts(struct analysis_result *full, unsigned parts)
+{
+    full->analyses = parts;
+    for (size_t i = 0; i < full->n_profiles; i++) {
+        struct routine_profile *p = &full->profiles[i];
+        if (!(parts & ANALYSIS_RMS)) {
+            free(p->rms_points);
+            p->rms_points = NULL;
+            p->n_rms_points = 0;
+        }
+        if (!(parts & ANALYSIS_TRMS)) {
+            free(p->trms_points);
+            p->trms_points = NULL;
+            p->n_trms_points = 0;
+            p->induced_thread = p->induced_external = 0;
+        }
+    }
+    if (!(parts & (ANALYSIS_RMS | ANALYSIS_TRMS))) {
+        for (size_t i = 0; i < full->n_profiles; i++) {
+            free(full->profiles[i].rms_points);
+            free(full->profiles[i].trms_points);
+        }
+        full->n_profiles = 0;
+        full->activations = 0;
+    }
+    if (!(parts & ANALYSIS_REUSE)) {
+        empty_histogram(&full->reuse_global);
+        for (size_t i = 0; i < full->n_threads; i++)
+            empty_histogram(&full->reuse_threads[i].histogram);
+    }
+}
+
+/* Each set of analyses computes exactly its parts of the full result
+ * (without TRMS the input-size pass leaves kernel writes out: RMS must not
+ * change), with and without renumbering. */
+static void subsets_are_parts(void)
+{
+    for (uint64_t seed = 1; seed <= 4; seed++)
+        for (unsigned parts = 1; parts <= ANALYSIS_ALL; parts++) {
+            uint64_t limit = seed % 2 ? 0 : 200;
+            struct analysis_result *full = random_parts(seed, ANALYSIS_ALL, limit);
+            struct analysis_result *part = random_parts(seed, parts, limit);
+            CHECK_EQ(part->analyses, parts);
+            keep_parts(full, parts);
+            if (!results_equal(full, part))
+                fprintf(stderr, "seed %llu, analyses %u: not the parts of the full result\n",
+                        (unsigned long long)seed, parts);
+            CHECK(results_equal(full, part));
+            analysis_result_free(full);
+            analysis_result_free(part);
+        }
+}
+
+/* Results of other analyses are stored beside each other, as results of
+ * other sizes; keys and results from before the choice are every part. */
+static void analysis_sets(const char *rec)
+{
+    struct trms_error err;
+    struct result_store *s;
+    CHECK(result_store_open(rec, 1, &s, &err) == 0);
+    struct analysis_result *full = random_parts(5, ANALYSIS_ALL, 0);
+    struct analysis_result *some = random_parts(5, ANALYSIS_RMS | ANALYSIS_REUSE, 0);
+    CHECK(result_store_save(s, some, &err) == 0);
+    CHECK(result_store_save(s, full, &err) == 0);
+    struct analysis_result *got;
+    struct result_key k = {4, 64, 0, 0, 0, 0};
+    CHECK(result_store_load_key(s, &k, &got, &err) == 0 && results_equal(got, full));
+    analysis_result_free(got);
+    k = (struct result_key){4, 64, 0, 0, 0, ANALYSIS_RMS | ANALYSIS_REUSE};
+    CHECK(result_store_load_key(s, &k, &got, &err) == 0 && results_equal(got, some));
+    analysis_result_free(got);
+    k = (struct result_key){0, 0, 0, 0, 0, ANALYSIS_RMS | ANALYSIS_REUSE}; /* the newest such */
+    CHECK(result_store_load_key(s, &k, &got, &err) == 0 && results_equal(got, some));
+    CHECK(k.cell_size == 4 && k.analyses == (ANALYSIS_RMS | ANALYSIS_REUSE));
+    analysis_result_free(got);
+    k = (struct result_key){0, 0, 0, 0, 0, ANALYSIS_TRMS};
+    CHECK(result_store_load_key(s, &k, &got, &err) != 0);
+    CHECK(strstr(err.message, "no result of analyses trms stored") != NULL);
+    result_store_close(s);
+    /* The version 3 form of a result (no parts in it) reads as every part. */
+    struct byte_buffer blob = {0};
+    result_encode(full, &blob);
+    CHECK(blob.data[0] == 4 && blob.data[blob.len - 5] == ANALYSIS_ALL);
+    blob.data[0] = 3;
+    blob.len -= 5;
+    uint32_t crc = crc32_update(0, blob.data, blob.len);
+    uint8_t tail[4] = {(uint8_t)crc, (uint8_t)(crc >> 8), (uint8_t)(crc >> 16), (uint8_t)(crc >> 24)};
+    byte_buffer_put(&blob, tail, sizeof tail);
+    got = result_decode(blob.data, blob.len, &err);
+    CHECK(got && got->analyses == ANALYSIS_ALL && results_equal(got, full));
+    analysis_result_free(got);
+    byte_buffer_free(&blob);
+    analysis_result_free(full);
+    analysis_result_free(some);
+}
+
 int main(void)
 {
     if (!mkdtemp(tmpdir)) {
@@ -500,6 +627,11 @@ int main(void)
     corrupt_blobs();
     inconsistent_results();
     version_1();
+    subsets_are_parts();
+    char sets[160];
+    snprintf(sets, sizeof sets, "%s/sets", tmpdir);
+    mkdir(sets, 0777);
+    analysis_sets(sets);
     char cmd[160];
     snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
     CHECK(system(cmd) == 0);

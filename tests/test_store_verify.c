@@ -51,7 +51,7 @@ static struct result_key key_of(int i)
                                .from = (uint64_t)i, .to = (uint64_t)i + 100};
 }
 
-static const struct result_key checkpoint_key = {4, 64, 0, 0, 0};
+static const struct result_key checkpoint_key = {4, 64, 0, 0, 0, 0};
 
 static struct analysis_result *expected[N_RESULTS];
 

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "analyses/analysis.h"
+#include "analyses/analysis_parts.h"
 #include "analyses/analysis_state.h"
 #include "common/oom.h"
 #include "common/parse_number.h"
@@ -156,6 +157,11 @@ static void resume_options(const struct result_key *key, char *buf, size_t size)
         n += (size_t)snprintf(buf + n, size - n, " --cell-size %" PRIu64, key->cell_size);
     if (n < size && key->line_size != ANALYSIS_DEFAULT_LINE_SIZE)
         n += (size_t)snprintf(buf + n, size - n, " --line-size %" PRIu64, key->line_size);
+    if (n < size && result_key_analyses(key) != ANALYSIS_ALL) {
+        char parts[ANALYSIS_PARTS_TEXT_MAX];
+        n += (size_t)snprintf(buf + n, size - n, " --analyses %s",
+                              analysis_parts_text(key->analyses, parts));
+    }
     if (n < size && key->contexts)
         snprintf(buf + n, size - n, " --contexts");
 }
@@ -398,6 +404,11 @@ static int analyze(const char *rec_path, const struct analysis_options *opt,
         return -1;
     const char *engine = recording_meta(&rec, "engine");
     int is_rr = engine && strcmp(engine, "rr") == 0;
+    if (!recording_has_trace(&rec)) {
+        recording_close(&rec);
+        return recording_no_trace_error(rec_path, "analyzed again (its stored analysis stands: "
+                                        "`trms report`)", err);
+    }
     if ((window->from || window->to) && !is_rr) {
         error_set(err, "%s: --from and --to choose part of an rr recording; this one was "
                        "recorded by %s", rec_path, engine ? engine : "an unknown engine");
@@ -471,6 +482,7 @@ static int analyze(const char *rec_path, const struct analysis_options *opt,
         key.cell_size = result->cell_size;
         key.line_size = result->line_size;
         key.contexts = result->n_contexts > 0;
+        key.analyses = result->analyses == ANALYSIS_ALL ? 0 : result->analyses;
         rc = result_store_save_key(store, result, &key, err);
     }
     if (st.csv) {
@@ -505,6 +517,10 @@ static int analyze(const char *rec_path, const struct analysis_options *opt,
                result->n_threads, plural(result->n_threads), result->activations,
                plural(result->activations), result->routines.count,
                plural(result->routines.count), result->cell_size, result->line_size);
+        if (result->analyses != ANALYSIS_ALL) {
+            char parts[ANALYSIS_PARTS_TEXT_MAX];
+            printf("; analyses %s", analysis_parts_text(result->analyses, parts));
+        }
         if (from)
             printf("; resumed after event %" PRIu64, st.resumed_after);
         else if (req->resume)
@@ -594,6 +610,7 @@ static int run(int argc, char **argv)
                                             {"resume", no_argument, NULL, 'r'},
                                             {"contexts", no_argument, NULL, 'C'},
                                             {"process", required_argument, NULL, 'P'},
+                                            {"analyses", required_argument, NULL, 'A'},
                                             {NULL, 0, NULL, 0}};
     const char **processes = NULL;
     size_t n_processes = 0;
@@ -638,6 +655,15 @@ static int run(int argc, char **argv)
             opt.contexts = 1;
             window.contexts = 1;
             break;
+        case 'A': {
+            unsigned parts;
+            if (analysis_parts_parse(optarg, &parts) != 0)
+                return cli_usage_error(&cmd_analyze, "--analyses takes rms, trms and reuse, "
+                                       "separated by commas, not '%s'", optarg);
+            opt.passes = analysis_parts_passes(parts);
+            window.analyses = parts == ANALYSIS_ALL ? 0 : parts;
+            break;
+        }
         case 'F':
         case 'T':
             /* rr numbers events from 1 (rerun's -s and -e) */
@@ -656,6 +682,10 @@ static int run(int argc, char **argv)
     if (window.to && window.from > window.to)
         return cli_usage_error(&cmd_analyze, "--from %" PRIu64 " is after --to %" PRIu64,
                                window.from, window.to);
+    if (req.csv_path && (analysis_passes_parts(opt.passes) & (ANALYSIS_RMS | ANALYSIS_TRMS)) !=
+                            (ANALYSIS_RMS | ANALYSIS_TRMS))
+        return cli_usage_error(&cmd_analyze, "--activations writes every activation's RMS and "
+                               "TRMS: --analyses must keep rms and trms");
     if (req.csv_path && (req.resume || (every_given && req.checkpoint_every > 0)))
         return cli_usage_error(&cmd_analyze, "--activations writes every activation in one "
                                "run: it takes no checkpoints and cannot --resume");
@@ -700,6 +730,7 @@ const struct command cmd_analyze = {
     .summary = "compute RMS, TRMS, profiles and reuse distances of a recording",
     .usage =
         "usage: trms analyze REC [--cell-size N] [--line-size N] [--contexts]\n"
+        "                        [--analyses LIST]\n"
         "                        [--activations FILE.csv] [--from EVENT] [--to EVENT]\n"
         "                        [--checkpoint-every SECONDS] [--resume]\n"
         "                        [--process PID|NAME]...\n\n"
@@ -729,6 +760,12 @@ const struct command cmd_analyze = {
         "                         (default 64)\n"
         "  --process PID|NAME     of a process tree, analyze only this process (its pid,\n"
         "                         or its program's name), repeatable; default: all\n"
+        "  --analyses LIST        compute only these of rms, trms and reuse (comma-\n"
+        "                         separated; default all): without reuse no reuse stack\n"
+        "                         is kept, without trms kernel writes are passed over,\n"
+        "                         without rms and trms there are no profiles. Stored\n"
+        "                         beside results of other analyses; reports say what\n"
+        "                         was not computed\n"
         "  --contexts             keep the profiles per calling context (the path of\n"
         "                         calls from the thread's root), so that `qsort` called\n"
         "                         from a and from b are reported apart; stored beside\n"

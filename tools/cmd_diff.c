@@ -97,6 +97,15 @@ static int run(int argc, char **argv)
                              "--cell-size and --line-size", argv[optind],
                        (unsigned long long)a.cell_size, argv[optind + 1],
                        (unsigned long long)b.cell_size);
+    /* Growth against a metric a result did not compute is no growth. */
+    for (int i = 0; rc == 0 && i < 2; i++) {
+        const struct report_model *m = i ? &b : &a;
+        if (!(m->analyses & report_metric_parts[o.metric]))
+            rc = error_set(&err, "%s: its result has no %s (analyzed with --analyses without it); "
+                                 "give --metric %s, or analyze it with %s",
+                           argv[optind + i], report_metric_names[o.metric],
+                           report_metric_names[1 - o.metric], report_metric_names[o.metric]);
+    }
     struct output_file out;
     /* The text diff is read on a terminal: escaped wherever it goes. */
     if (rc == 0 && (rc = output_file_open(&out, output, !json, &err)) == 0) {

@@ -53,7 +53,12 @@ static int run(int argc, char **argv)
     struct recording rec;
     if (recording_open(rec_path, &rec, &err) != 0)
         return cli_fail(&err);
+    int has_trace = recording_has_trace(&rec);
     recording_close(&rec);
+    if (!has_trace) {
+        recording_no_trace_error(rec_path, "exported", &err);
+        return cli_fail(&err);
+    }
     /* The text event format is data: a file gets its bytes as they are
      * (export then import is exact), a terminal sees them escaped. */
     struct output_file file;

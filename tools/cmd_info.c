@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "analyses/analysis_parts.h"
 #include "common/oom.h"
 #include "store/checkpoint_store.h"
 #include "store/result_store.h"
@@ -139,6 +140,10 @@ static void print_text(FILE *out, const char *rec_path, const struct recording *
             fprintf(out, ", events %" PRIu64 " to the end", k->from);
         if (k->contexts)
             fprintf(out, ", calling contexts");
+        char parts[ANALYSIS_PARTS_TEXT_MAX], missing[ANALYSIS_PARTS_WORDS_MAX];
+        if (result_key_analyses(k) != ANALYSIS_ALL)
+            fprintf(out, ", analyses %s (not computed: %s)", analysis_parts_text(k->analyses, parts),
+                    analysis_parts_missing(k->analyses, missing));
         fprintf(out, "%s%s%s\n", a->items[i].analyzed[0] ? ", stored " : "",
                 a->items[i].analyzed,
                 a->items[i].latest ? " (latest: what `trms report` shows)" : "");
@@ -242,11 +247,13 @@ static void print_json(FILE *out, const char *rec_path, const struct recording *
             h->store.file_bytes, h->store.used_bytes, h->store.free_bytes);
     for (size_t i = 0; i < a->n; i++) {
         const struct result_key *k = &a->items[i].key;
+        char parts[ANALYSIS_PARTS_TEXT_MAX];
         fprintf(out, "%s{\"cell_size\": %" PRIu64 ", \"line_size\": %" PRIu64
                      ", \"from\": %" PRIu64 ", \"to\": %" PRIu64 ", \"contexts\": %s"
-                     ", \"latest\": %s, \"analyzed\": ",
+                     ", \"latest\": %s, \"analyses\": \"%s\", \"analyzed\": ",
                 i ? ", " : "", k->cell_size, k->line_size, k->from, k->to,
-                k->contexts ? "true" : "false", a->items[i].latest ? "true" : "false");
+                k->contexts ? "true" : "false", a->items[i].latest ? "true" : "false",
+                analysis_parts_text(result_key_analyses(k), parts));
         json_string(out, a->items[i].analyzed);
         fputc('}', out);
     }

@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "analyses/analysis_parts.h"
 #include "common/oom.h"
 #include "common/parse_number.h"
 #include "common/plural.h"
@@ -61,6 +62,7 @@ struct record {
     const char **watch;
     size_t n_watch;
     const char *binding;            /* "now" (LD_BIND_NOW) or "lazy" */
+    int no_trace;                   /* --trace none: only the analysis is kept */
     int out_of_space;               /* errno of the trace write that failed */
     uint64_t trace_bytes;           /* what the trace kept then */
     /* valgrind: the processes it starts and execs (issue 25) */
@@ -82,7 +84,7 @@ static int poll_window(void *ctx, struct trms_error *err)
 static struct trace_writer *open_writer(struct record *r, const char *path,
                                         struct trms_error *err)
 {
-    struct trace_writer_options o = {.level = TRACE_ZSTD_LEVEL};
+    struct trace_writer_options o = {.level = TRACE_ZSTD_LEVEL, .discard = r->no_trace};
     if (r->analysis)
         o.tap = record_analysis_tap(r->analysis);
     return trace_writer_create_with(path, &o, err);
@@ -251,7 +253,7 @@ static int write_meta(const char *staging, const char *engine, const char *progr
     char cwd[PATH_MAX];
     if (!getcwd(cwd, sizeof cwd))
         strcpy(cwd, "?");
-    size_t room = 40 + s->n_tree;
+    size_t room = 20 + sizeof s->extra_keys / sizeof *s->extra_keys + s->n_tree;
     const char **keys = xcalloc(room, sizeof *keys), **values = xcalloc(room, sizeof *values);
     const char *base_keys[] = {"engine", "engine-version", "program", "command", "cwd", "created",
                             "trms-version", "outcome", "complete", "events", "threads",
@@ -266,6 +268,10 @@ static int write_meta(const char *staging, const char *engine, const char *progr
     size_t n = 18;
     memcpy(keys, base_keys, sizeof base_keys);
     memcpy(values, base_values, sizeof base_values);
+    if (r->no_trace) { /* added by `--trace none`: no events.trms */
+        keys[n] = RECORDING_META_TRACE;
+        values[n++] = RECORDING_TRACE_NONE;
+    }
     /* A recording cut short says why, and is not complete. */
     char stopped[128];
     if (!s->stopped && stop_signals_stopped_target())
@@ -472,6 +478,7 @@ static const struct raw_segment_sink *child_begin(void *ctx, const struct valgri
         c->argv[i] = xstrdup(p->argv[i]);
     c->r.engine_version = t->root->engine_version;
     c->r.binding = t->root->binding;
+    c->r.no_trace = t->root->no_trace;
     routine_table_init(&c->r.routines);
     memory_maps_init(&c->r.maps);
     c->r.symbols = symbolizer_new();
@@ -1061,8 +1068,10 @@ static void say_recorded(enum engine engine, const char *name, const char *outpu
         fprintf(stderr, "trms: %s %s; recorded with rr into %s (`trms analyze %s` replays it) "
                         "%s\n", name, how, output, output, took);
     else {
-        fprintf(stderr, "trms: %s %s%s; recorded %s into %s %s\n", name, how,
-                stats->complete ? "" : " (recording stops where it died)", what, output, took);
+        fprintf(stderr, "trms: %s %s%s; recorded %s into %s%s %s\n", name, how,
+                stats->complete ? "" : " (recording stops where it died)", what, output,
+                r->no_trace ? " (its analysis only: --trace none keeps no event trace)" : "",
+                took);
         fputs(r->window_said, stderr);
         fputs(r->tree_said, stderr);
         if (analyzed[0])
@@ -1089,6 +1098,8 @@ static int run(int argc, char **argv)
                                             {"line-size", required_argument, NULL, 0x202},
                                             {"contexts", no_argument, NULL, 'X'},
                                             {"no-analysis", no_argument, NULL, 'N'},
+                                            {"analyses", required_argument, NULL, 0x203},
+                                            {"trace", required_argument, NULL, 0x204},
                                             RECORD_WINDOW_LONG_OPTIONS,
                                             {"schedule", required_argument, NULL, 'S'},
                                             {"depth", required_argument, NULL, 'd'},
@@ -1107,7 +1118,7 @@ static int run(int argc, char **argv)
     const char *output = NULL, *engine_name = "auto", *capture_dir = NULL;
     uint64_t seed = 0, quantum = STEP_DEFAULT_QUANTUM, depth = 0, pct_events = 0;
     int c, step_options = 0, quantum_given = 0, lazy_binding = 0;
-    int analyze = 1, analysis_options = 0, window_option;
+    int analyze = 1, analysis_options = 0, window_option, no_trace = 0;
     struct analysis_options analysis;
     analysis_options_default(&analysis);
     enum step_policy policy = STEP_ROUND_ROBIN;
@@ -1176,6 +1187,17 @@ static int run(int argc, char **argv)
         } else if (c == 'X') {
             analysis.contexts = 1;
             analysis_options = 1;
+        } else if (c == 0x203) {
+            unsigned parts;
+            if (analysis_parts_parse(optarg, &parts) != 0)
+                return cli_usage_error(&cmd_record, "--analyses takes rms, trms and reuse, "
+                                       "separated by commas, not '%s'", optarg);
+            analysis.passes = analysis_parts_passes(parts);
+            analysis_options = 1;
+        } else if (c == 0x204) {
+            if (strcmp(optarg, "none") != 0 && strcmp(optarg, "full") != 0)
+                return cli_usage_error(&cmd_record, "--trace is full or none, not '%s'", optarg);
+            no_trace = strcmp(optarg, "none") == 0;
         } else if (c == 'N') {
             analyze = 0;
         } else if ((window_option = record_windows_option(&windows, c, optarg, &cmd_record))) {
@@ -1222,8 +1244,19 @@ static int run(int argc, char **argv)
         return cli_usage_error(&cmd_record, "--max-processes and --exclude are for --engine "
                                             "valgrind");
     if (analysis_options && !analyze)
-        return cli_usage_error(&cmd_record, "--cell-size, --line-size and --contexts choose the "
-                                            "analysis that --no-analysis leaves out");
+        return cli_usage_error(&cmd_record, "--cell-size, --line-size, --contexts and --analyses "
+                                            "choose the analysis that --no-analysis leaves out");
+    if (no_trace && !analyze)
+        return cli_usage_error(&cmd_record, "--trace none keeps only the analysis, which "
+                                            "--no-analysis leaves out: nothing would be kept");
+    if (no_trace && strcmp(engine_name, "rr") == 0)
+        return cli_usage_error(&cmd_record, "--trace none is for the engines that analyze as "
+                                            "they record (valgrind, step); rr's recording is "
+                                            "analyzed by replaying it");
+    if (no_trace && windows.options.max_bytes)
+        return cli_usage_error(&cmd_record, "--max-size bounds the trace file, which --trace "
+                                            "none does not write (--max-events bounds the "
+                                            "events analyzed)");
     if (chaos && strcmp(engine_name, "rr") != 0)
         return cli_usage_error(&cmd_record, "--chaos is rr's chaos mode: an option of --engine "
                                             "rr (the step engine explores with --schedule pct "
@@ -1258,6 +1291,14 @@ static int run(int argc, char **argv)
         return cli_fail(&err);
     }
     enum engine engine = choose_engine(engine_name, &known, engine_said, sizeof engine_said);
+    if (no_trace && engine == ENGINE_RR) {
+        free(watch);
+        free(program);
+        fputs(engine_said, stderr);
+        return cli_usage_error(&cmd_record, "--trace none is for the engines that analyze as "
+                                            "they record; rr's recording is analyzed by "
+                                            "replaying it: add --engine valgrind");
+    }
     char *version = NULL, *tool_dir = NULL;
     struct record r = {.step = {.seed = seed, .quantum = policy == STEP_PCT ? 0 : (uint32_t)quantum,
                                 .policy = policy, .depth = (uint32_t)depth,
@@ -1265,7 +1306,8 @@ static int run(int argc, char **argv)
                        .capture_dir = capture_dir, .watch_objects = watch_objects, .chaos = chaos,
                        .watch = watch, .n_watch = n_watch, .windows = windows,
                        .max_processes = (unsigned)max_processes, .exclude = exclude,
-                       .n_exclude = n_exclude, .analysis_options = analyze ? &analysis : NULL};
+                       .n_exclude = n_exclude, .analysis_options = analyze ? &analysis : NULL,
+                       .no_trace = no_trace};
     if (prepare_engine(engine, &r, &version, &tool_dir, &err) != 0) {
         free(version);
         free(tool_dir);
@@ -1345,10 +1387,16 @@ static int run(int argc, char **argv)
          * (its warning says so). */
         struct trms_error store_err = {.message = ""};
         if (record_analysis_finish(r.analysis, &r.routines, staging, output, analyzed,
-                                   sizeof analyzed, &store_err) != 0 &&
-            store_err.message[0])
-            fprintf(stderr, "trms: warning: the analysis is not stored: %s\n",
-                    store_err.message);
+                                   sizeof analyzed, &store_err) != 0) {
+            /* Without a trace, the analysis is all there is to keep. */
+            if (r.no_trace)
+                rc = error_set(&err, "%s: the analysis is all --trace none keeps, and it %s",
+                               output, store_err.message[0] ? store_err.message
+                                                            : "failed (said above)");
+            else if (store_err.message[0])
+                fprintf(stderr, "trms: warning: the analysis is not stored: %s\n",
+                        store_err.message);
+        }
     } else if (r.analysis) {
         record_analysis_abandon(r.analysis);
     }
@@ -1387,7 +1435,8 @@ const struct command cmd_record = {
     .summary = "run a program and record what it does",
     .usage =
         "usage: trms record [--engine auto|valgrind|step|rr] [-o REC] [--cell-size N]\n"
-        "                   [--line-size N] [--contexts] [--no-analysis] [WINDOW OPTIONS]\n"
+        "                   [--line-size N] [--contexts] [--analyses LIST] [--no-analysis]\n"
+        "                   [--trace full|none] [WINDOW OPTIONS]\n"
         "                   [--] PROG [ARGS...]\n"
         "       trms record --engine rr [--chaos] ...\n"
         "       trms record --engine step [--seed N] [--quantum N] [--capture-rr DIR] ...\n"
@@ -1423,8 +1472,14 @@ const struct command cmd_record = {
         "options:\n"
         "  -e, --engine E    the engine (default auto)\n"
         "  -o, --output REC  the recording directory to create; must not exist\n"
-        "  --cell-size N, --line-size N, --contexts\n"
-        "                    the analysis's options, as for `trms analyze`\n"
+        "  --cell-size N, --line-size N, --contexts, --analyses LIST\n"
+        "                    the analysis's options, as for `trms analyze`: --analyses\n"
+        "                    rms,trms leaves the reuse stacks out (less CPU)\n"
+        "  --trace full|none full (default) keeps the event trace; none keeps only the\n"
+        "                    analysis's result, with the meta, maps and symbols, so a\n"
+        "                    long run fits a small disk; such a recording cannot be\n"
+        "                    analyzed again, explored, packed or exported (each says\n"
+        "                    so); with windows, only the analysis of the windows\n"
         "  --no-analysis     record only (an rr recording is analyzed by replaying it,\n"
         "                    by `trms analyze`, in any case)\n"
         "  --max-processes N valgrind: record at most N program images (default 256):\n"

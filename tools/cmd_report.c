@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analyses/analysis_parts.h"
 #include "common/oom.h"
 #include "common/parse_number.h"
 #include "tools/cli.h"
@@ -57,6 +58,7 @@ static int parse(int argc, char **argv, struct report_args *a)
                                             {"sort", required_argument, NULL, 's'},
                                             {"output", required_argument, NULL, 'o'},
                                             {"process", required_argument, NULL, 'P'},
+                                            {"analyses", required_argument, NULL, 'a'},
                                             {NULL, 0, NULL, 0}};
     a->top = 25;
     int c;
@@ -106,6 +108,14 @@ static int parse(int argc, char **argv, struct report_args *a)
         case 'A':
             a->sel.aggregate_threads = 1;
             break;
+        case 'a': {
+            unsigned parts;
+            if (analysis_parts_parse(optarg, &parts) != 0)
+                return cli_usage_error(&cmd_report, "--analyses takes rms, trms and reuse, "
+                                       "separated by commas, not '%s'", optarg);
+            a->want.analyses = parts;
+            break;
+        }
         case 'C':
             a->sel.contexts = 1;
             a->want.contexts = 1;
@@ -481,9 +491,10 @@ const struct command cmd_report = {
         "                   [--top N] [--routine PATTERN]... [--thread TID]...\n"
         "                   [--aggregate-threads] [--contexts] [--metric rms|trms]\n"
         "                   [--sort cum|self] [--process PID|NAME]...\n"
-        "                   [--cell-size N --line-size N]\n\n"
+        "                   [--cell-size N --line-size N] [--analyses LIST]\n\n"
         "Reports the latest analysis stored in REC, or the one computed with the\n"
-        "given cell and line sizes. Several recordings of the same program are\n"
+        "given cell and line sizes and analyses. A result of fewer analyses\n"
+        "(`analyze --analyses`) says what it did not compute, and leaves it out. Several recordings of the same program are\n"
         "merged: each routine's performance tuples from all of them, by name.\n"
         "Each routine's cost gets one growth verdict, worst-case and average,\n"
         "against RMS and TRMS, judged at the large end of its input sizes: a model\n"
@@ -517,9 +528,12 @@ const struct command cmd_report = {
         "  --aggregate-threads one row per routine, all threads' calls together\n"
         "  --contexts          one row per calling context (needs `trms analyze\n"
         "                      --contexts`; without it, contexts are added up by routine)\n"
-        "  --metric rms|trms   text: the input metric of the growth column (default rms)\n"
+        "  --metric rms|trms   text: the input metric of the growth column (default rms,\n"
+        "                      or trms for a result without rms)\n"
         "  --process PID|NAME  of a process tree: only this process (its pid, or its\n"
         "                      program's name), repeatable\n"
+        "  --analyses LIST     the result of these analyses (rms, trms, reuse; comma-\n"
+        "                      separated), the latest such one without --cell-size\n"
         "  -o, --output F      write to F instead of stdout (aprof: a directory)\n\n"
         "A recording of a process tree (`trms record` follows forks and execs) is\n"
         "reported per process: text first ranks the processes by cost, each with its\n"

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "common/oom.h"
+#include "analyses/analysis_parts.h"
 #include "store/result_store.h"
 
 struct record_analysis {
@@ -69,18 +70,22 @@ int record_analysis_finish(struct record_analysis *ra, const struct routine_tabl
     }
     struct analysis_result *result = analysis_finish(ra->analysis, routines);
     struct result_key key = {.cell_size = result->cell_size, .line_size = result->line_size,
-                             .contexts = result->n_contexts > 0};
+                             .contexts = result->n_contexts > 0,
+                             .analyses = result->analyses == ANALYSIS_ALL ? 0 : result->analyses};
     struct result_store *store = NULL;
     int rc = result_store_open(rec_path, 1, &store, err);
     if (rc == 0)
         rc = result_store_save_key(store, result, &key, err);
     result_store_close(store);
+    char parts[ANALYSIS_PARTS_TEXT_MAX], only[48] = "";
+    if (result->analyses != ANALYSIS_ALL)
+        snprintf(only, sizeof only, ", analyses %s", analysis_parts_text(result->analyses, parts));
     if (rc == 0)
         snprintf(said, said_size, "analyzed as it recorded: %" PRIu64 " activations of %zu "
-                                  "routines, cell size %" PRIu64 ", line size %" PRIu64 "%s "
+                                  "routines, cell size %" PRIu64 ", line size %" PRIu64 "%s%s "
                                   "(`trms report %s`)",
                  result->activations, result->routines.count, result->cell_size,
-                 result->line_size, key.contexts ? ", calling contexts" : "", shown);
+                 result->line_size, key.contexts ? ", calling contexts" : "", only, shown);
     analysis_result_free(result);
     record_analysis_abandon(ra);
     return rc;

@@ -49,7 +49,9 @@ void recording_health_check(const struct recording *rec, struct recording_health
         snprintf(said, sizeof said, "the trace is damaged: %s", t->why);
         break;
     case TRACE_CHECK_MISSING:
-        if (engine && strcmp(engine, "rr") == 0) {
+        if (!recording_has_trace(rec)) {
+            h->trace_state = "none";  /* --trace none: the analysis only */
+        } else if (engine && strcmp(engine, "rr") == 0) {
             h->trace_state = "unverified";  /* rr's own trace, checked as it replays */
         } else {
             h->trace_state = "damaged";
@@ -74,7 +76,10 @@ void recording_health_check(const struct recording *rec, struct recording_health
                  "no (%s; `trms verify` checks every block)", said);
     } else {
         snprintf(h->complete_text, sizeof h->complete_text, "%s%s", h->complete ? "yes" : "no",
-                 strcmp(h->trace_state, "unverified") == 0 ? " (unverified)" : "");
+                 strcmp(h->trace_state, "unverified") == 0 ? " (unverified)"
+                 : strcmp(h->trace_state, "none") == 0 ? " (event trace not kept: "
+                                                             "--trace none)"
+                                                           : "");
     }
     if (store_measure(rec->path, &h->store, &err) != 0)
         memset(&h->store, 0, sizeof h->store);  /* the store's own read says why */

@@ -11,7 +11,8 @@
 struct recording_health {
     struct trace_check trace;
     int complete;               /* the meta's word, unless the trace says otherwise */
-    const char *trace_state;    /* "verified", "cut", "damaged", "mismatch", "unverified" */
+    const char *trace_state;    /* "verified", "cut", "damaged", "mismatch", "unverified",
+                                   "none" (--trace none kept no trace) */
     char complete_text[512];    /* "yes", "no (trace cut at byte N; ...)" */
     char problem[256];          /* what verify would refuse that is cheap to see, or "" */
     struct store_usage store;   /* zero when there is none, or it cannot be read */

@@ -206,3 +206,15 @@ const char *recording_meta(const struct recording *rec, const char *key)
             return rec->meta[i].value;
     return NULL;
 }
+
+int recording_has_trace(const struct recording *rec)
+{
+    const char *trace = recording_meta(rec, RECORDING_META_TRACE);
+    return !trace || strcmp(trace, RECORDING_TRACE_NONE) != 0;
+}
+
+int recording_no_trace_error(const char *path, const char *what, struct trms_error *err)
+{
+    return error_set(err, "%s: recorded with --trace none, it keeps its analysis but no event "
+                          "trace, so it cannot be %s", path, what);
+}

@@ -1,7 +1,9 @@
 /* recording: the directory a recording lives in.
  *
  *   REC/meta          what was recorded: format, engine, source, date, versions
- *   REC/events.trms   the binary event trace
+ *   REC/events.trms   the binary event trace (none when meta says
+ *                     "trace none": `record --trace none` keeps only the
+ *                     analysis, with the maps and symbols)
  *   REC/results/      the LMDB result store (store/)
  *
  * A recording is built in a hidden staging directory beside its final path
@@ -18,6 +20,10 @@
 #define RECORDING_META "meta"
 #define RECORDING_EVENTS "events.trms"
 #define RECORDING_RESULTS "results"
+
+/* The meta key `record --trace none` adds, and its value. */
+#define RECORDING_META_TRACE "trace"
+#define RECORDING_TRACE_NONE "none"
 
 /* The most threads a recording holds: the input-size pass names a cell's
  * owner in 19 bits. */
@@ -57,6 +63,13 @@ void recording_close(struct recording *rec);
 
 /* The meta value of KEY, or NULL. */
 const char *recording_meta(const struct recording *rec, const char *key);
+
+/* Whether REC kept its event trace: not when recorded with --trace none. */
+int recording_has_trace(const struct recording *rec);
+
+/* Fills ERR with the one line that says REC (at PATH) cannot be WHAT
+ * ("analyzed again") because it kept no trace; returns -1. */
+int recording_no_trace_error(const char *path, const char *what, struct trms_error *err);
 
 /* PATH/NAME in a new string (free() it). */
 char *recording_file(const char *path, const char *name);

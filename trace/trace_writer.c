@@ -58,6 +58,7 @@ struct trace_writer {
     struct event tap_run[TAP_RUN];
     size_t tap_n;
     int level;                  /* zstd level; 0 stores blocks as they are */
+    int discard;                /* no file: blocks are dropped once sealed */
     /* Shared with the writer thread, under lock. */
     pthread_mutex_t lock;
     pthread_cond_t queued;      /* a block is queued, or the end */
@@ -252,6 +253,10 @@ static void use_buffer(struct trace_writer *w, struct trace_block *b)
 static void seal(struct trace_writer *w, uint32_t kind, uint32_t events)
 {
     struct trace_block *b = w->current;
+    if (w->discard) { /* the tap has had the events: the buffer is used again */
+        w->used = 0;
+        return;
+    }
     b->kind = kind;
     b->used = w->used;
     b->events = events;
@@ -364,10 +369,29 @@ struct trace_writer *trace_writer_create(const char *path, struct trms_error *er
     return trace_writer_create_with(path, &options, err);
 }
 
+/* A writer that keeps nothing: the encoding stays (the recorder's fast
+ * path writes into the block), the file, the compression and the writer
+ * thread go. */
+static struct trace_writer *discarding_writer(const struct trace_writer_options *options)
+{
+    struct trace_writer *w = xcalloc(1, sizeof *w);
+    w->fd = -1;
+    w->path = xstrdup("(no trace)");
+    w->discard = 1;
+    w->tap = options->tap;
+    pthread_mutex_init(&w->lock, NULL);
+    pthread_cond_init(&w->queued, NULL);
+    pthread_cond_init(&w->freed, NULL);
+    use_buffer(w, take_buffer(w));
+    return w;
+}
+
 struct trace_writer *trace_writer_create_with(const char *path,
                                               const struct trace_writer_options *options,
                                               struct trms_error *err)
 {
+    if (options->discard)
+        return discarding_writer(options);
     int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
     if (fd < 0) {
         error_set(err, "%s: cannot create: %s", path, strerror(errno));
@@ -561,7 +585,7 @@ int trace_writer_failed(const struct trace_writer *w)
  * written before the first record. */
 static int write_flags(struct trace_writer *w, int sync, struct trms_error *err)
 {
-    if (!sync)
+    if (!sync || w->discard)  /* a discarding writer has no file */
         return 0;
     uint8_t flags[4];
     put_le32(flags, TRACE_FLAG_SYNC);
@@ -575,6 +599,10 @@ int trace_writer_salvage(struct trace_writer *w, uint64_t *events, struct trms_e
     /* The writer thread passes over what is queued once a write failed. */
     stop_thread(w);
     *events = w->kept_events;
+    if (w->discard) {  /* no file to end */
+        free_writer(w);
+        return 0;
+    }
     uint8_t end[TRACE_BLOCK_HEADER_SIZE + 4 * 10];
     uint8_t *payload = end + TRACE_BLOCK_HEADER_SIZE;
     size_t len = put_varint(payload, w->kept_events);
@@ -601,7 +629,8 @@ void trace_writer_abandon(struct trace_writer *w)
         return;
     /* Whatever is queued is written; the file stays without an end block. */
     stop_thread(w);
-    close(w->fd);
+    if (w->fd >= 0)
+        close(w->fd);
     free_writer(w);
 }
 
@@ -632,6 +661,10 @@ int trace_writer_close(struct trace_writer *w, const struct routine_table *routi
         rc = -1;
     if (rc == 0)
         rc = write_flags(w, w->wrote_sync, err);
+    if (w->discard) {
+        free_writer(w);
+        return rc;
+    }
     if (rc == 0 && fsync(w->fd) != 0)
         rc = error_set(err, "%s: cannot write: %s", w->path, strerror(errno));
     if (close(w->fd) != 0 && rc == 0)

@@ -36,6 +36,9 @@ struct trace_event_tap {
 struct trace_writer_options {
     int level;                      /* zstd level; 0 stores blocks plain */
     struct trace_event_tap tap;     /* .run NULL for none */
+    int discard;                    /* keep nothing (`record --trace none`): no
+                                       file is made, blocks are only encoded,
+                                       for the tap; PATH may be NULL */
 };
 
 struct trace_writer *trace_writer_create_with(const char *path,

@@ -13,6 +13,7 @@ afterwards (their JSON report). Cases that need a small file system of
 their own run in a user and mount namespace (`unshare -rm`) and skip, saying
 why, where one cannot be made. Exit 0 passes, 77 skips, anything else
 fails."""
+import difflib
 import hashlib
 import json
 import os
@@ -1085,9 +1086,111 @@ def case_disk_full_analyze(tmp):
           "the earlier result changed")
 
 
+def same_run_json(rec):
+    """REC's JSON report, its path and thread ids put as words: two
+    recordings of one deterministic run differ in nothing else."""
+    text = report_json(rec)
+    data = json.loads(text)
+    for tid in data.get("reuse", {}).get("threads", {}):
+        text = text.replace(f'"thread": {tid},', '"thread": "TID",')
+        text = text.replace(f'"threads": [{tid}]', '"threads": ["TID"]')
+        text = text.replace(f'"{tid}": ', '"TID": ')
+    return text
+
+
+def case_record_trace_none(tmp):
+    """`record --trace none` (issue 28): a run whose trace does not fit a
+    small disk records and reports, with the result a full recording of the
+    same (deterministic) run has, and keeps nothing but the analysis, the
+    meta, maps and symbols."""
+    walk = os.path.join(PROGRAMS, "array_walk")
+    if not shutil.which("valgrind"):
+        raise Skip("no valgrind")
+    disk = os.path.join(tmp, "disk")
+    mount_tmpfs(disk, "8m")
+    big = os.path.join(tmp, "wide")  # as long a path as the disk's: Valgrind's
+    os.makedirs(big)                  # layout follows its arguments' lengths
+    # The same run twice, from the same directory (the same environment and
+    # stack): once in full, onto the large disk.
+    args = ["--engine", "valgrind", "--", walk, "3000000"]
+    expect(run([TRMS, "record", "-o", os.path.join(big, "full.rec"), *args], cwd=disk), 0,
+           what="a full recording")
+    full = os.path.join(big, "full.rec")
+    trace_bytes = os.path.getsize(os.path.join(full, "events.trms"))
+    st = os.statvfs(disk)
+    check(trace_bytes > st.f_blocks * st.f_frsize,
+          f"the trace ({trace_bytes} bytes) must not fit the small disk")
+    # In full, it does not fit the small disk...
+    r = run([TRMS, "record", "-o", "cut.rec", *args], cwd=disk)
+    expect(r, 1, "no space left on device while writing the event trace of cut.rec",
+           "a full trace onto the small disk")
+    shutil.rmtree(os.path.join(disk, "cut.rec"), ignore_errors=True)
+    # ...without its trace, it does, whole.
+    r = run([TRMS, "record", "--trace", "none", "-o", "none.rec", *args], cwd=disk)
+    expect(r, 0, what="record --trace none onto the small disk")
+    rec = os.path.join(disk, "none.rec")
+    check(sorted(os.listdir(rec)) == ["maps", "meta", "results", "symbols", "valgrind.log"],
+          f"kept: {sorted(os.listdir(rec))}")
+    check(meta(rec)["trace"] == "none" and meta(rec)["complete"] == "yes", f"meta: {meta(rec)}")
+    check(meta(rec)["events"] == meta(full)["events"], "the same run: the same events")
+    got = same_run_json(rec)
+    check(json.loads(got)["traces_not_kept"] == ["REC"], "the JSON report says the trace was not kept")
+    got_data = json.loads(got)
+    del got_data["traces_not_kept"]
+    # Two Valgrind runs of one program differ in a few reuse distances (the
+    # client stack's place moves a few variables to other lines): every
+    # other part is byte for byte the full recording's, the reuse totals
+    # too; the step engine's deterministic runs check the whole (below).
+    want_data = json.loads(same_run_json(full))
+    for data in (got_data, want_data):
+        for h in [data["reuse"]["global"], *data["reuse"]["threads"].values()]:
+            del h["histogram"]
+    want = json.dumps(want_data, indent=0)
+    check(json.dumps(got_data, indent=0) == want,
+          "--trace none stores the result of the full recording: " +
+          " / ".join(l for l in difflib.unified_diff(want.splitlines(),
+                                                     json.dumps(got_data, indent=0).splitlines(),
+                                                     lineterm="", n=0))[:1500])
+    # The same run exactly: the step engine's schedule is deterministic.
+    small = ["--engine", "step", "--", walk, "2000"]
+    expect(run([TRMS, "record", "-o", os.path.join(big, "step.rec"), *small], cwd=disk), 0,
+           what="a full step recording")
+    expect(run([TRMS, "record", "--trace", "none", "-o", "step.rec", *small], cwd=disk), 0,
+           what="a step recording without its trace")
+    step_none = json.loads(same_run_json(os.path.join(disk, "step.rec")))
+    check(step_none.pop("traces_not_kept") == ["REC"], "traces_not_kept")
+    check(json.dumps(step_none) == json.dumps(json.loads(same_run_json(os.path.join(big, "step.rec")))),
+          "--trace none stores exactly the JSON result of a full recording of the same run")
+    text = run([TRMS, "report", rec]).stdout
+    check("event trace not kept (recorded with --trace none)" in text, f"text report: {text[:300]}")
+    info = info_json(rec)
+    check(info["trace_check"] == "none" and info["complete"], f"info: {info}")
+    expect(run([TRMS, "verify", rec]), 0, what="verify of a --trace none recording")
+    for cmd, what in ((["analyze", rec], "analyzed again"), (["pack", rec, "-o", os.path.join(tmp, "x.pack")], "packed"),
+                      (["export", rec, "-o", os.path.join(tmp, "x.txt")], "exported"),
+                      (["explore", rec], "explored")):
+        r = run([TRMS, *cmd])
+        expect(r, 1, "recorded with --trace none, it keeps its analysis but no event trace, so "
+               f"it cannot be {what}", f"{cmd[0]} of a --trace none recording")
+    check(same_run_json(rec) == got, "nothing was lost")
+    # Windows: only the analysis of the windows.
+    r = run([TRMS, "record", "--trace", "none", "--toggle-collect=walk", "-o", "win.rec", *args],
+            cwd=disk)
+    expect(r, 0, what="record --trace none --toggle-collect")
+    win = json.loads(report_json(os.path.join(disk, "win.rec")))
+    names = {row["name"] for row in win["routines"]}
+    check("walk" in names and "main" not in names, f"window rows: {sorted(names)[:8]}")
+    check(not os.path.exists(os.path.join(disk, "win.rec", "events.trms")), "a window's trace")
+    # What cannot go together is refused before anything runs.
+    for extra in (["--no-analysis"], ["--max-size=1M"], ["--engine", "rr"]):
+        r = run([TRMS, "record", "--trace", "none", *extra, "-o", "bad.rec", "--", walk, "10"],
+                cwd=disk)
+        expect(r, 2, what=f"--trace none {' '.join(extra)}")
+        check(not os.path.exists(os.path.join(disk, "bad.rec")), "nothing made")
+
 # ---- running a case, in a namespace where it needs mounts ----
 
-NEEDS_MOUNTS = {"disk_full_record", "disk_full_analyze", "read_only_mount"}
+NEEDS_MOUNTS = {"disk_full_record", "disk_full_analyze", "read_only_mount", "record_trace_none"}
 
 
 def in_namespace(tmp, case):
