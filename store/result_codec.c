@@ -47,7 +47,10 @@ static void put_histogram(struct byte_buffer *b, const struct reuse_histogram *h
 void result_encode(const struct analysis_result *r, struct byte_buffer *b)
 {
     size_t start = b->len;
-    byte_buffer_put_varint(b, RESULT_CODEC_VERSION);
+    /* A result of every analysis is written as format 3, which older trms
+     * read; only a subset needs format 4's field. */
+    uint64_t version = r->analyses == ANALYSIS_ALL ? 3 : RESULT_CODEC_VERSION;
+    byte_buffer_put_varint(b, version);
     byte_buffer_put_varint(b, r->cell_size);
     byte_buffer_put_varint(b, r->line_size);
     byte_buffer_put_varint(b, EVENT_TYPE_COUNT);
@@ -87,7 +90,8 @@ void result_encode(const struct analysis_result *r, struct byte_buffer *b)
         byte_buffer_put_varint(b, r->reuse_threads[i].tid);
         put_histogram(b, &r->reuse_threads[i].histogram);
     }
-    byte_buffer_put_varint(b, r->analyses);
+    if (version >= 4)
+        byte_buffer_put_varint(b, r->analyses);
     uint32_t crc = crc32_update(0, b->data + start, b->len - start);
     uint8_t tail[4] = {(uint8_t)crc, (uint8_t)(crc >> 8), (uint8_t)(crc >> 16), (uint8_t)(crc >> 24)};
     byte_buffer_put(b, tail, sizeof tail);

@@ -3,6 +3,7 @@
 #define _GNU_SOURCE
 #include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "tools/cli.h"
@@ -50,9 +51,24 @@ static const char *nearest(const struct option *longopts, const char *name, size
     return best;
 }
 
+/* Two long options with one code would each run the other's handler (a
+ * merge once gave --max-processes the code of --analyses): a command whose
+ * table has such a pair refuses to run, whatever it is given. */
+static void check_distinct_codes(const struct command *cmd, const struct option *longopts)
+{
+    for (const struct option *a = longopts; a && a->name; a++)
+        for (const struct option *b = a + 1; !a->flag && b->name; b++)
+            if (!b->flag && b->val == a->val) {
+                fprintf(stderr, "trms %s: internal error: --%s and --%s share option code %d\n",
+                        cmd->name, a->name, b->name, a->val);
+                exit(70);
+            }
+}
+
 int cli_getopt(const struct command *cmd, int argc, char **argv, const char *shortopts,
                const struct option *longopts)
 {
+    check_distinct_codes(cmd, longopts);
     /* ':' first (after a '+' or '-'): a missing value is told apart. */
     char opts[64];
     size_t flag = shortopts[0] == '+' || shortopts[0] == '-';

@@ -101,6 +101,14 @@ grep -q "did you mean" "$T/err" && fail "a far-off option got a suggestion: $(ca
 run "$TRMS" record -x true
 expect_status 2
 expect_error_line "trms record: unknown option -x"
+# Every command's option table gives each long option a code of its own
+# (cli_getopt refuses a table with a shared one, exit 70, before anything
+# is parsed): an unknown option is a usage error in each.
+for c in record import analyze report export diff info verify gc pack unpack explore causal; do
+    run "$TRMS" "$c" --no-such-option
+    expect_status 2
+    expect_error_line "trms $c: unknown option --no-such-option"
+done
 
 # A command that fails says that alone: not which engine it would have used.
 mkdir exists.rec
