@@ -209,6 +209,48 @@ def case_trace_none(tmp):
     check("--trace none" in p.stderr and p.stderr.count("\n") == 1, p.stderr)
 
 
+def case_diff(tmp):
+    # Two trees of the workers program with 2 and 3 workers: matched by
+    # command line, then by program (the roots and the first two workers),
+    # each pair diffed; the third worker is named as only in B.
+    rec_a, _ = record(tmp, [TREE, "workers", "2"])
+    a = os.path.join(tmp, "a.rec")
+    os.rename(rec_a, a)
+    b, _ = record(tmp, [TREE, "workers", "3"])
+    pa, pb = info(a)["processes"], info(b)["processes"]
+    d = json.loads(run([TRMS, "diff", a, b, "--format", "json"]).stdout)
+    check([(m["a"]["pid"], m["b"]["pid"]) for m in d["processes"]]
+          == [(pa[i]["pid"], pb[i]["pid"]) for i in range(3)], f"matched: {d['processes']}")
+    check(all("routines" in m["diff"] or m["diff"] for m in d["processes"]), "each pair diffed")
+    check(d["only_in_a"] == [] and [q["pid"] for q in d["only_in_b"]] == [pb[3]["pid"]],
+          f"only in B: {d['only_in_b']}")
+    text = run([TRMS, "diff", a, b]).stdout
+    check(text.count("== process #") == 3 and f"only in {b}: process #4 (pid {pb[3]['pid']})"
+          in text, text[:2000])
+    # Processes of one tree only, the other way round.
+    d = json.loads(run([TRMS, "diff", b, a, "--format", "json"]).stdout)
+    check([q["pid"] for q in d["only_in_a"]] == [pb[3]["pid"]] and d["only_in_b"] == [],
+          f"only in A: {d['only_in_a']}")
+
+
+def case_html(tmp):
+    # The HTML report of a tree: every process's section, each holding its
+    # own report, and a selector naming every process.
+    rec, _ = record(tmp, [TREE, "workers", "3"])
+    procs = check_tree(rec, 4)
+    page = run([TRMS, "report", rec, "--format", "html"]).stdout
+    check(page.count("<section class=\"process\"") == 4, "four sections")
+    for q in procs:
+        check(f'<section class="process" id="p-{q["number"]}" data-pid="{q["pid"]}">' in page
+              and f'<option value="p-{q["number"]}"' in page
+              and f'href="#p-{q["number"]}"' in page, f"process {q['pid']} in the page")
+    check(page.count("srcdoc=") == 4 and page.count("sum_worker_part") >= 3,
+          "each worker's own report")
+    check('<select id="process">' in page and page.rstrip().endswith("</html>"), page[-300:])
+    one = run([TRMS, "report", rec, "--format", "html", "--process", str(procs[1]["pid"])]).stdout
+    check(one.count("<section class=\"process\"") == 1, "--process selects one section")
+
+
 def case_vfork_exec(tmp):
     rec, _ = record(tmp, [TREE, "vfork-exec", "/bin/echo", "from the child"])
     procs = check_tree(rec, 3)
