@@ -1112,8 +1112,8 @@ static int run(int argc, char **argv)
                                             {"pct-objects", required_argument, NULL, 'w'},
                                             {"chaos", no_argument, NULL, 'C'},
                                             {"lazy-binding", no_argument, NULL, 'l'},
-                                            {"max-processes", required_argument, NULL, 0x203},
-                                            {"exclude", required_argument, NULL, 0x204},
+                                            {"max-processes", required_argument, NULL, 0x205},
+                                            {"exclude", required_argument, NULL, 0x206},
                                             {NULL, 0, NULL, 0}};
     /* SIGTERM, SIGHUP, SIGINT to trms: the program is stopped and what was
      * recorded kept; a second one aborts. From the start: one that comes
@@ -1210,13 +1210,13 @@ static int run(int argc, char **argv)
                 return EXIT_USAGE;
         } else if (c == 'l') {
             lazy_binding = 1;
-        } else if (c == 0x203) {
+        } else if (c == 0x205) {
             if (parse_count("--max-processes", optarg, UINT32_MAX, &max_processes) != 0)
                 return EXIT_USAGE;
             if (max_processes == 0)
                 return cli_usage_error(&cmd_record, "--max-processes must be at least 1");
             tree_options = 1;
-        } else if (c == 0x204) {
+        } else if (c == 0x206) {
             if (!optarg[0] || strchr(optarg, ','))
                 return cli_usage_error(&cmd_record, "--exclude takes one pattern without "
                                                     "commas (give it again for more)");
