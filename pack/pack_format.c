@@ -49,11 +49,11 @@ void pack_put_string(struct pack_writer *w, const char *s, size_t len)
     pack_put(w, s, len);
 }
 
-void pack_writer_start(struct pack_writer *w, FILE *fp)
+void pack_writer_start(struct pack_writer *w, FILE *fp, int format_number)
 {
     *w = (struct pack_writer){.fp = fp};
     write_raw(w, MAGIC, sizeof MAGIC);
-    uint8_t format = PACK_FORMAT;
+    uint8_t format = (uint8_t)format_number;
     write_raw(w, &format, 1);
 }
 
@@ -167,9 +167,10 @@ int pack_reader_start(struct pack_reader *r, FILE *fp, const char *name, struct 
     r->offset = sizeof magic;
     if (read_raw(r, &format, 1, err) != 0)
         return -1;
-    if (format != PACK_FORMAT)
-        return error_set(err, "%s: trms pack format %u; this trms reads format %d", name, format,
-                         PACK_FORMAT);
+    if (format != PACK_FORMAT_SINGLE && format != PACK_FORMAT_TREE)
+        return error_set(err, "%s: trms pack format %u; this trms reads formats %d and %d", name,
+                         format, PACK_FORMAT_SINGLE, PACK_FORMAT_TREE);
+    r->format = format;
     return 0;
 }
 
@@ -180,7 +181,8 @@ int pack_next(struct pack_reader *r, int *kind, struct trms_error *err)
     uint8_t k;
     if (pack_get(r, &k, 1, err) != 0)
         return -1;
-    if (k != PACK_FILE && k != PACK_RESULT && k != PACK_END)
+    if (k != PACK_FILE && k != PACK_RESULT && k != PACK_END &&
+        !(k == PACK_PROCESS && r->format == PACK_FORMAT_TREE))
         return error_set(err, "%s: record %" PRIu64 " at byte %" PRIu64 " is of no known kind "
                               "(the archive is damaged)", r->name, r->records + 1, r->offset - 1);
     *kind = r->kind = k;

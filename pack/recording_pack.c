@@ -85,7 +85,25 @@ static int valid_name(const char *name)
         return 0;
     char head[PACK_NAME_MAX + 1];
     snprintf(head, sizeof head, "%.*s", (int)first, name);
-    return strcmp(head, RECORDING_RESULTS) != 0 && !store_is_set_aside_name(head);
+    return strcmp(head, RECORDING_RESULTS) != 0 && strcmp(head, RECORDING_PROCESSES) != 0 &&
+           !store_is_set_aside_name(head);
+}
+
+/* A process's directory in a tree, as a 'P' record carries it and `trms
+ * record` names it: "processes/N-PID", N and PID plain decimal numbers.
+ * Nothing else: no other name may create a directory. */
+static int valid_process_dir(const char *name)
+{
+    size_t prefix = strlen(RECORDING_PROCESSES "/");
+    if (strncmp(name, RECORDING_PROCESSES "/", prefix) != 0)
+        return 0;
+    const char *p = name + prefix;
+    size_t n = strspn(p, "0123456789");
+    if (n == 0 || n > 10 || p[0] == '0' || p[n] != '-')
+        return 0;
+    p += n + 1;
+    size_t m = strspn(p, "0123456789");
+    return m > 0 && m <= 10 && p[m] == '\0';
 }
 
 /* ---- packing ---- */
@@ -137,6 +155,7 @@ static void list_files(const char *dir, const char *prefix, int depth, struct na
         else if (lstat(path, &st) == 0 && S_ISREG(st.st_mode) && valid_name(name))
             names_add(out, name);
         else if (!(*prefix == '\0' && (strcmp(here.items[i], RECORDING_RESULTS) == 0 ||
+                                      strcmp(here.items[i], RECORDING_PROCESSES) == 0 ||
                                       store_is_set_aside_name(here.items[i]))) &&
                  here.items[i][0] != '.')
             note(s, "%s: not packed (not a regular file, or a name a recording does not hold)",
@@ -271,42 +290,117 @@ static int pack_legacy_names(struct pack_writer *w, const char *rec_path,
     return 0;
 }
 
+/* The directories of REC_PATH/processes a tree's processes are recorded
+ * in ("processes/N-PID", sorted by N); anything else there is noted. */
+static void list_processes(const char *rec_path, struct names *out, struct pack_summary *s)
+{
+    char *top = recording_file(rec_path, RECORDING_PROCESSES);
+    struct stat st;
+    if (lstat(top, &st) != 0 || !S_ISDIR(st.st_mode)) {
+        free(top);
+        return;
+    }
+    struct names here = {0};
+    DIR *d = opendir(top);
+    for (struct dirent *e; d && (e = readdir(d));)
+        if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+            names_add(&here, e->d_name);
+    if (d)
+        closedir(d);
+    for (size_t i = 0; i < here.n; i++) {
+        char name[PACK_NAME_MAX + 1], *path = recording_file(top, here.items[i]);
+        snprintf(name, sizeof name, RECORDING_PROCESSES "/%s", here.items[i]);
+        if (valid_process_dir(name) && lstat(path, &st) == 0 && S_ISDIR(st.st_mode))
+            names_add(out, name);
+        else
+            note(s, "%s: not packed (not a process's recording of the tree)", path);
+        free(path);
+    }
+    names_free(&here);
+    free(top);
+    /* By N, as the tree numbers them. */
+    for (size_t i = 1; i < out->n; i++)
+        for (size_t j = i; j > 0 && strtoul(out->items[j - 1] + sizeof RECORDING_PROCESSES, NULL,
+                                            10) > strtoul(out->items[j] + sizeof RECORDING_PROCESSES,
+                                                          NULL, 10); j--) {
+            char *t = out->items[j];
+            out->items[j] = out->items[j - 1];
+            out->items[j - 1] = t;
+        }
+}
+
+/* The records of one recording: its files (the meta first, so that an
+ * unpack knows at once what it is reading), its routine names when its
+ * store keeps them, its results. */
+static int pack_one(struct pack_writer *w, const char *rec_path, struct pack_summary *s,
+                    struct trms_error *err)
+{
+    struct names files = {0};
+    list_files(rec_path, "", 1, &files, s);
+    int rc = pack_file(w, rec_path, RECORDING_META, err);
+    for (size_t i = 0; rc == 0 && i < files.n; i++)
+        if (strcmp(files.items[i], RECORDING_META) != 0)
+            rc = pack_file(w, rec_path, files.items[i], err);
+    s->files += files.n;
+    if (rc == 0 && !recording_has(rec_path, SYMBOL_FILE_NAME))
+        rc = pack_legacy_names(w, rec_path, s);
+    if (rc == 0)
+        rc = pack_results(w, rec_path, s, err);
+    names_free(&files);
+    return rc;
+}
+
+/* Checks the recording in DIR in full before it is packed; one kept
+ * without its trace is refused (a pack carries the trace and rebuilds the
+ * results from it). */
+static int check_packable(const char *dir, uint64_t *events, struct trms_error *err)
+{
+    int no_trace;
+    uint64_t n;
+    if (check_files(dir, &n, &no_trace, err) != 0)
+        return -1;
+    if (no_trace)
+        return recording_no_trace_error(dir, "packed (a pack carries the event trace "
+                                        "and rebuilds the analysis from it)", err);
+    *events += n;
+    return 0;
+}
+
 int recording_pack(const char *rec_path, const char *out_path, struct pack_summary *s,
                    struct trms_error *err)
 {
     memset(s, 0, sizeof *s);
-    uint64_t events;
-    int no_trace;
-    if (check_files(rec_path, &events, &no_trace, err) != 0)
-        return -1;
-    /* A pack carries the trace and rebuilds the results from it. */
-    if (no_trace)
-        return recording_no_trace_error(rec_path, "packed (a pack carries the event trace "
-                                        "and rebuilds the analysis from it)", err);
-    struct names files = {0};
-    list_files(rec_path, "", 1, &files, s);
+    uint64_t events = 0;
+    struct names processes = {0};
+    list_processes(rec_path, &processes, s);
+    int rc = check_packable(rec_path, &events, err);
+    char **sub = xcalloc(processes.n + 1, sizeof *sub);
+    for (size_t i = 0; rc == 0 && i < processes.n; i++) {
+        sub[i] = recording_file(rec_path, processes.items[i]);
+        rc = check_packable(sub[i], &events, err);
+    }
     size_t len = strlen(out_path) + 32;
     char *tmp = xmalloc(len);
     snprintf(tmp, len, "%s.tmp-%ld", out_path, (long)getpid());
-    stop_signals_remove_on_exit(tmp);  /* before it exists: a stop leaves no half archive */
-    FILE *fp = fopen(tmp, "wb");
-    int rc = 0;
-    if (!fp) {
-        rc = error_set(err, "%s: cannot create: %s", out_path, strerror(errno));
-        stop_signals_remove_on_exit(NULL);
-    } else {
+    FILE *fp = NULL;
+    if (rc == 0) {
+        stop_signals_remove_on_exit(tmp);  /* before it exists: a stop leaves no half archive */
+        if (!(fp = fopen(tmp, "wb"))) {
+            rc = error_set(err, "%s: cannot create: %s", out_path, strerror(errno));
+            stop_signals_remove_on_exit(NULL);
+        }
+    }
+    if (fp) {
         struct pack_writer w;
-        pack_writer_start(&w, fp);
-        /* The meta first: an unpack knows at once what it is reading. */
-        rc = pack_file(&w, rec_path, RECORDING_META, err);
-        for (size_t i = 0; rc == 0 && i < files.n; i++)
-            if (strcmp(files.items[i], RECORDING_META) != 0)
-                rc = pack_file(&w, rec_path, files.items[i], err);
-        s->files = files.n;
-        if (rc == 0 && !recording_has(rec_path, SYMBOL_FILE_NAME))
-            rc = pack_legacy_names(&w, rec_path, s);
-        if (rc == 0)
-            rc = pack_results(&w, rec_path, s, err);
+        pack_writer_start(&w, fp, processes.n ? PACK_FORMAT_TREE : PACK_FORMAT_SINGLE);
+        rc = pack_one(&w, rec_path, s, err);
+        for (size_t i = 0; rc == 0 && i < processes.n; i++) {
+            pack_begin(&w, PACK_PROCESS);
+            pack_put_string(&w, processes.items[i], strlen(processes.items[i]));
+            pack_end(&w);
+            s->processes++;
+            rc = pack_one(&w, sub[i], s, err);
+        }
         if (rc == 0 && pack_writer_finish(&w) != 0)
             rc = error_set(err, "%s: cannot write: %s", out_path, strerror(errno));
         s->bytes = w.bytes;
@@ -319,8 +413,11 @@ int recording_pack(const char *rec_path, const char *out_path, struct pack_summa
         stop_signals_remove_on_exit(NULL);
     }
     s->events = events;
+    for (size_t i = 0; i < processes.n; i++)
+        free(sub[i]);
+    free(sub);
     free(tmp);
-    names_free(&files);
+    names_free(&processes);
     return rc;
 }
 
@@ -329,8 +426,12 @@ int recording_pack(const char *rec_path, const char *out_path, struct pack_summa
 struct unpacking {
     struct pack_reader r;
     const char *staging;
-    int dir;                        /* the staging directory */
-    struct result_store *store;     /* opened at the first result */
+    int top;                        /* the staging directory */
+    const char *current;            /* the recording records go into: staging,
+                                       then each process's in turn */
+    int dir;                        /* its directory */
+    struct result_store *store;     /* its, opened at its first result */
+    struct names processes;         /* the processes' directories, staged */
     struct pack_summary *s;
 };
 
@@ -346,7 +447,7 @@ static int directory_for(struct unpacking *u, const char *name, const char **bas
     char sub[PACK_NAME_MAX + 1];
     snprintf(sub, sizeof sub, "%.*s", (int)(slash - name), name);
     if (mkdirat(u->dir, sub, 0777) != 0 && errno != EEXIST)
-        return error_set(err, "%s/%s: cannot create: %s", u->staging, sub, strerror(errno));
+        return error_set(err, "%s/%s: cannot create: %s", u->current, sub, strerror(errno));
     int fd = openat(u->dir, sub, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     if (fd < 0)
         error_set(err, "%s: record %" PRIu64 ": %s is not a directory of the recording",
@@ -385,7 +486,7 @@ static int unpack_file(struct unpacking *u, struct trms_error *err)
             if (m < 0 && errno == EINTR)
                 continue;
             if (m <= 0)
-                rc = error_set(err, "%s/%s: cannot write: %s", u->staging, name,
+                rc = error_set(err, "%s/%s: cannot write: %s", u->current, name,
                                strerror(errno));
             else
                 put += (size_t)m;
@@ -394,7 +495,7 @@ static int unpack_file(struct unpacking *u, struct trms_error *err)
     }
     free(buf);
     if (close(fd) != 0 && rc == 0)
-        rc = error_set(err, "%s/%s: cannot write: %s", u->staging, name, strerror(errno));
+        rc = error_set(err, "%s/%s: cannot write: %s", u->current, name, strerror(errno));
     if (rc == 0)
         rc = pack_end_record(&u->r, err);
     u->s->files++;
@@ -440,7 +541,7 @@ static int unpack_result(struct unpacking *u, struct trms_error *err)
         rc = error_set(err, "%s: record %" PRIu64 " at byte %" PRIu64 ": the result is not "
                             "the one its key says", u->r.name, number, at);
     analysis_result_free(decoded);
-    if (rc == 0 && !u->store && result_store_open(u->staging, 1, &u->store, err) != 0)
+    if (rc == 0 && !u->store && result_store_open(u->current, 1, &u->store, err) != 0)
         rc = -1;
     r.info.latest = latest;
     r.value = value;
@@ -452,6 +553,42 @@ static int unpack_result(struct unpacking *u, struct trms_error *err)
     return rc;
 }
 
+/* A 'P' record: the records after it are the process's recording, in a
+ * directory of its own made here (never one that exists: an archive that
+ * names a process twice is refused). */
+static int unpack_process(struct unpacking *u, struct trms_error *err)
+{
+    char name[PACK_NAME_MAX + 1];
+    if (pack_get_string(&u->r, name, PACK_NAME_MAX, "process directory", err) != 0 ||
+        pack_end_record(&u->r, err) != 0)
+        return -1;
+    uint64_t number = u->r.records, at = u->r.record_start;
+    if (!valid_process_dir(name))
+        return error_set(err, "%s: record %" PRIu64 " at byte %" PRIu64 " names a process "
+                              "directory a recording does not hold (not processes/N-PID)",
+                         u->r.name, number, at);
+    if (mkdirat(u->top, RECORDING_PROCESSES, 0777) != 0 && errno != EEXIST)
+        return error_set(err, "%s/%s: cannot create: %s", u->staging, RECORDING_PROCESSES,
+                         strerror(errno));
+    if (mkdirat(u->top, name, 0777) != 0)
+        return error_set(err, "%s: record %" PRIu64 ": cannot create %s: %s", u->r.name, number,
+                         name, errno == EEXIST ? "the archive holds it twice" : strerror(errno));
+    int fd = openat(u->top, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0)
+        return error_set(err, "%s/%s: %s", u->staging, name, strerror(errno));
+    result_store_close(u->store);
+    u->store = NULL;
+    if (u->dir != u->top)
+        close(u->dir);
+    u->dir = fd;
+    char *path = recording_file(u->staging, name);
+    names_add(&u->processes, path);
+    free(path);
+    u->current = u->processes.items[u->processes.n - 1];
+    u->s->processes++;
+    return 0;
+}
+
 static int unpack_records(struct unpacking *u, struct trms_error *err)
 {
     for (;;) {
@@ -460,16 +597,18 @@ static int unpack_records(struct unpacking *u, struct trms_error *err)
             return -1;
         if (u->r.records == 0 && kind != PACK_END && kind != PACK_FILE)
             return error_set(err, "%s: the archive does not start with a file", u->r.name);
-        int rc = kind == PACK_FILE     ? unpack_file(u, err)
-                 : kind == PACK_RESULT ? unpack_result(u, err)
-                                       : pack_read_end(&u->r, err);
+        int rc = kind == PACK_FILE      ? unpack_file(u, err)
+                 : kind == PACK_RESULT  ? unpack_result(u, err)
+                 : kind == PACK_PROCESS ? unpack_process(u, err)
+                                        : pack_read_end(&u->r, err);
         if (rc != 0 || kind == PACK_END)
             return rc;
     }
 }
 
-int recording_unpack(const char *in_path, const char *rec_path, struct pack_summary *s,
-                     struct trms_error *err)
+int recording_unpack(const char *in_path, const char *rec_path,
+                     int (*check_tree)(const char *staging, struct trms_error *err),
+                     struct pack_summary *s, struct trms_error *err)
 {
     memset(s, 0, sizeof *s);
     int from_stdin = strcmp(in_path, "-") == 0;
@@ -485,19 +624,33 @@ int recording_unpack(const char *in_path, const char *rec_path, struct pack_summ
     if (rc == 0)
         rc = recording_stage(rec_path, &staging, err);
     if (rc == 0) {
-        u.staging = staging;
-        if ((u.dir = open(staging, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+        u.staging = u.current = staging;
+        if ((u.top = u.dir = open(staging, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
             rc = error_set(err, "%s: %s", staging, strerror(errno));
     }
     if (rc == 0) {
         rc = unpack_records(&u, err);
-        close(u.dir);
+        if (u.dir != u.top)
+            close(u.dir);
+        close(u.top);
     }
     result_store_close(u.store);
-    /* Then every file again, as trms reads it, before the recording is
-     * put in place. */
+    /* Then every file again, as trms reads it, each process's too, before
+     * the recording is put in place. */
     if (rc == 0 && check_files(staging, &s->events, &no_trace, &inner) != 0)
         rc = error_set(err, "%s: the recording it holds is damaged: %s", in_path, inner.message);
+    for (size_t i = 0; rc == 0 && i < u.processes.n; i++) {
+        uint64_t events;
+        if (check_files(u.processes.items[i], &events, &no_trace, &inner) != 0)
+            rc = error_set(err, "%s: the recording it holds is damaged: %s", in_path,
+                           inner.message);
+        s->events += events;
+    }
+    /* And the tree in the meta against the processes staged. */
+    if (rc == 0 && check_tree && check_tree(staging, &inner) != 0)
+        rc = error_set(err, "%s: the tree it holds does not hold together: %s", in_path,
+                       inner.message);
+    names_free(&u.processes);
     if (rc == 0)
         rc = recording_commit(staging, rec_path, err);
     if (rc != 0 && staging) {

@@ -27,6 +27,7 @@
 /* What a pack or an unpack did, and what it left out and why (one line
  * each, for the user). */
 struct pack_summary {
+    size_t processes;           /* of a tree, beside its first */
     size_t files;
     size_t results;
     uint64_t bytes;
@@ -38,13 +39,20 @@ struct pack_summary {
 void pack_summary_free(struct pack_summary *s);
 
 /* Packs the recording at REC_PATH into OUT_PATH (written beside it, then
- * renamed over it). */
+ * renamed over it). A process tree (REC_PATH/processes/N-PID, from
+ * `trms record`) is packed whole: every process's recording, each checked
+ * first, its files and results after a 'P' record naming it. */
 int recording_pack(const char *rec_path, const char *out_path, struct pack_summary *summary,
                    struct trms_error *err);
 
 /* Unpacks the archive at IN_PATH ("-": standard input) into the recording
- * REC_PATH, which must not exist; nothing is left behind on failure. */
-int recording_unpack(const char *in_path, const char *rec_path, struct pack_summary *summary,
-                     struct trms_error *err);
+ * REC_PATH, which must not exist; nothing is left behind on failure. A
+ * tree's processes are rebuilt in REC_PATH/processes/N-PID, each checked
+ * as the first; then CHECK_TREE (when not NULL) checks the tree the
+ * staged recording's meta names against them (tools/process_tree.h,
+ * which this library does not know). */
+int recording_unpack(const char *in_path, const char *rec_path,
+                     int (*check_tree)(const char *staging, struct trms_error *err),
+                     struct pack_summary *summary, struct trms_error *err);
 
 #endif

@@ -1,5 +1,6 @@
 /* trms pack, trms unpack: a recording as one self-contained archive, for a
  * bug report, and back (pack/recording_pack.h). */
+#include <dirent.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -7,8 +8,10 @@
 #include <string.h>
 
 #include "common/oom.h"
+#include "common/parse_number.h"
 #include "pack/recording_pack.h"
 #include "tools/cli.h"
+#include "tools/process_tree.h"
 #include "trace/recording.h"
 
 #define PACK_SUFFIX ".trmspack"
@@ -39,20 +42,47 @@ static void print_notes(const struct pack_summary *s)
         fprintf(stderr, "trms: warning: %s\n", s->notes[i]);
 }
 
-/* A recording of a process tree: an archive holds one recording, so it
- * is refused whole rather than packed without its other processes. */
-static int refuse_tree(const char *rec_path, struct trms_error *err)
+/* The tree in the unpacked recording's meta against the processes the
+ * archive held: each one's recording where the tree says, with the pid and
+ * events the tree says, and no process the tree does not name. */
+static int check_tree(const char *staging, struct trms_error *err)
 {
     struct recording rec;
-    if (recording_open(rec_path, &rec, err) != 0)
-        return 0;  /* recording_pack says what is wrong */
-    const char *n = recording_meta(&rec, "processes");
-    int rc = 0;
-    if (n && strcmp(n, "1") != 0)
-        rc = error_set(err, "%s holds a tree of %s processes: packing a tree is not supported "
-                            "yet (an archive carries one recording; each of %s/processes/N-PID "
-                            "packs on its own)", rec_path, n, rec_path);
+    if (recording_open(staging, &rec, err) != 0)
+        return -1;
+    struct process_tree tree;
+    int rc = process_tree_read(&rec, &tree, err);
     recording_close(&rec);
+    if (rc != 0)
+        return -1;
+    size_t staged = 0;
+    char *top = recording_file(staging, PROCESS_TREE_DIR);
+    DIR *d = opendir(top);
+    for (struct dirent *e; d && (e = readdir(d));)
+        staged += e->d_name[0] != '.';
+    if (d)
+        closedir(d);
+    free(top);
+    if (staged != tree.n - 1)
+        rc = error_set(err, "its meta names %zu processes; it holds %zu", tree.n, staged + 1);
+    for (size_t i = 1; rc == 0 && i < tree.n; i++) {
+        const struct tree_process *p = &tree.items[i];
+        char *path = process_tree_path(staging, p, err);
+        if (!path || recording_open(path, &rec, err) != 0) {
+            free(path);
+            rc = -1;
+            break;
+        }
+        const char *events = recording_meta(&rec, "events"), *pid = recording_meta(&rec, "pid");
+        uint64_t e, meta_pid;
+        if (!events || parse_u64_cstr(events, &e) != PARSE_NUMBER_OK || e != p->events || !pid ||
+            parse_u64_cstr(pid, &meta_pid) != PARSE_NUMBER_OK || meta_pid != (uint64_t)p->pid)
+            rc = error_set(err, "its meta says process #%u is pid %d with %" PRIu64 " events; "
+                                "%s says otherwise", p->number, p->pid, p->events, p->dir);
+        recording_close(&rec);
+        free(path);
+    }
+    process_tree_free(&tree);
     return rc;
 }
 
@@ -74,13 +104,25 @@ static int run_pack(int argc, char **argv)
     }
     struct pack_summary s = {0};
     struct trms_error err;
-    int rc = refuse_tree(rec_path, &err);
+    /* A tree that does not hold together is not packed (unpack would
+     * refuse it); recording_pack checks each process's recording. */
+    struct trms_error why;
+    struct recording probe;
+    int rc = 0;
+    if (recording_open(rec_path, &probe, &why) == 0) {
+        recording_close(&probe);
+        rc = check_tree(rec_path, &why);
+    }
+    if (rc != 0)
+        rc = error_set(&err, "%s: its process tree does not hold together: %s", rec_path,
+                       why.message);
     if (rc == 0)
         rc = recording_pack(rec_path, output, &s, &err);
     print_notes(&s);
     if (rc == 0)
-        fprintf(stderr, "trms: packed %s into %s: %zu files, %zu results, %" PRIu64 " bytes\n",
-                rec_path, output, s.files, s.results, s.bytes);
+        fprintf(stderr, "trms: packed %s into %s: %zu processes, %zu files, %zu results, %" PRIu64
+                        " bytes\n",
+                rec_path, output, s.processes + 1, s.files, s.results, s.bytes);
     pack_summary_free(&s);
     free(fallback);
     return rc ? cli_fail(&err) : 0;
@@ -103,12 +145,12 @@ static int run_unpack(int argc, char **argv)
     }
     struct pack_summary s;
     struct trms_error err;
-    int rc = recording_unpack(in_path, output, &s, &err);
+    int rc = recording_unpack(in_path, output, check_tree, &s, &err);
     print_notes(&s);
     if (rc == 0)
-        fprintf(stderr, "trms: unpacked %s into %s: %zu files (a trace of %" PRIu64
+        fprintf(stderr, "trms: unpacked %s into %s: %zu processes, %zu files (a trace of %" PRIu64
                         " events, read in full), %zu results\n",
-                in_path, output, s.files, s.events, s.results);
+                in_path, output, s.processes + 1, s.files, s.events, s.results);
     pack_summary_free(&s);
     free(fallback);
     return rc ? cli_fail(&err) : 0;
@@ -120,7 +162,8 @@ const struct command cmd_pack = {
     .usage = "usage: trms pack REC [-o FILE]\n\n"
              "Writes the recording REC as one self-contained, checksummed archive\n"
              "(default REC.trmspack): its meta, maps, event trace, routine names,\n"
-             "Valgrind's log, an rr trace, and its stored results, as plain records.\n"
+             "Valgrind's log, an rr trace, and its stored results, as plain records;\n"
+             "of a process tree, every process's recording (REC/processes/N-PID).\n"
              "Each file is read and checked first: a damaged recording is not packed.\n"
              "The result store's pages and the checkpoints of unfinished analyses are\n"
              "left out. `trms unpack` makes a recording of it anywhere; its reports\n"
@@ -138,7 +181,8 @@ const struct command cmd_unpack = {
              "exist) from an archive `trms pack` wrote (FILE - reads standard input).\n"
              "Every record's checksum is checked, every file is read in full as trms\n"
              "reads it, every result decoded, and the result store is built afresh;\n"
-             "a damaged archive is refused and leaves nothing behind.\n\n"
+             "a damaged archive is refused and leaves nothing behind. A process\n"
+             "tree is rebuilt whole, its meta's tree checked against its processes.\n\n"
              "options:\n"
              "  -o, --output REC    the recording to create\n",
     .run = run_unpack,

@@ -32,6 +32,7 @@
 #include "symbols/symbolizer.h"
 #include "tools/cli.h"
 #include "tools/process_tree.h"
+#include "tools/valgrind_logs.h"
 #include "tools/program_path.h"
 #include "tools/progress.h"
 #include "tools/record_analysis.h"
@@ -710,7 +711,8 @@ static int record_valgrind(const char *staging, const char *program, char **argv
                            struct program_outcome *outcome, struct trms_error *err)
 {
     char *events_path = recording_file(staging, RECORDING_EVENTS);
-    char *log_path = recording_file(staging, "valgrind.log");
+    char *log_pattern = valgrind_logs_pattern(staging);
+    char *log_path = recording_file(staging, VALGRIND_LOG);
     struct raw_summary summary = {0};
     struct valgrind_children children = {0};
     struct tree_recording tree = {.lock = PTHREAD_MUTEX_INITIALIZER, .root = r,
@@ -721,7 +723,7 @@ static int record_valgrind(const char *staging, const char *program, char **argv
     if (rc == 0) {
         char *run_argv0 = argv[0];
         argv[0] = (char *)program;
-        struct valgrind_run run = {.tool_dir = r->tool_dir, .log_path = log_path, .argv = argv,
+        struct valgrind_run run = {.tool_dir = r->tool_dir, .log_path = log_pattern, .argv = argv,
                                    .window = record_windows_open(&r->windows, r->writer,
                                                                  &r->routines, r->symbols),
                                    .requests = record_windows_requests(&r->windows)};
@@ -747,6 +749,7 @@ static int record_valgrind(const char *staging, const char *program, char **argv
         argv[0] = run_argv0;
         /* The program has ended: the reserve makes room for the end. */
         staging_release_reserve(staging);
+        valgrind_logs_distribute(staging, &tree.tree, children.root_pid);
         if (rc != 0 && summary.words == 0) {
             char line[400];
             first_log_line(log_path, line, sizeof line);
@@ -754,7 +757,9 @@ static int record_valgrind(const char *staging, const char *program, char **argv
                 error_set(err, "valgrind could not run the program: %s", line);
         }
     }
+    valgrind_logs_distribute(staging, &tree.tree, children.root_pid);  /* (once) */
     free(log_path);
+    free(log_pattern);
     uint64_t kept = 0;
     rc = end_trace(r, staging, rc, &kept, err);
     *stats = (struct record_stats){.events = r->out_of_space ? kept : total_events(summary.events),

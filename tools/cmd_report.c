@@ -19,6 +19,7 @@
 #include "report/report_aprof.h"
 #include "report/report_load.h"
 #include "report/report_model.h"
+#include "report/svg_plot.h"
 
 static const struct {
     const char *name;
@@ -345,6 +346,122 @@ static void print_tree_text(FILE *out, const char *rec_path, const struct proces
     }
 }
 
+/* HTML: one page for the tree. The processes ranked by cost, each a link;
+ * a selector that shows one process's section at a time (all of them show
+ * without script); each section the process's own report, whole, in a
+ * frame (srcdoc), so that its ids, style and script stay its own. */
+static const char tree_style[] =
+    "body{font:14px/1.4 system-ui,sans-serif;margin:1.5em;color:#222}"
+    "table{border-collapse:collapse}td,th{padding:2px 10px;text-align:left;"
+    "border-bottom:1px solid #ddd}th{background:#f3f3f3}.num{text-align:right}"
+    ".note{color:#666}section.process{margin-top:1.5em;border-top:2px solid #888}"
+    "iframe{width:100%;height:80vh;border:1px solid #ccc}select{font:inherit}";
+static const char tree_script[] =
+    "var sel=document.getElementById('process');"
+    "function show(){var v=sel.value,s=document.querySelectorAll('section.process');"
+    "for(var i=0;i<s.length;i++)s[i].style.display=(v==='all'||s[i].id===v)?'':'none';}"
+    "sel.addEventListener('change',show);"
+    "if(location.hash&&document.getElementById(location.hash.slice(1)))"
+    "sel.value=location.hash.slice(1);show();"
+    "window.addEventListener('hashchange',function(){sel.value=location.hash.slice(1);show();});";
+
+/* TEXT escaped for a double-quoted attribute. */
+static void html_attribute(FILE *out, const char *text, size_t len)
+{
+    for (size_t i = 0; i < len; i++) {
+        char c = text[i];
+        if (c == '&')
+            fputs("&amp;", out);
+        else if (c == '"')
+            fputs("&quot;", out);
+        else if (c == '<')
+            fputs("&lt;", out);
+        else
+            fputc(c, out);
+    }
+}
+
+static void print_tree_html(FILE *out, const char *rec_path, const struct process_tree *tree,
+                            struct process_report **order, size_t n,
+                            const struct report_options *opt)
+{
+    fprintf(out, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+                 "<title>trms report: ");
+    html_text(out, rec_path);
+    fprintf(out, "</title><style>%s</style></head>\n<body>\n<h1>trms report: a process "
+                 "tree</h1>\n<p>", tree_style);
+    html_text(out, rec_path);
+    fprintf(out, ": %zu process%s recorded, %zu reported</p>\n", tree->n,
+            tree->n == 1 ? "" : "es", n);
+    fputs("<h2>Processes by cost</h2>\n<p class=\"note\">cost: instructions; top routines "
+          "by self cost</p>\n<table><tr><th>#</th><th>pid</th><th class=\"num\">cost</th>"
+          "<th>process</th><th>top routines</th></tr>\n", out);
+    for (size_t i = 0; i < n; i++) {
+        const struct process_report *pr = order[i];
+        char name[64], top[512];
+        process_tree_name(pr->p, name, sizeof name);
+        if (pr->ok)
+            top_routines(pr, top, sizeof top);
+        else
+            snprintf(top, sizeof top, "%s", strcmp(pr->p->end, "failed") == 0
+                                               ? "(its recording failed)"
+                                               : "(nothing selected)");
+        fprintf(out, "<tr><td>%u</td><td><a href=\"#p-%u\">%d</a></td><td class=\"num\">%"
+                     PRIu64 "</td><td>", pr->p->number, pr->p->number, pr->p->pid, pr->cost);
+        html_text(out, name);
+        fputs("</td><td>", out);
+        html_text(out, top);
+        fputs("</td></tr>\n", out);
+    }
+    fputs("</table>\n", out);
+    for (size_t i = 0; i < tree->n_left_out; i++) {
+        fputs("<p class=\"note\">not recorded: ", out);
+        html_text(out, tree->left_out[i].command);
+        fprintf(out, " (pid %d): ", tree->left_out[i].pid);
+        html_text(out, tree->left_out[i].reason);
+        fputs("</p>\n", out);
+    }
+    if (tree->over_limit)
+        fprintf(out, "<p class=\"note\">not recorded: %" PRIu64 " process%s beyond "
+                     "--max-processes</p>\n", tree->over_limit,
+                tree->over_limit == 1 ? "" : "es");
+    fputs("<p><label>process: <select id=\"process\"><option value=\"all\">all</option>", out);
+    for (size_t i = 0; i < n; i++) {
+        char name[64];
+        fprintf(out, "<option value=\"p-%u\"%s>#%u pid %d ", order[i]->p->number,
+                i == 0 ? " selected" : "", order[i]->p->number, order[i]->p->pid);
+        html_text(out, process_tree_name(order[i]->p, name, sizeof name));
+        fputs("</option>", out);
+    }
+    fputs("</select></label></p>\n", out);
+    for (size_t i = 0; i < n; i++) {
+        const struct process_report *pr = order[i];
+        fprintf(out, "<section class=\"process\" id=\"p-%u\" data-pid=\"%d\">\n<h2>"
+                     "process #%u, pid %d: ", pr->p->number, pr->p->pid, pr->p->number,
+                pr->p->pid);
+        html_text(out, pr->p->command);
+        fputs("</h2>\n", out);
+        if (!pr->ok) {
+            fprintf(out, "<p class=\"note\">%s</p>\n</section>\n",
+                    strcmp(pr->p->end, "failed") == 0 ? "not analyzed: its recording failed"
+                                                      : "nothing of it selected");
+            continue;
+        }
+        char *page = NULL;
+        size_t len = 0;
+        FILE *mem = open_memstream(&page, &len);
+        if (mem) {
+            report_html(mem, &pr->model, opt);
+            fclose(mem);
+        }
+        fputs("<iframe title=\"its report\" srcdoc=\"", out);
+        html_attribute(out, page ? page : "", page ? len : 0);
+        fputs("\"></iframe>\n</section>\n", out);
+        free(page);
+    }
+    fprintf(out, "<script>%s</script>\n</body></html>\n", tree_script);
+}
+
 /* REC is a tree (or --process was given): a report per process. */
 static int report_tree(struct report_args *a, const char *rec_path, struct trms_error *err)
 {
@@ -399,8 +516,8 @@ static int report_tree(struct report_args *a, const char *rec_path, struct trms_
     if (rc == 0) {
         qsort(order, n, sizeof *order, by_cost);
         const char *format = formats[a->format].name;
-        if (formats[a->format].print == NULL || strcmp(format, "html") == 0) {
-            /* One process per page (or aprof directory): the costliest selected. */
+        if (formats[a->format].print == NULL) {
+            /* One process per aprof directory: the costliest selected. */
             size_t first = 0;
             while (first < n && !order[first]->ok)
                 first++;
@@ -418,6 +535,8 @@ static int report_tree(struct report_args *a, const char *rec_path, struct trms_
             if (rc == 0) {
                 if (strcmp(format, "json") == 0)
                     print_tree_json(out.fp, rec_path, &tree, order, n, &a->opt);
+                else if (strcmp(format, "html") == 0)
+                    print_tree_html(out.fp, rec_path, &tree, order, n, &a->opt);
                 else if (strcmp(format, "csv") == 0)
                     print_tree_csv(out.fp, order, n, &a->opt);
                 else
@@ -539,6 +658,8 @@ const struct command cmd_report = {
         "reported per process: text first ranks the processes by cost, each with its\n"
         "top routines, and names those left out, then gives each process's report;\n"
         "json holds one report per process with its pid and command; csv rows\n"
-        "begin with the pid and command; html and aprof show one process.\n",
+        "begin with the pid and command; html is one page with the processes\n"
+        "ranked, a process selector and each process's report in a section of its\n"
+        "own; aprof shows one process (the costliest, or --process).\n",
     .run = run,
 };

@@ -26,7 +26,7 @@
 #include "common/error.h"
 #include "trace/recording.h"
 
-#define PROCESS_TREE_DIR "processes"
+#define PROCESS_TREE_DIR RECORDING_PROCESSES
 
 struct tree_process {
     unsigned number;        /* 1: the first image, REC itself */

@@ -20,6 +20,9 @@
 #define RECORDING_META "meta"
 #define RECORDING_EVENTS "events.trms"
 #define RECORDING_RESULTS "results"
+/* A process tree's other processes, each a recording in processes/N-PID
+ * (tools/process_tree.h). */
+#define RECORDING_PROCESSES "processes"
 
 /* The meta key `record --trace none` adds, and its value. */
 #define RECORDING_META_TRACE "trace"

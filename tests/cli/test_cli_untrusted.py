@@ -174,9 +174,9 @@ def varint(v):
             return out
 
 
-def archive(records):
+def archive(records, fmt=1):
     """A pack archive of [(kind, payload)], checksummed as trms does."""
-    data = b"TRMSPACK" + varint(1)
+    data = b"TRMSPACK" + varint(fmt)
     for kind, payload in records:
         body = kind + payload
         data += body + struct.pack("<I", zlib.crc32(body))
@@ -188,6 +188,11 @@ def archive(records):
 def file_record(name, content):
     name = name.encode()
     return (b"F", varint(len(name)) + name + varint(len(content)) + content)
+
+
+def process_record(name):
+    name = name.encode()
+    return (b"P", varint(len(name)) + name)
 
 
 def unpack_refuses(tmp, data, text, label):
@@ -233,7 +238,8 @@ def archives(tmp, good):
     events = open(os.path.join(good, "events.trms"), "rb").read()
     base = [file_record("meta", meta), file_record("events.trms", events)]
     for name in ("../escape", "/etc/passwd", "rr/../../escape", "a/b/c", "results/data.mdb",
-                 "results.damaged/data.mdb", ".hidden", "new\nline", "rr/", "."):
+                 "results.damaged/data.mdb", ".hidden", "new\nline", "rr/", ".",
+                 "processes/2-12"):
         unpack_refuses(tmp, archive(base + [file_record(name, b"x")]),
                        "names a file a recording does not hold", repr(name))
     unpack_refuses(tmp, archive(base + [file_record("meta", meta)]), "holds it twice",
@@ -248,6 +254,25 @@ def archives(tmp, good):
     unpack_refuses(tmp, archive(base + [(b"R", varint(14) + b"cell=4/line=64" + varint(0) +
                                          b"\x01" + varint(3) + b"\x03\x04\x40")]),
                    "stored result is corrupt", "a result without its checksum")
+    # A process tree's archive (format 2): a 'P' record names a process's
+    # directory, processes/N-PID and nothing else; none in format 1.
+    for name in ("processes/../escape", "processes/2-12/x", "other/2-12", "processes/2-",
+                 "processes/x-1", "processes/02-1", "processes/-1", "processes/2-1-1",
+                 "../escape", "processes/2-12/../../../escape", "processes/99999999999-1"):
+        unpack_refuses(tmp, archive(base + [process_record(name)] + base, 2),
+                       "names a process directory a recording does not hold", repr(name))
+    unpack_refuses(tmp, archive(base + [process_record("processes/2-12")] + base, 1),
+                   "is of no known kind", "a process in format 1")
+    unpack_refuses(tmp, archive(base + [process_record("processes/2-12")] + base +
+                                [process_record("processes/2-12")] + base, 2),
+                   "holds it twice", "a process twice")
+    unpack_refuses(tmp, archive(base + [process_record("processes/2-12"),
+                                        file_record("processes/3-1/meta", meta)] + base, 2),
+                   "names a file a recording does not hold", "a process's file in another")
+    unpack_refuses(tmp, archive(base + [process_record("processes/2-12"), base[1]], 2),
+                   "the recording it holds is damaged", "a process without its meta")
+    unpack_refuses(tmp, archive(base + [process_record("processes/2-12")] + base, 2),
+                   "the tree it holds does not hold together", "a process the meta does not name")
     if os.path.exists(os.path.join(tmp, "escape")) or os.path.exists("/etc/passwd.x"):
         fail("an archive wrote outside the recording")
 

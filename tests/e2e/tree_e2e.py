@@ -129,11 +129,28 @@ def case_workers(tmp):
         f.write(text.replace(old, f"process-3 pid={procs[2]['pid'] + 100000} "))
     p = run([TRMS, "verify", bad], 1)
     check("the tree in" in p.stderr and p.stderr.count("\n") == 1, p.stderr)
-    # pack carries one recording: a tree is refused whole, never packed
-    # without its processes; each process's recording packs on its own.
-    p = run([TRMS, "pack", rec, "-o", os.path.join(tmp, "tree.trmspack")], 1)
-    check("packing a tree is not supported" in p.stderr
-          and not os.path.exists(os.path.join(tmp, "tree.trmspack")), p.stderr)
+    # pack carries every process, with its results; unpack rebuilds the
+    # tree, which verify accepts and reports as the original.
+    pack = os.path.join(tmp, "tree.trmspack")
+    p = run([TRMS, "pack", rec, "-o", pack])
+    check("5 processes" in p.stderr, p.stderr)
+    back = os.path.join(tmp, "back.rec")
+    p = run([TRMS, "unpack", pack, "-o", back])
+    check("5 processes" in p.stderr, p.stderr)
+    out = run([TRMS, "verify", back]).stdout
+    check(out.count(": ok: ") == 5 and "5 processes, each verified" in out, out)
+    check([(q["pid"], q["dir"], q["events"]) for q in info(back)["processes"]]
+          == [(q["pid"], q["dir"], q["events"]) for q in procs], "the tree unpacked")
+    for fmt in ("json", "csv"):
+        a = run([TRMS, "report", rec, "--format", fmt, "--cell-size", "8", "--line-size", "64"])
+        b = run([TRMS, "report", back, "--format", fmt, "--cell-size", "8", "--line-size", "64"])
+        check(a.stdout.replace(rec, "REC") == b.stdout.replace(back, "REC"),
+              f"the unpacked tree reports as the original ({fmt})")
+    # A tree whose meta names a process it lacks is not packed whole.
+    shutil.rmtree(os.path.join(bad, procs[3]["dir"]))
+    run([TRMS, "pack", bad, "-o", os.path.join(tmp, "bad.trmspack")], 1)
+    check(not os.path.exists(os.path.join(tmp, "bad.trmspack")), "no archive of a broken tree")
+    # Each process's recording still packs on its own.
     sub = os.path.join(rec, procs[1]["dir"])
     run([TRMS, "pack", sub, "-o", os.path.join(tmp, "one.trmspack")])
     run([TRMS, "unpack", os.path.join(tmp, "one.trmspack"), "-o", os.path.join(tmp, "one.rec")])
@@ -149,6 +166,89 @@ def case_fork_exec(tmp):
     check(procs[3]["parent"] == 3, f"the exec'd program's worker: {procs}")
     d = report(rec, "--process", str(procs[3]["pid"]))
     check("sum_worker_part" in routines(d["processes"][-1]), "the grandchild's profile")
+
+
+def case_logs(tmp):
+    # Each process keeps Valgrind's messages: the first's survive its
+    # child's exec (each Valgrind restarts its log), and the exec'd child's
+    # are in its own recording.
+    rec, _ = record(tmp, [TREE, "say", "first-process-log", TREE, "say", "child-log",
+                          "/bin/true"])
+    procs = check_tree(rec, 5)
+    check([p["via"] for p in procs] == ["start", "fork", "exec", "fork", "exec"], f"{procs}")
+
+    def log_of(p):
+        path = os.path.join(rec, p["dir"], "valgrind.log")
+        return open(path).read() if os.path.exists(path) else ""
+    check("first-process-log" in log_of(procs[0]), f"the first's log: {log_of(procs[0])!r}")
+    check("child-log" in log_of(procs[2]) and "first-process-log" not in log_of(procs[2]),
+          f"the exec'd child's own log: {log_of(procs[2])!r}")
+    check(not os.path.exists(os.path.join(rec, "valgrind-logs")), "no log left behind")
+    run([TRMS, "verify", rec])
+
+
+def case_trace_none(tmp):
+    # A tree recorded with --trace none: every process keeps its analysis
+    # and no trace; info, report and verify work, analyze refuses in one line.
+    rec, p = record(tmp, [TREE, "workers", "2"], options=["--trace", "none"])
+    procs = check_tree(rec, 3)
+    for q in procs:
+        path = os.path.join(rec, q["dir"])
+        check(not os.path.exists(os.path.join(path, "events.trms")), f"no trace: {path}")
+    d = report(rec)
+    check(len(d["processes"]) == 3, f"three reports: {[q['pid'] for q in d['processes']]}")
+    for q in d["processes"][1:]:
+        check("sum_worker_part" in routines(q), f"a worker's profile: {q['pid']}")
+    text = run([TRMS, "report", rec, "--top", "3"]).stdout
+    check(text.count("== process #") == 3, text[:1500])
+    out = run([TRMS, "verify", rec]).stdout
+    check(out.count(": ok: ") == 3 and "no event trace kept" in out, out)
+    p = run([TRMS, "analyze", rec, "--cell-size", "8"], 1)
+    check("--trace none" in p.stderr and p.stderr.count("\n") == 1, p.stderr)
+    p = run([TRMS, "pack", rec, "-o", os.path.join(tmp, "none.trmspack")], 1)
+    check("--trace none" in p.stderr and p.stderr.count("\n") == 1, p.stderr)
+
+
+def case_diff(tmp):
+    # Two trees of the workers program with 2 and 3 workers: matched by
+    # command line, then by program (the roots and the first two workers),
+    # each pair diffed; the third worker is named as only in B.
+    rec_a, _ = record(tmp, [TREE, "workers", "2"])
+    a = os.path.join(tmp, "a.rec")
+    os.rename(rec_a, a)
+    b, _ = record(tmp, [TREE, "workers", "3"])
+    pa, pb = info(a)["processes"], info(b)["processes"]
+    d = json.loads(run([TRMS, "diff", a, b, "--format", "json"]).stdout)
+    check([(m["a"]["pid"], m["b"]["pid"]) for m in d["processes"]]
+          == [(pa[i]["pid"], pb[i]["pid"]) for i in range(3)], f"matched: {d['processes']}")
+    check(all("routines" in m["diff"] or m["diff"] for m in d["processes"]), "each pair diffed")
+    check(d["only_in_a"] == [] and [q["pid"] for q in d["only_in_b"]] == [pb[3]["pid"]],
+          f"only in B: {d['only_in_b']}")
+    text = run([TRMS, "diff", a, b]).stdout
+    check(text.count("== process #") == 3 and f"only in {b}: process #4 (pid {pb[3]['pid']})"
+          in text, text[:2000])
+    # Processes of one tree only, the other way round.
+    d = json.loads(run([TRMS, "diff", b, a, "--format", "json"]).stdout)
+    check([q["pid"] for q in d["only_in_a"]] == [pb[3]["pid"]] and d["only_in_b"] == [],
+          f"only in A: {d['only_in_a']}")
+
+
+def case_html(tmp):
+    # The HTML report of a tree: every process's section, each holding its
+    # own report, and a selector naming every process.
+    rec, _ = record(tmp, [TREE, "workers", "3"])
+    procs = check_tree(rec, 4)
+    page = run([TRMS, "report", rec, "--format", "html"]).stdout
+    check(page.count("<section class=\"process\"") == 4, "four sections")
+    for q in procs:
+        check(f'<section class="process" id="p-{q["number"]}" data-pid="{q["pid"]}">' in page
+              and f'<option value="p-{q["number"]}"' in page
+              and f'href="#p-{q["number"]}"' in page, f"process {q['pid']} in the page")
+    check(page.count("srcdoc=") == 4 and page.count("sum_worker_part") >= 3,
+          "each worker's own report")
+    check('<select id="process">' in page and page.rstrip().endswith("</html>"), page[-300:])
+    one = run([TRMS, "report", rec, "--format", "html", "--process", str(procs[1]["pid"])]).stdout
+    check(one.count("<section class=\"process\"") == 1, "--process selects one section")
 
 
 def case_vfork_exec(tmp):

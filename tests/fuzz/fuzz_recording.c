@@ -297,7 +297,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         write_file(work, "in.trmspack", sec['k'].data, sec['k'].len);
         struct pack_summary s;
         struct trms_error err = {{0}};
-        int rc = recording_unpack(archive, rec, &s, &err);
+        int rc = recording_unpack(archive, rec, NULL, &s, &err);
         fuzz_expect_message(rc, &err);
         pack_summary_free(&s);
         unlink(archive);
@@ -353,7 +353,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     fuzz_expect_message(rc, &err);
     pack_summary_free(&s);
     if (rc == 0) {
-        if (recording_unpack(packed, unpacked, &s, &err) != 0) {
+        if (recording_unpack(packed, unpacked, NULL, &s, &err) != 0) {
             fprintf(stderr, "a recording packed but did not unpack: %s\n", err.message);
             abort();
         }

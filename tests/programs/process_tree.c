@@ -9,6 +9,8 @@
  *   process_tree pause N     forks N children that each say "ready K" on
  *                            stdout and pause (for a test that stops the
  *                            tree: a signal must reach them)
+ *   process_tree say TEXT PROG ARGS...   writes TEXT into Valgrind's log
+ *                            (nothing natively), then as fork-exec
  *
  * The parent exits 0 when every child exited as expected. */
 #include <stdio.h>
@@ -16,6 +18,12 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#if __has_include(<valgrind/valgrind.h>)
+#include <valgrind/valgrind.h>
+#else
+#define VALGRIND_PRINTF(...) 0
+#endif
 
 static int values[64 * 1000];
 
@@ -86,6 +94,11 @@ int main(int argc, char **argv)
             }
         }
         return wait_all(n, workers) ? 0 : 1;
+    }
+    if (strcmp(argv[1], "say") == 0 && argc > 3) {
+        VALGRIND_PRINTF("%s\n", argv[2]);
+        argv++;
+        argv[1] = "fork-exec";
     }
     int use_vfork = strcmp(argv[1], "vfork-exec") == 0;
     if (!use_vfork && strcmp(argv[1], "fork-exec") != 0)
