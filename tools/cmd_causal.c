@@ -386,7 +386,7 @@ const struct command cmd_causal = {
              "               \"module\", \"points\": [{\"speedup\", \"program_speedup\"}...],\n"
              "               \"max_program_speedup\"}...]}\n"
              "  --cores N    simulate N cores (default: the recording's `cores`, else a\n"
-             "               core per thread)\n"
+             "               core per thread; 0: a core per thread)\n"
              "  --top N      the N routines of largest gain (default 20 in text, all in\n"
              "               JSON; 0: all)\n"
              "  --progress ROUTINE\n"
