@@ -20,8 +20,7 @@ static inline size_t slot_of(uint64_t key, size_t mask)
 
 void u64map_init(struct u64map *map)
 {
-    map->keys = NULL;
-    map->values = NULL;
+    map->slots = NULL;
     map->capacity = 0;
     map->count = 0;
     map->has_reserved = 0;
@@ -30,8 +29,7 @@ void u64map_init(struct u64map *map)
 
 void u64map_free(struct u64map *map)
 {
-    free(map->keys);
-    free(map->values);
+    free(map->slots);
     u64map_init(map);
 }
 
@@ -43,9 +41,9 @@ uint64_t *u64map_find(const struct u64map *map, uint64_t key)
         return NULL;
     size_t mask = map->capacity - 1;
     for (size_t i = slot_of(key, mask);; i = (i + 1) & mask) {
-        if (map->keys[i] == key)
-            return &map->values[i];
-        if (map->keys[i] == EMPTY_KEY)
+        if (map->slots[i].key == key)
+            return &map->slots[i].value;
+        if (map->slots[i].key == EMPTY_KEY)
             return NULL;
     }
 }
@@ -53,24 +51,20 @@ uint64_t *u64map_find(const struct u64map *map, uint64_t key)
 static void grow(struct u64map *map)
 {
     size_t capacity = map->capacity ? map->capacity * 2 : 16;
-    uint64_t *keys = xmalloc(capacity * sizeof *keys);
-    uint64_t *values = xmalloc(capacity * sizeof *values);
+    struct u64map_slot *slots = xmalloc(capacity * sizeof *slots);
     for (size_t i = 0; i < capacity; i++)
-        keys[i] = EMPTY_KEY;
+        slots[i].key = EMPTY_KEY;
     size_t mask = capacity - 1;
     for (size_t i = 0; i < map->capacity; i++) {
-        if (map->keys[i] == EMPTY_KEY)
+        if (map->slots[i].key == EMPTY_KEY)
             continue;
-        size_t j = slot_of(map->keys[i], mask);
-        while (keys[j] != EMPTY_KEY)
+        size_t j = slot_of(map->slots[i].key, mask);
+        while (slots[j].key != EMPTY_KEY)
             j = (j + 1) & mask;
-        keys[j] = map->keys[i];
-        values[j] = map->values[i];
+        slots[j] = map->slots[i];
     }
-    free(map->keys);
-    free(map->values);
-    map->keys = keys;
-    map->values = values;
+    free(map->slots);
+    map->slots = slots;
     map->capacity = capacity;
 }
 
@@ -93,26 +87,25 @@ uint64_t *u64map_upsert(struct u64map *map, uint64_t key, int *inserted)
         grow(map);
     size_t mask = map->capacity - 1;
     size_t i = slot_of(key, mask);
-    while (map->keys[i] != EMPTY_KEY) {
-        if (map->keys[i] == key)
-            return &map->values[i];
+    while (map->slots[i].key != EMPTY_KEY) {
+        if (map->slots[i].key == key)
+            return &map->slots[i].value;
         i = (i + 1) & mask;
     }
-    map->keys[i] = key;
-    map->values[i] = 0;
+    map->slots[i] = (struct u64map_slot){.key = key, .value = 0};
     map->count++;
     if (inserted)
         *inserted = 1;
-    return &map->values[i];
+    return &map->slots[i].value;
 }
 
 int u64map_each(const struct u64map *map,
                 int (*visit)(void *ctx, uint64_t key, uint64_t value), void *ctx)
 {
     for (size_t i = 0; i < map->capacity; i++) {
-        if (map->keys[i] == EMPTY_KEY)
+        if (map->slots[i].key == EMPTY_KEY)
             continue;
-        int rc = visit(ctx, map->keys[i], map->values[i]);
+        int rc = visit(ctx, map->slots[i].key, map->slots[i].value);
         if (rc)
             return rc;
     }

@@ -9,9 +9,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* A key beside its value: a lookup that finds its key has its value in the
+ * same cache line (two arrays cost a second miss on large maps). */
+struct u64map_slot {
+    uint64_t key;
+    uint64_t value;
+};
+
 struct u64map {
-    uint64_t *keys;
-    uint64_t *values;
+    struct u64map_slot *slots;
     size_t capacity;      /* power of two, or 0 before the first insert */
     size_t count;         /* keys stored, the reserved one included */
     int has_reserved;     /* the key that marks empty slots is stored aside */
