@@ -560,31 +560,15 @@ static void free_paths(char **paths, size_t n)
 static int tree_paths(const char *rec_path, const char **which, size_t n_which, char ***paths,
                       size_t *n, struct trms_error *err)
 {
-    struct recording rec;
     struct process_tree tree;
     *paths = NULL;
     *n = 0;
-    if (recording_open(rec_path, &rec, err) != 0)
+    if (process_tree_load(rec_path, which, n_which, &tree, err) != 0)
         return -1;
-    int rc = process_tree_read(&rec, &tree, err);
-    recording_close(&rec);
-    if (rc != 0)
-        return -1;
-    for (size_t w = 0; w < n_which; w++) {
-        int found = 0;
-        for (size_t i = 0; i < tree.n && !found; i++)
-            found = process_tree_matches(&tree.items[i], which[w]);
-        if (!found) {
-            process_tree_free(&tree);
-            return error_set(err, "%s: no process is '%s' (`trms info %s` lists them)", rec_path,
-                             which[w], rec_path);
-        }
-    }
+    int rc = 0;
     *paths = xcalloc(tree.n, sizeof **paths);
     for (size_t i = 0; i < tree.n && rc == 0; i++) {
-        int chosen = n_which == 0;
-        for (size_t w = 0; w < n_which && !chosen; w++)
-            chosen = process_tree_matches(&tree.items[i], which[w]);
+        int chosen = process_tree_chosen(&tree.items[i], which, n_which);
         if (chosen && !((*paths)[*n] = process_tree_path(rec_path, &tree.items[i], err)))
             rc = -1;
         else if (chosen)

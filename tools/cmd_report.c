@@ -189,34 +189,44 @@ static int by_cost(const void *x, const void *y)
 }
 
 /* "name 60%, other 20%": the routines doing most of PR's work. */
+/* PR's three routines of highest self cost (in one pass: a process may
+ * have thousands), the earlier row first among equals. */
 static void top_routines(const struct process_report *pr, char *buf, size_t size)
 {
-    size_t used = 0, shown = 0;
-    buf[0] = '\0';
-    const size_t n = pr->model.n_rows;
-    size_t *order = xcalloc(n + 1, sizeof *order);
-    for (size_t i = 0; i < n; i++)
-        order[i] = i;
-    /* By self cost, highest first (a few rows: insertion is enough). */
-    for (size_t i = 1; i < n; i++)
-        for (size_t j = i; j > 0 && pr->model.rows[order[j]].self_cost >
-                                        pr->model.rows[order[j - 1]].self_cost; j--) {
-            size_t t = order[j];
-            order[j] = order[j - 1];
-            order[j - 1] = t;
-        }
-    for (size_t i = 0; i < n && shown < 3 && used < size; i++) {
-        const struct report_row *row = &pr->model.rows[order[i]];
-        if (row->self_cost == 0)
-            break;
-        char label[64];
-        report_row_label(row, label, 40);
-        used += (size_t)snprintf(buf + used, size - used, "%s%s %.0f%%", shown ? ", " : "",
-                                 label, pr->cost ? 100.0 * (double)row->self_cost /
-                                                       (double)pr->cost : 0.0);
-        shown++;
+    enum { SHOWN = 3 };
+    size_t best[SHOWN], n_best = 0;
+    const struct report_row *rows = pr->model.rows;
+    for (size_t i = 0; i < pr->model.n_rows; i++) {
+        uint64_t cost = rows[i].self_cost;
+        size_t at = n_best;
+        while (at > 0 && rows[best[at - 1]].self_cost < cost)
+            at--;
+        if (cost == 0 || at == SHOWN)
+            continue;
+        if (n_best < SHOWN)
+            n_best++;
+        memmove(best + at + 1, best + at, (n_best - 1 - at) * sizeof *best);
+        best[at] = i;
     }
-    free(order);
+    size_t used = 0;
+    buf[0] = '\0';
+    for (size_t k = 0; k < n_best && used < size; k++) {
+        char label[64];
+        report_row_label(&rows[best[k]], label, 40);
+        used += (size_t)snprintf(buf + used, size - used, "%s%s %.0f%%", k ? ", " : "", label,
+                                 pr->cost ? 100.0 * (double)rows[best[k]].self_cost /
+                                                (double)pr->cost : 0.0);
+    }
+}
+
+/* The top-routines cell of PR's row in the ranking of processes. */
+static void top_cell(const struct process_report *pr, char *buf, size_t size)
+{
+    if (pr->ok)
+        top_routines(pr, buf, size);
+    else
+        snprintf(buf, size, "%s", strcmp(pr->p->end, "failed") == 0 ? "(its recording failed)"
+                                                                     : "(nothing selected)");
 }
 
 static void csv_field(FILE *out, const char *text)
@@ -311,12 +321,7 @@ static void print_tree_text(FILE *out, const char *rec_path, const struct proces
         const struct process_report *pr = order[i];
         char name[64], top[512];
         process_tree_name(pr->p, name, sizeof name);
-        if (pr->ok)
-            top_routines(pr, top, sizeof top);
-        else
-            snprintf(top, sizeof top, "%s", strcmp(pr->p->end, "failed") == 0
-                                               ? "(its recording failed)"
-                                               : "(nothing selected)");
+        top_cell(pr, top, sizeof top);
         fprintf(out, "  %4u %8d %14" PRIu64 "  %-28s %s\n", pr->p->number, pr->p->pid,
                 pr->cost, name, top);
     }
@@ -400,12 +405,7 @@ static void print_tree_html(FILE *out, const char *rec_path, const struct proces
         const struct process_report *pr = order[i];
         char name[64], top[512];
         process_tree_name(pr->p, name, sizeof name);
-        if (pr->ok)
-            top_routines(pr, top, sizeof top);
-        else
-            snprintf(top, sizeof top, "%s", strcmp(pr->p->end, "failed") == 0
-                                               ? "(its recording failed)"
-                                               : "(nothing selected)");
+        top_cell(pr, top, sizeof top);
         fprintf(out, "<tr><td>%u</td><td><a href=\"#p-%u\">%d</a></td><td class=\"num\">%"
                      PRIu64 "</td><td>", pr->p->number, pr->p->number, pr->p->pid, pr->cost);
         html_text(out, name);
@@ -465,30 +465,15 @@ static void print_tree_html(FILE *out, const char *rec_path, const struct proces
 /* REC is a tree (or --process was given): a report per process. */
 static int report_tree(struct report_args *a, const char *rec_path, struct trms_error *err)
 {
-    struct recording rec;
     struct process_tree tree;
-    if (recording_open(rec_path, &rec, err) != 0)
+    if (process_tree_load(rec_path, a->processes, a->n_processes, &tree, err) != 0)
         return -1;
-    int rc = process_tree_read(&rec, &tree, err);
-    recording_close(&rec);
-    if (rc != 0)
-        return -1;
-    for (size_t w = 0; w < a->n_processes && rc == 0; w++) {
-        int found = 0;
-        for (size_t i = 0; i < tree.n && !found; i++)
-            found = process_tree_matches(&tree.items[i], a->processes[w]);
-        if (!found)
-            rc = error_set(err, "%s: no process is '%s' (`trms info %s` lists them)", rec_path,
-                           a->processes[w], rec_path);
-    }
+    int rc = 0;
     struct process_report *reports = xcalloc(tree.n + 1, sizeof *reports);
     struct process_report **order = xcalloc(tree.n + 1, sizeof *order);
     size_t n = 0, unmatched = 0;
     for (size_t i = 0; i < tree.n && rc == 0; i++) {
-        int chosen = a->n_processes == 0;
-        for (size_t w = 0; w < a->n_processes && !chosen; w++)
-            chosen = process_tree_matches(&tree.items[i], a->processes[w]);
-        if (!chosen)
+        if (!process_tree_chosen(&tree.items[i], a->processes, a->n_processes))
             continue;
         struct process_report *pr = &reports[n];
         order[n++] = pr;

@@ -242,6 +242,37 @@ int process_tree_matches(const struct tree_process *p, const char *which)
     return strcmp(process_tree_name(p, name, sizeof name), which) == 0;
 }
 
+int process_tree_chosen(const struct tree_process *p, const char *const *which, size_t n_which)
+{
+    for (size_t w = 0; w < n_which; w++)
+        if (process_tree_matches(p, which[w]))
+            return 1;
+    return n_which == 0;
+}
+
+int process_tree_load(const char *rec_path, const char *const *which, size_t n_which,
+                      struct process_tree *t, struct trms_error *err)
+{
+    struct recording rec;
+    if (recording_open(rec_path, &rec, err) != 0)
+        return -1;
+    int rc = process_tree_read(&rec, t, err);
+    recording_close(&rec);
+    if (rc != 0)
+        return -1;
+    for (size_t w = 0; w < n_which; w++) {
+        int found = 0;
+        for (size_t i = 0; i < t->n && !found; i++)
+            found = process_tree_matches(&t->items[i], which[w]);
+        if (!found) {
+            process_tree_free(t);
+            return error_set(err, "%s: no process is '%s' (`trms info %s` lists them)", rec_path,
+                             which[w], rec_path);
+        }
+    }
+    return 0;
+}
+
 static const char *reason_text(const char *reason)
 {
     static const struct {

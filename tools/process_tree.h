@@ -69,6 +69,16 @@ void process_tree_free_meta(char **keys, char **values, size_t n);
  * name (`--process`). */
 int process_tree_matches(const struct tree_process *p, const char *which);
 
+/* Whether WHICH (N_WHICH names, as for process_tree_matches) selects P:
+ * any of them names it, or there are none. */
+int process_tree_chosen(const struct tree_process *p, const char *const *which, size_t n_which);
+
+/* The tree of the recording at REC_PATH (process_tree_read), where each
+ * of WHICH names one of its processes at least; -1 with ERR otherwise
+ * (`--process` naming none), nothing to free then. */
+int process_tree_load(const char *rec_path, const char *const *which, size_t n_which,
+                      struct process_tree *t, struct trms_error *err);
+
 /* The tree as `trms info` shows it: each image under the one it came
  * from, then the processes left out and why. */
 void process_tree_print(FILE *out, const struct process_tree *t);
