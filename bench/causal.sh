@@ -10,7 +10,8 @@
 # reads no line tables otherwise), force-including bench/causal_coz_hook.h
 # (a COZ_PROGRESS after each pthread_join, and main renamed) and linking
 # bench/causal_coz_main.c (the program's main run REPEAT times, so that a
-# Coz run lasts long enough for its experiments). The sources are the
+# Coz run lasts long enough for its experiments); Coz's source scope is
+# tests/programs (the hook's lines are not candidates). The sources are the
 # tests'; nothing in them changes. Environment: COZ_RUNS (default 5), BUILD
 # (default build), OUT (keep everything there; default a temporary folder,
 # removed). Installs nothing: without coz (Debian: coz-profiler) it says so
@@ -25,10 +26,6 @@ if ! command -v coz >/dev/null || [ ! -f /usr/include/coz.h ]; then
     echo "causal bench: skipped: coz is not installed (Debian package coz-profiler)"
     exit 0
 fi
-bash tools/build.sh "$BUILD" >/dev/null
-TRMS="$ROOT/$BUILD/bin/trms"
-[ -x "$TRMS" ] || TRMS=$(find "$ROOT/$BUILD" -name trms -type f -perm -u+x | head -1)
-
 if [ -n "${OUT:-}" ]; then
     mkdir -p "$OUT"
     work=$(cd "$OUT" && pwd -P)
@@ -44,6 +41,7 @@ programs=(
     "coz_ab coz_ab 1500"
     "causal_fork_join causal_fork_join_cut0 300"
 )
+# Coz first (natively, nothing of trms needed), then trms on the tests' builds.
 for entry in "${programs[@]}"; do
     read -r name test_binary repeat <<<"$entry"
     dir="$work/$name"
@@ -52,12 +50,17 @@ for entry in "${programs[@]}"; do
         -c "tests/programs/$name.c" -o "$dir/program.o"
     gcc $CFLAGS_COZ -DCAUSAL_REPEAT="$repeat" -c bench/causal_coz_main.c -o "$dir/main.o"
     gcc $CFLAGS_COZ "$dir/program.o" "$dir/main.o" -ldl -o "$dir/$name"
-    profiles=()
     for run in $(seq 1 "$COZ_RUNS"); do
-        (cd "$dir" && coz run -o "profile-$run.coz" --- "./$name" >/dev/null 2>"coz-$run.log")
-        profiles+=("$dir/profile-$run.coz")
+        (cd "$dir" && coz run -s "%/tests/programs/%" -o "profile-$run.coz" --- "./$name" >/dev/null 2>"coz-$run.log")
     done
+done
+
+bash tools/build.sh "$BUILD" >/dev/null
+TRMS="$ROOT/$BUILD/bin/trms"
+for entry in "${programs[@]}"; do
+    read -r name test_binary repeat <<<"$entry"
+    dir="$work/$name"
     "$TRMS" record -o "$dir/trms.rec" -- "$BUILD/tests/programs/$test_binary" >/dev/null 2>"$dir/record.log"
     "$TRMS" causal "$dir/trms.rec" --format json >"$dir/causal.json"
-    python3 bench/causal_compare.py --name "$name" --trms "$dir/causal.json" "${profiles[@]}"
+    python3 bench/causal_compare.py --name "$name" --trms "$dir/causal.json" "$dir"/profile-*.coz
 done
