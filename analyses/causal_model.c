@@ -287,6 +287,15 @@ static void joined_by_read(struct causal_model *m, struct thread *t, uint64_t ad
     }
 }
 
+/* T executed N more instructions. */
+static inline void executed(struct causal_model *m, struct thread *t, uint64_t n)
+{
+    t->cost += n;
+    m->stats.instructions += n;
+    if (t->depth)
+        t->stack[t->depth - 1].pending += n;
+}
+
 int causal_model_event(void *ctx, const struct event *ev, struct trms_error *err)
 {
     struct causal_model *m = ctx;
@@ -313,10 +322,7 @@ int causal_model_event(void *ctx, const struct event *ev, struct trms_error *err
         break;
     }
     case EVENT_COST:
-        t->cost += ev->size;
-        m->stats.instructions += ev->size;
-        if (t->depth)
-            t->stack[t->depth - 1].pending += ev->size;
+        executed(m, t, ev->size);
         break;
     case EVENT_READ:
         if (m->joinable.count)
@@ -331,9 +337,22 @@ int causal_model_event(void *ctx, const struct event *ev, struct trms_error *err
 int causal_model_events(void *ctx, const struct event *events, size_t n,
                         struct trms_error *err)
 {
-    for (size_t i = 0; i < n; i++)
-        if (causal_model_event(ctx, &events[i], err) != 0)
+    struct causal_model *m = ctx;
+    for (size_t i = 0; i < n; i++) {
+        const struct event *ev = &events[i];
+        /* Most events are memory accesses, and only a read of an address
+         * an exit cleared matters: pass over the rest here, not through
+         * the dispatch of causal_model_event. */
+        if (ev->type == EVENT_COST && m->current) {
+            executed(m, m->current, ev->size);
+            continue;
+        }
+        if (event_is_access(ev->type) && m->current &&
+            (ev->type != EVENT_READ || !m->joinable.count))
+            continue;
+        if (causal_model_event(ctx, ev, err) != 0)
             return -1;
+    }
     return 0;
 }
 

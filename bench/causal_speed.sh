@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# `trms causal` against `trms analyze` on one recording of a real
+# multithreaded program (issue 26: the causal profile, all routines at all
+# 21 speedups, must cost under a tenth of the analysis): pigz -p 3 of a
+# 3 MB text made with a fixed seed, recorded once with the Valgrind engine,
+# then the two commands timed side by side, alternating, ROUNDS rounds
+# (default 3); medians of wall and CPU time (user + system of the child),
+# the load average at the start and the end. Builds first (build/).
+#
+#   bash bench/causal_speed.sh        (ROUNDS=3)
+#
+# Not a test: the figures depend on the machine and its load.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash tools/build.sh build >/dev/null
+command -v pigz >/dev/null || { echo "causal_speed: pigz is not installed" >&2; exit 1; }
+work=$(mktemp -d /tmp/trms-causal-speed.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+python3 - "$work/in" <<'PY'
+import random, sys
+r = random.Random(26)
+words = ["".join(r.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(r.randint(2, 10)))
+         for _ in range(5000)]
+out, n = [], 0
+while n < 3000000:
+    w = r.choice(words) + (" " if r.random() < 0.9 else "\n")
+    out.append(w)
+    n += len(w)
+open(sys.argv[1], "w").write("".join(out)[:3000000])
+PY
+build/bin/trms record --engine valgrind --no-analysis -o "$work/pigz.rec" -- pigz -p 3 -c "$work/in" >/dev/null
+python3 - "$work" <<'PY'
+import os, resource, statistics, subprocess, sys, time
+work = sys.argv[1]
+rounds = int(os.environ.get("ROUNDS", "3"))
+trms = "build/bin/trms"
+rec = f"{work}/pigz.rec"
+commands = [("analyze", [trms, "analyze", rec]),
+            ("causal", [trms, "causal", rec, "--format", "json"])]
+def load():
+    return open("/proc/loadavg").read().split()[0]
+def timed(argv):
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.monotonic()
+    subprocess.run(argv, check=True, stdout=subprocess.DEVNULL)
+    wall = time.monotonic() - t0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return wall, cpu
+start = load()
+times = {name: [] for name, _ in commands}
+for _ in range(rounds):
+    for name, argv in commands:
+        times[name].append(timed(argv))
+end = load()
+med = {n: (statistics.median(w for w, _ in t), statistics.median(c for _, c in t))
+       for n, t in times.items()}
+print(f"pigz -p 3 of 3 MB, {rounds} rounds alternating, load average {start} at the start, "
+      f"{end} at the end\n")
+print("| command | wall (median) | CPU (median) |")
+print("|---|---|---|")
+for name, argv in commands:
+    shown = " ".join(a.replace(work, "$work") for a in argv)
+    print(f"| `{shown}` | {med[name][0]:.2f} s | {med[name][1]:.2f} s |")
+print(f"\ncausal / analyze: wall {med['causal'][0] / med['analyze'][0]:.3f}, "
+      f"CPU {med['causal'][1] / med['analyze'][1]:.3f}")
+PY
