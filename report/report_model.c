@@ -562,7 +562,8 @@ int report_model_build(const struct report_source *sources, size_t n,
         return -1;
     }
 
-    qsort(entries, n_entries, sizeof *entries, by_key_then_thread);
+    if (n_entries > 1)  /* none without profiles (--analyses reuse): entries is NULL */
+        qsort(entries, n_entries, sizeof *entries, by_key_then_thread);
     out->rows = xcalloc(n_entries ? n_entries : 1, sizeof *out->rows);
     for (size_t i = 0; i < n_entries;) {
         struct report_row *row = &out->rows[out->n_rows++];
@@ -617,7 +618,7 @@ int report_model_build(const struct report_source *sources, size_t n,
     }
     u64map_free(&threads);
     thread_orders_free(orders, n);
-    if (n > 1)
+    if (n > 1 && out->n_threads > 1)  /* none without reuse (--analyses): NULL */
         qsort(out->reuse_threads, out->n_threads, sizeof *out->reuse_threads, by_tid);
     return 0;
 }
