@@ -191,12 +191,7 @@ int report_aprof(const char *dir, const struct report_model *m, const struct loa
     if (mkdir(dir, 0777) != 0 && errno != EEXIST)
         return error_set(err, "%s: cannot create: %s", dir, strerror(errno));
     /* aprof's format has no place for what is missing: it is said beside. */
-    char not_computed[REPORT_NOTE_MAX], no_trace[REPORT_NOTE_MAX];
-    report_model_notes(m, not_computed, no_trace);
-    if (not_computed[0])
-        fprintf(stderr, "trms: note: %s\n", not_computed);
-    if (no_trace[0])
-        fprintf(stderr, "trms: note: %s\n", no_trace);
+    report_model_say_notes(m);
     const char *program = l->items[0].program;
     const char *base = program ? (strrchr(program, '/') ? strrchr(program, '/') + 1 : program)
                                : "trms";

@@ -46,12 +46,7 @@ int report_csv(FILE *out, const struct report_model *m, const struct report_opti
 {
     (void)o;
     /* A CSV holds rows only: what is missing is said beside it. */
-    char not_computed[REPORT_NOTE_MAX], no_trace[REPORT_NOTE_MAX];
-    report_model_notes(m, not_computed, no_trace);
-    if (not_computed[0])
-        fprintf(stderr, "trms: note: %s\n", not_computed);
-    if (no_trace[0])
-        fprintf(stderr, "trms: note: %s\n", no_trace);
+    report_model_say_notes(m);
     fputs("routine,thread,metric,n,calls,min,max,sum,sumsq,self_min,self_max,self_sum,"
           "self_sumsq,real_sum,context,growth,exponent,exponent_low,exponent_high,module,"
           "module_address\n", out);

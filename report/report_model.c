@@ -677,3 +677,13 @@ void report_model_notes(const struct report_model *m, char not_computed[static R
         snprintf(no_trace + n, REPORT_NOTE_MAX - n, ": event trace not kept (recorded with "
                  "--trace none); %s cannot be analyzed again", count > 1 ? "they" : "it");
 }
+
+void report_model_say_notes(const struct report_model *m)
+{
+    char not_computed[REPORT_NOTE_MAX], no_trace[REPORT_NOTE_MAX];
+    report_model_notes(m, not_computed, no_trace);
+    if (not_computed[0])
+        fprintf(stderr, "trms: note: %s\n", not_computed);
+    if (no_trace[0])
+        fprintf(stderr, "trms: note: %s\n", no_trace);
+}

@@ -127,6 +127,10 @@ void report_model_free(struct report_model *m);
 void report_model_notes(const struct report_model *m, char not_computed[static REPORT_NOTE_MAX],
                         char no_trace[static REPORT_NOTE_MAX]);
 
+/* The same notes as "trms: note: ..." lines on stderr, for the formats
+ * that have no place for them (CSV, aprof). */
+void report_model_say_notes(const struct report_model *m);
+
 /* "name (file:line)", "name [libc.so.6]" (the module, for a symbol whose
  * source is unknown), or with contexts "main > a > qsort"; cut to LEN. */
 const char *report_row_label(const struct report_row *row, char *buf, size_t len);
