@@ -26,7 +26,7 @@
 # Coz's runs alternate between the programs (run 1 of each, then run 2...)
 # so that the machine's load falls on all alike; the load average before
 # each run is kept and reported.
-# Environment: COZ_RUNS (default 5), SCALE, CAUSAL_COZ_SECONDS, PIGZ_SRC,
+# Environment: COZ_RUNS (default 8), SCALE, CAUSAL_COZ_SECONDS, PIGZ_SRC,
 # ZLIB_SRC, PIGZ_COPIES, BUILD (default build), OUT (keep everything there; default a
 # temporary folder, removed). Installs nothing: without coz (Debian:
 # coz-profiler) it says so and exits 0. Not a test: Coz's curves are noisy
@@ -35,7 +35,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
 BUILD=${BUILD:-build}
-COZ_RUNS=${COZ_RUNS:-5}
+COZ_RUNS=${COZ_RUNS:-8}
 SCALE=${SCALE:-10}
 PIGZ_COPIES=${PIGZ_COPIES:-40}
 export CAUSAL_COZ_SECONDS=${CAUSAL_COZ_SECONDS:-15}

@@ -34,10 +34,10 @@ import sys
 
 # (label, lowest s, highest s) in percent
 POINTS = [(0, 0, 0), (25, 15, 35), (50, 40, 60), (75, 65, 85), (100, 90, 100)]
-# Routines that sit above everything in an inclusive profile: listed by
-# trms, never a Coz line (their code is outside Coz's source scope).
+# Routines that sit above everything in an inclusive profile (and pigz's
+# thread launcher, yarn's ignition): listed by trms, left out of its top.
 WRAPPERS = {"start_thread", "main", "__libc_start_main", "__libc_start_call_main",
-            "_start", "_dl_start", "clone3", "clone"}
+            "_start", "_dl_start", "clone3", "clone", "ignition"}
 
 
 def parse_coz(path):
@@ -128,6 +128,7 @@ class Lines:
                         inner.append(function)
                 elif function not in outer and function not in inner:
                     outer.append(function)
+        outer = [f for f in outer if f not in inner]
         self.cache[location] = (inner, outer)
         return inner, outer
 
@@ -148,7 +149,7 @@ def main():
     ap.add_argument("--binary", required=True, help="the binary Coz ran (for its DWARF)")
     ap.add_argument("--loads", help="one line a run: run, load before, load after, wall s")
     ap.add_argument("--trms-load", help="the load average when trms recorded")
-    ap.add_argument("--top", type=int, default=3)
+    ap.add_argument("--top", type=int, default=4)
     ap.add_argument("profiles", nargs="+")
     args = ap.parse_args()
 
@@ -195,11 +196,11 @@ def main():
                     reverse=True)
     coz_top = [line for _, line in ranked[: args.top]]
     trms_top = [r["name"] for r in sorted(trms["routines"], key=lambda r: -r["max_program_speedup"])
-                if r["name"] not in WRAPPERS][: args.top]
+                if r["name"].split("@")[0] not in WRAPPERS][: args.top]
     print(f"  top by Coz (lines, by area under the curve): "
           + (", ".join(f"{line.split('/')[-1]} ({'/'.join(lines.functions(line)[0]) or '?'})"
                        for line in coz_top) or "none with data at enough points"))
-    left_out = ", ".join(sorted(WRAPPERS & set(routines)))
+    left_out = ", ".join(sorted(n for n in routines if n.split("@")[0] in WRAPPERS))
     print(f"  top by trms (routines by largest gain{', ' + left_out + ' left out' if left_out else ''}):"
           f" {', '.join(trms_top)}")
 
@@ -214,41 +215,42 @@ def main():
                 if best is None or n > best[0]:
                     best = (n, line)
         return best[1] if best else None
-    order = []
+    # Blocks: routine -> its Coz lines (Coz's top lines under the routine
+    # they are in; for trms's top routines, their most experimented line).
+    blocks = {}
     for line in coz_top:
         inner, outer = lines.functions(line)
         name = next((f for f in inner + outer if f in routines), inner[0] if inner else line)
-        if name not in order:
-            order.append(name)
+        blocks.setdefault(name, []).append(line)
     for name in trms_top:
-        if name not in order:
-            order.append(name)
+        if name not in blocks:
+            blocks[name] = [coz_line_of(name)]
 
     width = 23
     print(f"  {'program speedup %, routine/line speedup:':<46}"
           + "".join(f"{str(label) + '%':>{width}}" for label, _, _ in POINTS))
     print("  (Coz cells: the merged runs' value [lowest,highest of the runs alone] n experiments)")
-    for name in order:
+    for name, block_lines in blocks.items():
         r = routines.get(name)
         t = trms_curve(r) if r else {}
         label = f"trms {name}" + (f" [{r['module']}]" if r else " (not a trms routine)")
         print(f"  {label:<46}" + "".join(f"{pct(t.get(p)):>{width}}" for p, _, _ in POINTS))
-        line = coz_line_of(name) if name not in WRAPPERS else None
-        if line is None:
-            print("    Coz: no experiment on a line of it")
-            continue
-        inner, outer = lines.functions(line)
-        where = "/".join(inner) + (f" in {', '.join(outer)}" if outer else "")
-        cells = []
-        for p, _, _ in POINTS:
-            value, n = merged[line].get(p, (None, 0))
-            runs_values = [c[line][p][0] for c in per_run
-                           if line in c and p in c[line] and c[line][p][0] is not None]
-            spread = (f" [{min(runs_values) * 100:+.0f},{max(runs_values) * 100:+.0f}]"
-                      if runs_values else "")
-            cells.append(f"{pct(value)}{spread} n{n}")
-        label = f"  Coz {line.split('/')[-1]} ({where})"
-        print(f"  {label:<46}" + "".join(f" {c:>{width - 1}}" for c in cells))
+        for line in block_lines:
+            if line is None:
+                print("    Coz: no experiment on a line of it")
+                continue
+            inner, outer = lines.functions(line)
+            where = "/".join(inner) + (f" in {', '.join(outer)}" if outer else "")
+            cells = []
+            for p, _, _ in POINTS:
+                value, n = merged[line].get(p, (None, 0))
+                runs_values = [c[line][p][0] for c in per_run
+                               if line in c and p in c[line] and c[line][p][0] is not None]
+                spread = (f" [{min(runs_values) * 100:+.0f},{max(runs_values) * 100:+.0f}]"
+                          if runs_values else "")
+                cells.append(f"{pct(value)}{spread} n{n}")
+            label = f"  Coz {line.split('/')[-1]} ({where})"
+            print(f"  {label:<46}" + "".join(f" {c:>{width - 1}}" for c in cells))
     return 0
 
 
