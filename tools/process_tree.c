@@ -281,6 +281,8 @@ static const char *reason_text(const char *reason)
         {"excluded", "excluded (--exclude)"},
         {"setuid", "a setuid or setgid program, which Valgrind cannot follow"},
         {"not-followed", "Valgrind did not follow this exec"},
+        {"dynamic", "dynamically linked, which the step engine leaves out (single-stepping "
+                    "ld.so alone takes 100,000+ steps): it ran untraced"},
     };
     for (size_t i = 0; i < sizeof texts / sizeof *texts; i++)
         if (strcmp(texts[i].reason, reason) == 0)

@@ -11,7 +11,8 @@
  *             end=exit:S|signal:S|exec|died|failed command=C...
  *   processes-left-out L           images that ran unrecorded, then
  *   left-out-I reason=R pid=P command=C...   (R: excluded, setuid,
- *             not-followed; those over --max-processes are only counted)
+ *             not-followed, dynamic (the step engine); those over
+ *             --max-processes are only counted)
  *   processes-over-limit O
  *
  * A recording without these keys is a single-process one (older trms, or
