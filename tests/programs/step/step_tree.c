@@ -13,11 +13,16 @@
  *                            `#!/path/step_tree shim` script run as
  *                            `SCRIPT PROG ARGS...`
  *   step_tree work K         sums K * 100 ints in sum_worker_part, exits 0
+ *   step_tree pipe N         forks N writers into one pipe; writer k writes
+ *                            k + 1 bytes four times; the parent reads what
+ *                            is there each time (consume): how many reads,
+ *                            and of what length, is the schedule's choice
  *
  * The parent's exit status is its child's (fork-exec, vfork-exec), or 0
  * when every child exited as expected. */
 
-enum { SYS_EXIT = 60, SYS_FORK = 57, SYS_EXECVE = 59, SYS_WAIT4 = 61, SYS_EXIT_GROUP = 231 };
+enum { SYS_READ = 0, SYS_WRITE = 1, SYS_CLOSE = 3, SYS_PIPE = 22, SYS_FORK = 57, SYS_EXECVE = 59,
+       SYS_WAIT4 = 61, SYS_EXIT_GROUP = 231 };
 
 static long sys4(long nr, long a, long b, long c, long d)
 {
@@ -103,6 +108,44 @@ static int wait_all(int n, int workers)
     return bad;
 }
 
+/* The parent's routine for what one read of the pipe gave. */
+__attribute__((noinline)) static int consume(const char *buf, long n)
+{
+    int sum = 0;
+    for (long i = 0; i < n; i++)
+        sum += buf[i];
+    return sum;
+}
+
+static int pipe_tree(int n)
+{
+    int fds[2];
+    if (sys4(SYS_PIPE, (long)fds, 0, 0, 0) != 0)
+        return 1;
+    static const char bytes[16] = "abcdefghijklmnop";
+    for (int k = 0; k < n; k++) {
+        long pid = sys4(SYS_FORK, 0, 0, 0, 0);
+        if (pid < 0)
+            return 1;
+        if (pid == 0) {
+            for (int j = 0; j < 4; j++) {
+                sum_worker_part((k + 1) * 10);
+                if (sys4(SYS_WRITE, fds[1], (long)bytes, k + 1, 0) != k + 1)
+                    leave(100);
+            }
+            leave(k);
+        }
+    }
+    sys4(SYS_CLOSE, fds[1], 0, 0, 0);
+    char buf[64];
+    long got, total = 0;
+    while ((got = sys4(SYS_READ, fds[0], (long)buf, sizeof buf, 0)) > 0) {
+        consume(buf, got);
+        total += got;
+    }
+    return wait_all(n, 1) || total != 4 * n * (n + 1) / 2;
+}
+
 static int run(int argc, char **argv, char **envp)
 {
     if (argc < 3)
@@ -116,6 +159,10 @@ static int run(int argc, char **argv, char **envp)
         return (int)sys4(SYS_EXECVE, (long)argv[2], (long)(argv + 2), (long)envp, 0) ? 127 : 0;
     if (same(mode, "shim") && argc > 3)
         return (int)sys4(SYS_EXECVE, (long)argv[3], (long)(argv + 3), (long)envp, 0) ? 127 : 0;
+    if (same(mode, "pipe")) {
+        parent_setup();
+        return pipe_tree(number(argv[2]));
+    }
     if (same(mode, "workers") || same(mode, "children")) {
         int n = number(argv[2]), workers = same(mode, "workers");
         parent_setup();
