@@ -1047,7 +1047,7 @@ static int record_step(const char *staging, const char *program, char **argv, st
     u64map_each(&d->undecodable, describe_address, &undecodable_at);
     snprintf(seed, sizeof seed, "%" PRIu64, r->step.seed);
     snprintf(quantum, sizeof quantum, "%" PRIu32, r->step.quantum);
-    snprintf(records, sizeof records, "%" PRIu64, d->records);
+    snprintf(records, sizeof records, "%" PRIu64, res.step.records);  /* every process's */
     snprintf(undecodable, sizeof undecodable, "%" PRIu64, u64map_sum(&d->undecodable));
     snprintf(approximated, sizeof approximated, "%" PRIu64, u64map_sum(&d->approximated));
     snprintf(signals, sizeof signals, "%" PRIu64, res.step.signals);

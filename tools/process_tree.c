@@ -239,6 +239,8 @@ int process_tree_matches(const struct tree_process *p, const char *which)
     char name[256];
     if (parse_u64_cstr(which, &pid) == PARSE_NUMBER_OK)
         return (uint64_t)p->pid == pid;
+    if (which[0] == '#' && parse_u64_cstr(which + 1, &pid) == PARSE_NUMBER_OK)
+        return p->number == pid;  /* the images of one pid (exec chains) told apart */
     return strcmp(process_tree_name(p, name, sizeof name), which) == 0;
 }
 

@@ -66,8 +66,8 @@ int process_tree_read(const struct recording *rec, struct process_tree *t,
 size_t process_tree_meta(const struct process_tree *t, char ***keys, char ***values);
 void process_tree_free_meta(char **keys, char **values, size_t n);
 
-/* Whether P is the process WHICH names: its pid, or its program's base
- * name (`--process`). */
+/* Whether P is the process WHICH names: its pid, its program's base
+ * name, or #N, its number (`--process`). */
 int process_tree_matches(const struct tree_process *p, const char *which);
 
 /* Whether WHICH (N_WHICH names, as for process_tree_matches) selects P:
