@@ -51,6 +51,7 @@ struct image {
     struct data_objects watched;    /* with watch_objects: the variables that count */
     int live;                       /* its process has not exec'd or ended */
     int inherited;                  /* forked: its mappings, its parent's, not yet followed */
+    int cut;                        /* its recording failed (a full disk): no longer decoded */
 };
 
 struct step_run {
@@ -490,13 +491,18 @@ static int end_image(struct image *m, const char *end, const char *exec_path,
     snprintf(m->end.end, sizeof m->end.end, "%s", end);
     m->end.exec_path = exec_path ? xstrdup(exec_path) : NULL;
     int rc = 0;
-    if (m->decoder) {
-        struct trms_error finish_err;
-        if (rerun_decoder_finish(m->decoder, &finish_err) != 0) {
+    struct trms_error finish_err;
+    if (m->decoder && rerun_decoder_finish(m->decoder, &finish_err) != 0) {
+        if (m->info.number == 1) {
             *err = finish_err;
             rc = -1;
+        } else {  /* the others' recordings go on */
+            fprintf(stderr, "trms: warning: process %d (#%u) is recorded up to its end: %s\n",
+                    (int)m->info.pid, m->info.number, finish_err.message);
         }
-        m->decoder = NULL;
+    }
+    m->decoder = NULL;
+    if (m->rec) {
         /* Names are a convenience: the recording stands without them. */
         symbols_name_routines_since(m->rec->symbols, m->rec->routines, &m->named, &m->names);
         if (m->names.count &&
@@ -618,7 +624,8 @@ static int on_record(void *ctx, pid_t pid, const struct rerun_record *r, struct 
     }
     struct image *m = live_image(s, pid);
     if (!m || !m->decoder) {
-        u64map_upsert(&s->unrecorded_threads, r->tid, NULL);
+        if (!m || !m->cut)
+            u64map_upsert(&s->unrecorded_threads, r->tid, NULL);
         return 0;
     }
     if (m->inherited) {
@@ -634,8 +641,19 @@ static int on_record(void *ctx, pid_t pid, const struct rerun_record *r, struct 
     s->record_pid = pid;
     s->record_sp = r->gp[RERUN_RSP];
     s->touched_shared = 0;
-    if (rerun_decoder_record(m->decoder, r, err) != 0)
-        return -1;
+    if (rerun_decoder_record(m->decoder, r, err) != 0) {
+        if (m->info.number == 1)
+            return -1;
+        /* A later process's recording failed (its trace could not be
+         * written): it is kept up to there, the others go on. */
+        fprintf(stderr, "trms: warning: process %d (#%u) is recorded up to here: %s\n",
+                (int)pid, m->info.number, err->message);
+        struct trms_error ignored;
+        rerun_decoder_finish(m->decoder, &ignored);
+        m->decoder = NULL;
+        m->cut = 1;
+        return 0;
+    }
     s->events_that_matter += s->touched_shared;
     return 0;
 }
