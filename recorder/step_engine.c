@@ -28,6 +28,7 @@ enum {
 };
 
 #define CLONE_VFORK_FLAG 0x4000u
+#define CLONE_THREAD_FLAG 0x10000u
 
 /* si_code of a SIGTRAP stop: a step or a return from a system call under
  * single-step (brkpt, trace, hwbkpt), the stop at a signal handler's entry
@@ -144,14 +145,15 @@ static uint32_t vtid_of(const struct engine *e, pid_t tid)
 
 /* ---- records and frames ---- */
 
-static int emit_record(struct engine *e, const struct rerun_record *regs)
+static int emit_record(struct engine *e, const struct sthread *t,
+                       const struct rerun_record *regs)
 {
     e->vclock++;
     struct rerun_record r = *regs;
     r.event = e->time;
     r.icount = e->icount++;
     e->s->records++;
-    return e->obs->record(e->obs->ctx, &r, e->err);
+    return e->obs->record(e->obs->ctx, t->pid, &r, e->err);
 }
 
 static int end_frame(struct engine *e, struct step_frame *f)
@@ -234,13 +236,26 @@ static int new_child(struct engine *e, struct sthread *parent)
     unsigned long tid;
     if (ptrace(PTRACE_GETEVENTMSG, parent->tid, NULL, &tid) != 0)
         return error_set(e->err, "new thread of %d: %s", (int)parent->tid, strerror(errno));
+    /* A process unless it shares its parent's thread group: fork, vfork,
+     * clone without CLONE_THREAD (even with CLONE_VM, as posix_spawn). */
+    int process = !(parent->clone_flags & CLONE_THREAD_FLAG);
     struct sthread *child = find(e, (pid_t)tid);
     if (!child) {
-        pid_t pid = tracee_thread_group((pid_t)tid);
-        child = add_thread(e, (pid_t)tid, pid > 0 ? pid : (pid_t)tid);
+        child = add_thread(e, (pid_t)tid, process ? (pid_t)tid : parent->pid);
+    } else if (child->pid != (process ? (pid_t)tid : parent->pid)) {
+        /* it stopped before this event, its process guessed from /proc */
+        e->s->processes += process ? 1 : -1;
+        child->pid = process ? (pid_t)tid : parent->pid;
     }
     parent->new_tid = (pid_t)tid;
-    return child->state == T_NEW ? first_stop(e, child) : 0;
+    if (child->state != T_NEW)
+        return 0;
+    if (process && e->obs->image) {
+        struct step_process p = {.pid = (pid_t)tid, .ppid = parent->pid, .via = STEP_VIA_FORK};
+        if (e->obs->image(e->obs->ctx, &p, e->err) < 0)
+            return -1;
+    }
+    return first_stop(e, child);
 }
 
 /* A vfork parent waits for its child CHILD to exec or die: it has. */
@@ -262,8 +277,11 @@ static int thread_died(struct engine *e, struct sthread *t, int status)
         e->outcome->exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 0;
     }
     vfork_child_went(e, t->tid);
+    pid_t process = t->tid == t->pid ? t->pid : 0;  /* its first thread goes last */
     remove_thread(e, t);
     e->unsettled = 1;
+    if (process && e->obs->process_ended)
+        e->obs->process_ended(e->obs->ctx, process, status);
     return 0;
 }
 
@@ -625,7 +643,7 @@ static int enter_syscall(struct engine *e, struct sthread *t)
     t->new_tid = 0;
     t->clone_flags = clone_flags_of(t);
     struct step_frame f = frame_of(t, STEP_FRAME_SYSCALL_ENTRY);
-    if (emit_record(e, &t->regs) != 0 || end_frame(e, &f) != 0)
+    if (emit_record(e, t, &t->regs) != 0 || end_frame(e, &f) != 0)
         return -1;
     t->yielded |= nr == NR_SCHED_YIELD;
     t->blocking = syscall_blocking(nr, t->args);
@@ -670,10 +688,12 @@ static int exit_stop(struct engine *e, struct sthread *t)
     e->unsettled = 1;  /* the call may have ended others' waits */
     if (changes_mappings(t->nr) && !(result < 0 && result >= -4095))
         u64map_free(&e->kinds), u64map_init(&e->kinds);
-    return emit_record(e, &shown) != 0 || end_frame(e, &f) != 0 ? -1 : 0;
+    return emit_record(e, t, &shown) != 0 || end_frame(e, &f) != 0 ? -1 : 0;
 }
 
-/* The program started in T by execve: its vDSO hidden, code forgotten. */
+/* The program started in T by execve: its vDSO hidden, code forgotten;
+ * 1 when the observer leaves it out: T's process is detached, and runs on
+ * untraced. */
 static int exec_event(struct engine *e, struct sthread *t)
 {
     unsigned long former;
@@ -681,6 +701,24 @@ static int exec_event(struct engine *e, struct sthread *t)
         return error_set(e->err, "thread %d exec'd from a thread other than its process's "
                                  "first, which the step engine does not follow",
                          (int)former);
+    int first = t->tid == e->leader && e->time == 0;
+    if (e->obs->image) {
+        struct step_process p = {.pid = t->pid, .ppid = first ? getpid() : 0,
+                                 .via = first ? STEP_VIA_START : STEP_VIA_EXEC};
+        int follow = e->obs->image(e->obs->ctx, &p, e->err);
+        if (follow < 0)
+            return -1;
+        if (follow == 0 && !first) {
+            vfork_child_went(e, t->tid);
+            e->unsettled = 1;
+            e->s->detached++;
+            if (ptrace(PTRACE_DETACH, t->tid, NULL, NULL) != 0 && errno != ESRCH)
+                return error_set(e->err, "detaching process %d: %s", (int)t->tid,
+                                 strerror(errno));
+            remove_thread(e, t);
+            return 1;
+        }
+    }
     struct rerun_record regs;
     if (tracee_registers(t->tid, &regs, NULL) != 0)
         return error_set(e->err, "registers after exec: %s", strerror(errno));
@@ -758,7 +796,7 @@ static int step_one(struct engine *e, struct sthread *t, enum step_result *resul
         if (tracee_emulate_cpuid(t->tid, length) != 0 || fetch_registers(e, t, NULL) != 0)
             return error_set(e->err, "cpuid of thread %d: %s", (int)t->tid, strerror(errno));
         *result = STEP_DONE;
-        return emit_record(e, &t->regs);
+        return emit_record(e, t, &t->regs);
     }
     t->yielded = kind == STEP_INSN_PAUSE;
     e->acting = kind == STEP_INSN_SYSCALL;  /* only a call can end another's wait */
@@ -804,7 +842,12 @@ static int step_one(struct engine *e, struct sthread *t, enum step_result *resul
             continue;
         }
         if (event == PTRACE_EVENT_EXEC) {
-            if (exec_event(e, t) != 0 || resume(e, t, PTRACE_SYSCALL, 0) != 0)
+            int left = exec_event(e, t);
+            if (left == 1) {
+                *result = STEP_GONE;  /* runs on untraced */
+                return 0;
+            }
+            if (left != 0 || resume(e, t, PTRACE_SYSCALL, 0) != 0)
                 return -1;
             continue;
         }
@@ -859,20 +902,20 @@ static int step_one(struct engine *e, struct sthread *t, enum step_result *resul
                     return -1;
                 continue;
             }
-            return emit_record(e, &t->regs);
+            return emit_record(e, t, &t->regs);
         }
         if (sig == SIGTRAP && code == SI_KERNEL) {
             /* int3 and the like: the instruction ran, then its signal */
             if (fetch_registers(e, t, NULL) != 0)
                 return -1;
             t->pending_signal = SIGTRAP;
-            return emit_record(e, &t->regs);
+            return emit_record(e, t, &t->regs);
         }
         /* A signal before the instruction ran (a fault, or one sent); a
          * string instruction it interrupts shows the part done, as rr
          * does. */
         if (kind == STEP_INSN_REP_STRING && t->regs.gp[RERUN_RCX] != start_rcx &&
-            emit_record(e, &t->regs) != 0)
+            emit_record(e, t, &t->regs) != 0)
             return -1;
         start_rcx = t->regs.gp[RERUN_RCX];
         if (signal_stop(e, t, sig, &request, &deliver) != 0 ||
@@ -1073,7 +1116,7 @@ static int start(struct engine *e, pid_t pid)
     first.event = e->time - 1;
     first.icount = 0;
     e->s->records++;
-    if (e->obs->record(e->obs->ctx, &first, e->err) != 0)
+    if (e->obs->record(e->obs->ctx, pid, &first, e->err) != 0)
         return -1;
     e->current = t;
     return 0;

@@ -21,7 +21,12 @@
  * (step_summary). The vDSO is hidden from
  * the program (time queries become real system calls) and address space
  * randomization is off, so that addresses repeat from run to run. Forked
- * children and exec'd programs are followed and stepped too. Records name
+ * children and exec'd programs are followed and stepped too, every thread
+ * of every process in the one schedule above (threads in the order they
+ * were created, whatever process they belong to), so that a process tree
+ * interleaves the same way on every run; the observer hears of each
+ * program image (step_observer.image) and may leave an exec'd one
+ * untraced. Records name
  * threads by creation order (1, 2, ...), not by their tids, which differ
  * from run to run; a clone's result shows the child's number. `cpuid` is
  * run by the engine on the program's behalf: in a virtual machine, a
@@ -92,13 +97,33 @@ struct step_frame {
 /* Sees the run as it goes; a non-zero return stops it (the program is
  * killed). Records come in rr's order: a frame's record (if it has one)
  * before the frame. */
+/* A program image the engine meets: the first program, a process forked
+ * (fork, vfork, or clone without CLONE_THREAD), or the program a process
+ * exec'd (a `#!` script's interpreter included). */
+enum step_via { STEP_VIA_START, STEP_VIA_FORK, STEP_VIA_EXEC };
+
+struct step_process {
+    pid_t pid;
+    pid_t ppid;             /* START: trms; FORK: the process that forked; EXEC: 0 */
+    enum step_via via;
+};
+
 struct step_observer {
-    int (*record)(void *ctx, const struct rerun_record *r, struct trms_error *err);
+    /* PID is the process of the thread R names. */
+    int (*record)(void *ctx, pid_t pid, const struct rerun_record *r, struct trms_error *err);
     int (*frame)(void *ctx, const struct step_frame *f, struct trms_error *err);
     /* PCT: how many events that can matter (instructions touching memory
      * that can be shared, synchronizing system calls...) the records and
      * frames so far made; NULL counts every record. */
     uint64_t (*events_that_matter)(void *ctx);
+    /* An image starts in P, before any record of it (a fork's child
+     * before its first, an exec before the record that leaves execve).
+     * 1: follow it; 0, for an exec only: let the process run untraced
+     * from here (detached; what it forks is not seen either); -1 fails
+     * the run. NULL: every image is followed. */
+    int (*image)(void *ctx, const struct step_process *p, struct trms_error *err);
+    /* Process PID is gone; STATUS as wait(2) reports it. May be NULL. */
+    void (*process_ended)(void *ctx, pid_t pid, int status);
     void *ctx;
 };
 
@@ -119,6 +144,7 @@ struct step_summary {
     uint64_t counted;           /* PCT: events counted (k of this run) */
     uint64_t change_points;     /* PCT: change points reached */
     uint64_t yields;            /* PCT: threads dropped for yielding or spinning */
+    uint64_t detached;          /* processes let run untraced after an exec (image: 0) */
 };
 
 /* Runs the program to its end (every process it started) under OBSERVER;

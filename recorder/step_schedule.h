@@ -1,6 +1,9 @@
 /* step_schedule: the step engine's deterministic schedules; a seed alone
  * fixes each, so one seed always gives one interleaving and other seeds
- * others.
+ * others. The threads it orders are every thread of every process the
+ * engine follows (a process tree), in the order they were created: one
+ * schedule for the whole tree, never one per process, so that what
+ * processes do to each other (a pipe, a wait) comes in the seed's order.
  *
  * Round-robin: threads take turns, each for a quantum of instructions;
  * with a seed, each quantum is drawn from a pseudo-random sequence

@@ -844,6 +844,160 @@ static int describe_address(void *ctx, uint64_t addr, uint64_t count)
     return 0;
 }
 
+/* ---- the step engine's processes after the first (issue 25) ----
+ *
+ * The step engine runs every process in one schedule, so these come one
+ * at a time, on trms's own thread: each image's recording is made when it
+ * starts and finished when its process exec's or ends. */
+
+struct step_child {
+    struct record r;
+    struct step_image_recording rec;
+    char *dir;
+    size_t index;                   /* in the tree's items */
+};
+
+struct step_tree {
+    const char *staging;
+    const struct record *root;
+    struct process_tree tree;       /* items[0], the first image, filled last */
+    struct step_child **children;   /* per item after the first */
+};
+
+static const struct step_image_recording *step_child_begin(void *ctx,
+                                                           const struct step_image_info *p)
+{
+    struct step_tree *t = ctx;
+    struct trms_error err = {.message = ""};
+    if (t->tree.n == 0)
+        t->tree.n = 1;  /* the first image's place */
+    size_t index = t->tree.n++;
+    t->tree.items = xrealloc(t->tree.items, t->tree.n * sizeof *t->tree.items);
+    t->children = xrealloc(t->children, t->tree.n * sizeof *t->children);
+    char dir[64];
+    snprintf(dir, sizeof dir, PROCESS_TREE_DIR "/%u-%d", p->number, (int)p->pid);
+    struct tree_process *item = &t->tree.items[index];
+    *item = (struct tree_process){.number = p->number, .parent = p->parent, .pid = p->pid,
+                                  .ppid = p->ppid, .dir = xstrdup(dir), .end = xstrdup("failed"),
+                                  .command = quoted_command(p->argv)};
+    snprintf(item->via, sizeof item->via, "%s", p->via);
+    struct step_child *c = xcalloc(1, sizeof *c);
+    t->children[index] = c;
+    c->index = index;
+    c->dir = recording_file(t->staging, dir);
+    c->r.engine_version = t->root->engine_version;
+    c->r.binding = t->root->binding;
+    c->r.no_trace = t->root->no_trace;
+    c->r.step = t->root->step;
+    routine_table_init(&c->r.routines);
+    memory_maps_init(&c->r.maps);
+    c->r.symbols = symbolizer_new();
+    char *top = recording_file(t->staging, PROCESS_TREE_DIR);
+    int rc = (mkdir(top, 0755) == 0 || errno == EEXIST) && mkdir(c->dir, 0755) == 0
+                 ? 0
+                 : error_set(&err, "cannot make %s: %s", c->dir, strerror(errno));
+    free(top);
+    if (rc == 0 && t->root->analysis_options &&
+        !(c->r.analysis = record_analysis_start(t->root->analysis_options, &err)))
+        rc = -1;
+    if (rc == 0) {
+        char *events_path = recording_file(c->dir, RECORDING_EVENTS);
+        c->r.writer = open_writer(&c->r, events_path, &err);
+        free(events_path);
+        rc = c->r.writer ? 0 : -1;
+    }
+    if (rc != 0) {
+        fprintf(stderr, "trms: warning: process %d (%s) is not recorded: %s\n", (int)p->pid,
+                p->argv[0], err.message);
+        if (c->r.analysis)
+            record_analysis_abandon(c->r.analysis);
+        symbolizer_free(c->r.symbols);
+        memory_maps_free(&c->r.maps);
+        routine_table_free(&c->r.routines);
+        free(c->dir);
+        free(c);
+        t->children[index] = NULL;
+        return NULL;
+    }
+    c->rec = (struct step_image_recording){.writer = c->r.writer, .routines = &c->r.routines,
+                                           .maps = &c->r.maps, .symbols = c->r.symbols,
+                                           .rec_path = c->dir};
+    return &c->rec;
+}
+
+static void step_child_end(void *ctx, const struct step_image_info *p,
+                           const struct step_image_recording *rec, const struct step_image_end *e)
+{
+    struct step_tree *t = ctx;
+    struct step_child *c = (struct step_child *)((char *)rec - offsetof(struct step_child, rec));
+    struct trms_error err = {.message = ""};
+    uint64_t kept = 0;
+    int rc = end_trace(&c->r, c->dir, 0, &kept, &err);
+    const struct rerun_summary *d = &e->decoded;
+    uint64_t events = c->r.out_of_space ? kept : total_events(d->events);
+    char outcome_text[PATH_MAX + 32], pid[16], ppid[16], parent[16], said[512] = "";
+    if (e->signal)
+        snprintf(outcome_text, sizeof outcome_text, "killed by signal %d (%s)", e->signal,
+                 strsignal(e->signal));
+    else if (strncmp(e->end, "exit:", 5) == 0)
+        snprintf(outcome_text, sizeof outcome_text, "exited with status %d", e->exit_code);
+    else if (e->exec_path)
+        snprintf(outcome_text, sizeof outcome_text, "exec'd %s", e->exec_path);
+    else
+        snprintf(outcome_text, sizeof outcome_text, "ended without exiting (killed)");
+    snprintf(pid, sizeof pid, "%d", (int)p->pid);
+    snprintf(ppid, sizeof ppid, "%d", (int)p->ppid);
+    snprintf(parent, sizeof parent, "%u", p->parent);
+    char records[32];
+    snprintf(records, sizeof records, "%" PRIu64, d->records);
+    struct record_stats stats = {
+        .events = events, .threads = d->threads, .tail_calls = d->tail_calls,
+        .unwound = d->unwound_frames, .unmodeled = &d->unmodeled_syscalls,
+        .complete = strcmp(e->end, "died") != 0 && !c->r.out_of_space,
+        .exec_path = e->exec_path, .outcome_text = outcome_text,
+        .stopped = c->r.out_of_space ? out_of_space_reason(c->r.out_of_space) : NULL,
+        .extra_keys = {"pid", "ppid", "parent-process", "via", "records"},
+        .extra_values = {pid, ppid, parent, p->via, records}, .n_extra = 5};
+    struct program_outcome outcome = {.exit_code = e->exit_code, .signal = e->signal};
+    if (rc == 0)
+        rc = finish_recording(c->dir, "step", p->argv[0], p->argv, &c->r, &stats, &outcome, NULL,
+                              &err);
+    if (c->r.analysis && rc == 0 && !c->r.out_of_space) {
+        struct trms_error store_err = {.message = ""};
+        if (record_analysis_finish(c->r.analysis, &c->r.routines, c->dir, c->dir, said,
+                                   sizeof said, &store_err) != 0 && store_err.message[0])
+            fprintf(stderr, "trms: warning: the analysis of %s is not stored: %s\n", c->dir,
+                    store_err.message);
+    } else if (c->r.analysis) {
+        record_analysis_abandon(c->r.analysis);
+    }
+    if (rc != 0) {
+        if (c->r.writer)
+            trace_writer_abandon(c->r.writer);
+        fprintf(stderr, "trms: warning: the recording of process %d (%s) failed: %s\n",
+                (int)p->pid, p->argv[0], err.message);
+    }
+    struct tree_process *item = &t->tree.items[c->index];
+    free(item->end);
+    item->end = xstrdup(rc == 0 ? e->end : "failed");
+    item->events = events;
+    symbolizer_free(c->r.symbols);
+    memory_maps_free(&c->r.maps);
+    routine_table_free(&c->r.routines);
+    t->children[c->index] = NULL;
+    free(c->dir);
+    free(c);
+}
+
+static void step_child_left_out(void *ctx, pid_t pid, const char *command, const char *reason)
+{
+    struct step_tree *t = ctx;
+    t->tree.left_out = xrealloc(t->tree.left_out,
+                                (t->tree.n_left_out + 1) * sizeof *t->tree.left_out);
+    t->tree.left_out[t->tree.n_left_out++] = (struct tree_left_out){
+        .reason = xstrdup(reason), .pid = (int)pid, .command = xstrdup(command)};
+}
+
 static int record_step(const char *staging, const char *program, char **argv, struct record *r,
                        struct record_stats *stats, struct program_outcome *outcome,
                        struct trms_error *err)
@@ -855,11 +1009,17 @@ static int record_step(const char *staging, const char *program, char **argv, st
         return -1;
     r->step.path = program;
     r->step.argv = argv;
+    struct step_tree tree = {.staging = staging, .root = r};
+    struct step_children children = {.begin = step_child_begin, .end = step_child_end,
+                                     .left_out = step_child_left_out, .ctx = &tree,
+                                     .max_processes = r->max_processes,
+                                     .exclude = r->exclude, .n_exclude = r->n_exclude};
     struct step_recording_config c = {.step = &r->step, .writer = r->writer,
                                       .routines = &r->routines, .maps = &r->maps,
                                       .symbols = r->symbols, .capture_dir = r->capture_dir,
                                       .rec_path = staging, .watch_objects = r->watch_objects,
-                                      .watch = r->watch, .n_watch = r->n_watch};
+                                      .watch = r->watch, .n_watch = r->n_watch,
+                                      .children = &children};
     struct step_recording_result res;
     int rc = step_recording_run(&c, &res, err);
     *outcome = res.outcome;
@@ -887,12 +1047,12 @@ static int record_step(const char *staging, const char *program, char **argv, st
     u64map_each(&d->undecodable, describe_address, &undecodable_at);
     snprintf(seed, sizeof seed, "%" PRIu64, r->step.seed);
     snprintf(quantum, sizeof quantum, "%" PRIu32, r->step.quantum);
-    snprintf(records, sizeof records, "%" PRIu64, d->records);
+    snprintf(records, sizeof records, "%" PRIu64, res.step.records);  /* every process's */
     snprintf(undecodable, sizeof undecodable, "%" PRIu64, u64map_sum(&d->undecodable));
     snprintf(approximated, sizeof approximated, "%" PRIu64, u64map_sum(&d->approximated));
     snprintf(signals, sizeof signals, "%" PRIu64, res.step.signals);
     snprintf(blocked, sizeof blocked, "%" PRIu64, res.step.blocked);
-    snprintf(left_out, sizeof left_out, "%" PRIu64, d->other_process_threads);
+    snprintf(left_out, sizeof left_out, "%" PRIu64, res.unrecorded_threads);
     snprintf(late, sizeof late, "%" PRIu64, res.step.late_wakes);
     snprintf(outside, sizeof outside, "%" PRIu64, res.step.outside_wakes);
     snprintf(clock, sizeof clock, "%" PRIu64, res.step.clock_decided);
@@ -917,9 +1077,26 @@ static int record_step(const char *staging, const char *program, char **argv, st
                          pct ? "pct" : "round-robin", pct ? depth : "-",
                          pct ? pct_events : "-", pct ? counted : "-", pct ? changes : "-",
                          pct ? yields : "-", watched ? watched : "-", outside, clock},
-        .n_extra = 19};
+        .n_extra = 19, .exec_path = res.exec_path};
+    /* The tree, every process having ended: the first image's entry. */
+    if (tree.tree.n == 0)
+        tree.tree.n = 1;
+    tree.tree.items = xrealloc(tree.tree.items, tree.tree.n * sizeof *tree.tree.items);
+    tree.tree.items[0] = (struct tree_process){
+        .number = 1, .pid = res.pid, .ppid = res.ppid, .via = "start", .dir = xstrdup("."),
+        .events = stats->events, .end = xstrdup(res.end[0] ? res.end : "died"),
+        .command = quoted_command(argv)};
+    tree.tree.over_limit = res.over_limit;
+    stats->n_tree = process_tree_meta(&tree.tree, &stats->tree_keys, &stats->tree_values);
     if (rc == 0)
         rc = finish_recording(staging, "step", program, argv, r, stats, outcome, NULL, err);
+    process_tree_free_meta(stats->tree_keys, stats->tree_values, stats->n_tree);
+    stats->tree_keys = stats->tree_values = NULL;
+    stats->n_tree = 0;
+    stats->exec_path = NULL;
+    describe_tree(&tree.tree, r->tree_said, sizeof r->tree_said);
+    free(tree.children);
+    process_tree_free(&tree.tree);
     if (rc == 0 && d->undecodable.count)
         fprintf(stderr, "trms: warning: %zu instructions capstone could not decode (their "
                         "memory accesses are missing; see `undecodable` in the meta)\n",
@@ -932,13 +1109,10 @@ static int record_step(const char *staging, const char *program, char **argv, st
                         "differently\n", timing, plural(timing), res.step.outside_wakes,
                 plural(res.step.outside_wakes), res.step.clock_decided, res.step.late_wakes,
                 plural(res.step.late_wakes));
-    if (rc == 0 && d->other_process_threads)
-        fprintf(stderr, "trms: %" PRIu64 " thread%s of other processes (forked children) "
-                        "stepped and left out\n", d->other_process_threads,
-                plural(d->other_process_threads));
     stats->unmodeled = NULL;
     stats->n_extra = 0;
     free(watched);
+    free(res.exec_path);
     rerun_summary_free(&res.decoded);
     return rc;
 }
@@ -1245,9 +1419,9 @@ static int run(int argc, char **argv)
         return cli_usage_error(&cmd_record, "--toggle-collect, --collect-at-start, --start-after, "
                                             "--max-events and --max-size are for --engine "
                                             "valgrind");
-    if (tree_options && strcmp(engine_name, "auto") != 0 && strcmp(engine_name, "valgrind") != 0)
+    if (tree_options && strcmp(engine_name, "rr") == 0)
         return cli_usage_error(&cmd_record, "--max-processes and --exclude are for --engine "
-                                            "valgrind");
+                                            "valgrind and step (rr records the whole tree)");
     if (analysis_options && !analyze)
         return cli_usage_error(&cmd_record, "--cell-size, --line-size, --contexts and --analyses "
                                             "choose the analysis that --no-analysis leaves out");
@@ -1448,7 +1622,7 @@ const struct command cmd_record = {
         "       trms record --engine step --schedule pct [--depth D] [--pct-events K]\n"
         "                   [--pct-objects LIST] [--seed N] ...\n"
         "       trms record --lazy-binding ...\n"
-        "       trms record --engine valgrind [--max-processes N] [--exclude PATTERN]... ...\n\n"
+        "       trms record --engine valgrind|step [--max-processes N] [--exclude PATTERN]...\n\n"
         "Runs PROG with its arguments, keeping its stdin, stdout and stderr, and\n"
         "records every routine call and return, load, store, kernel read and write\n"
         "of user memory, and instruction count, thread by thread, into the\n"
@@ -1487,12 +1661,15 @@ const struct command cmd_record = {
         "                    so); with windows, only the analysis of the windows\n"
         "  --no-analysis     record only (an rr recording is analyzed by replaying it,\n"
         "                    by `trms analyze`, in any case)\n"
-        "  --max-processes N valgrind: record at most N program images (default 256):\n"
-        "                    the processes PROG forks and the programs they exec are\n"
-        "                    followed, each recorded in REC/processes/N-PID (the first\n"
-        "                    is REC itself); beyond N they run unrecorded, counted\n"
-        "  --exclude PATTERN valgrind: run the programs whose path or name matches the\n"
-        "                    shell PATTERN unrecorded (repeatable); `trms info` names them\n"
+        "  --max-processes N valgrind, step: record at most N program images (default\n"
+        "                    256): the processes PROG forks and the programs they exec\n"
+        "                    are followed, each recorded in REC/processes/N-PID (the\n"
+        "                    first is REC itself); beyond N they run unrecorded, counted\n"
+        "                    (step: still stepped, so that the schedule stays the seed's)\n"
+        "  --exclude PATTERN valgrind, step: run the programs whose path or name matches\n"
+        "                    the shell PATTERN unrecorded (repeatable); `trms info` names\n"
+        "                    them. step: a dynamically linked program a process execs is\n"
+        "                    left out too (detached, it runs untraced; named 'dynamic')\n"
         "  --lazy-binding    keep the program's lazy binding of shared library calls\n"
         "                    (by default LD_BIND_NOW=1 binds them at start-up, so that\n"
         "                    a routine's first call does not include the dynamic\n"

@@ -239,6 +239,8 @@ int process_tree_matches(const struct tree_process *p, const char *which)
     char name[256];
     if (parse_u64_cstr(which, &pid) == PARSE_NUMBER_OK)
         return (uint64_t)p->pid == pid;
+    if (which[0] == '#' && parse_u64_cstr(which + 1, &pid) == PARSE_NUMBER_OK)
+        return p->number == pid;  /* the images of one pid (exec chains) told apart */
     return strcmp(process_tree_name(p, name, sizeof name), which) == 0;
 }
 
@@ -281,6 +283,8 @@ static const char *reason_text(const char *reason)
         {"excluded", "excluded (--exclude)"},
         {"setuid", "a setuid or setgid program, which Valgrind cannot follow"},
         {"not-followed", "Valgrind did not follow this exec"},
+        {"dynamic", "dynamically linked, which the step engine leaves out (single-stepping "
+                    "ld.so alone takes 100,000+ steps): it ran untraced"},
     };
     for (size_t i = 0; i < sizeof texts / sizeof *texts; i++)
         if (strcmp(texts[i].reason, reason) == 0)

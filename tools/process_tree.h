@@ -11,7 +11,8 @@
  *             end=exit:S|signal:S|exec|died|failed command=C...
  *   processes-left-out L           images that ran unrecorded, then
  *   left-out-I reason=R pid=P command=C...   (R: excluded, setuid,
- *             not-followed; those over --max-processes are only counted)
+ *             not-followed, dynamic (the step engine); those over
+ *             --max-processes are only counted)
  *   processes-over-limit O
  *
  * A recording without these keys is a single-process one (older trms, or
@@ -65,8 +66,8 @@ int process_tree_read(const struct recording *rec, struct process_tree *t,
 size_t process_tree_meta(const struct process_tree *t, char ***keys, char ***values);
 void process_tree_free_meta(char **keys, char **values, size_t n);
 
-/* Whether P is the process WHICH names: its pid, or its program's base
- * name (`--process`). */
+/* Whether P is the process WHICH names: its pid, its program's base
+ * name, or #N, its number (`--process`). */
 int process_tree_matches(const struct tree_process *p, const char *which);
 
 /* Whether WHICH (N_WHICH names, as for process_tree_matches) selects P:
