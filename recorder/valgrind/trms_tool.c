@@ -62,6 +62,13 @@ extern Bool VG_(clo_trace_children);
 
 #define NR_CONNECT 42
 #define NR_RECVMSG 47
+#define NR_READ 0
+#define NR_WRITE 1
+#define NR_READV 19
+#define NR_WRITEV 20
+#define NR_SENDTO 44
+#define NR_RECVFROM 45
+#define NR_SENDMSG 46
 
 #define NR_RT_SIGACTION 13
 #define NR_EXECVE 59
@@ -979,6 +986,55 @@ static void emit_effect(void *ctx, enum syscall_access kind, uint64_t addr, uint
     put_kernel_access(kind == SYSCALL_KREAD ? RAW_KREAD : RAW_KWRITE, addr, size);
 }
 
+/* ---- data passed between processes ----
+ *
+ * A read's bytes that came through a pipe, FIFO or socket are still the
+ * kernel's writes, but the report can name the recorded process that
+ * wrote them: the tool says which channel (its inode) before the read's
+ * kernel writes (RAW_KSOURCE), and which channels the program wrote to
+ * (RAW_CHANNEL_WRITE, once each). Pipe and socket inodes come from one
+ * 32-bit counter of the kernel, so the inode names the channel. */
+#define MAX_WRITTEN_CHANNELS 64
+
+static UInt written_channels[MAX_WRITTEN_CHANNELS];
+static UInt n_written_channels;
+
+/* FD's inode when it is a pipe, FIFO or socket; 0 otherwise. */
+static UInt channel_of(UWord fd)
+{
+    struct vg_stat st;
+    if (VG_(fstat)((Int)fd, &st) != 0)
+        return 0;
+    UInt type = st.mode & VKI_S_IFMT;
+    if (type != VKI_S_IFIFO && type != VKI_S_IFSOCK)
+        return 0;
+    return (UInt)st.ino;
+}
+
+static void note_channel_write(UWord fd)
+{
+    UInt channel = channel_of(fd);
+    if (channel == 0)
+        return;
+    for (UInt i = 0; i < n_written_channels; i++)
+        if (written_channels[i] == channel)
+            return;
+    /* Beyond the table each write says so again: the recorder keeps a set. */
+    if (n_written_channels < MAX_WRITTEN_CHANNELS)
+        written_channels[n_written_channels++] = channel;
+    reserve(1);
+    put_control(RAW_CHANNEL_WRITE, channel);
+}
+
+static void note_channel_read(UWord fd)
+{
+    UInt channel = channel_of(fd);
+    if (channel == 0)
+        return;
+    reserve(1);
+    put_control(RAW_KSOURCE, channel);
+}
+
 static void post_syscall(ThreadId tid, UInt nr, UWord *args, UInt n_args, SysRes res)
 {
     uint64_t a[6] = {0};
@@ -995,6 +1051,11 @@ static void post_syscall(ThreadId tid, UInt nr, UWord *args, UInt n_args, SysRes
             VG_(clo_trace_children) = True;
         untraced_exec = False;
     }
+    if (result > 0 && (nr == NR_READ || nr == NR_READV || nr == NR_RECVFROM || nr == NR_RECVMSG))
+        note_channel_read(args[0]);
+    else if (result > 0 &&
+             (nr == NR_WRITE || nr == NR_WRITEV || nr == NR_SENDTO || nr == NR_SENDMSG))
+        note_channel_write(args[0]);
     if (syscall_effects(nr, a, result, read_guest, emit_effect, NULL) == SYSCALL_UNKNOWN) {
         reserve(1);
         put_control(RAW_UNMODELED_SYSCALL, nr);
@@ -1216,6 +1277,7 @@ static void after_fork_in_child(ThreadId tid)
 {
     (void)tid;
     recording = False;
+    n_written_channels = 0;  /* the child's recording names its own writes */
     end_at = &own_end;
     buffer = buffer_next = scratch;
     buffer_end = scratch + RAW_SEGMENT_WORDS;
