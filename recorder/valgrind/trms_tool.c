@@ -60,6 +60,8 @@ extern Int VG_(socket)(Int domain, Int type, Int protocol);
  * otherwise refuse (EACCES) rather than run untraced. */
 extern Bool VG_(clo_trace_children);
 
+static void keep_log_across_exec(void);  /* before an exec Valgrind follows */
+
 #define NR_CONNECT 42
 #define NR_RECVMSG 47
 #define NR_READ 0
@@ -928,6 +930,8 @@ static void pre_syscall(ThreadId tid, UInt nr, UWord *args, UInt n_args)
             VG_(clo_trace_children) = False;
             untraced_exec = True;
         }
+        if (VG_(clo_trace_children))
+            keep_log_across_exec();
     }
     if (mark && recording) {
         mark->segments_done = segments_done;
@@ -1108,6 +1112,7 @@ static void thread_exit(ThreadId tid)
 /* ---- one ring per process (process_socket.h) ---- */
 
 static const HChar *socket_option;    /* --trms-socket */
+static const HChar *log_option;       /* --trms-log: Valgrind's --log-file, "%p" in it */
 
 /* The ring `trms record` handed over: mapped outside the client's reach,
  * its pipes moved out of it. */
@@ -1306,11 +1311,43 @@ static void after_fork_in_child(ThreadId tid)
     replay_mappings();
 }
 
+/* The Valgrind of the exec'd image opens the pid's log afresh, truncating
+ * it: this image's log moves aside first, to PATH.N (the first N free),
+ * which `trms record` gives to the N-th image of the pid. An exec that
+ * fails leaves this Valgrind writing there, its descriptor unchanged. */
+static void keep_log_across_exec(void)
+{
+    if (!log_option)
+        return;
+    HChar path[4096], aside[4096 + 16];
+    Int n = 0;
+    for (const HChar *p = log_option; *p && n < (Int)sizeof path - 16; p++) {
+        if (p[0] == '%' && p[1] == 'p') {
+            n += VG_(sprintf)(path + n, "%d", VG_(getpid)());
+            p++;
+        } else {
+            path[n++] = *p;
+        }
+    }
+    path[n] = '\0';
+    struct vg_stat st;
+    if (sr_isError(VG_(stat)(path, &st)))
+        return;  /* none yet (Valgrind writes it lazily), or moved already */
+    for (Int k = 1; k < 1000; k++) {
+        VG_(sprintf)(aside, "%s.%d", path, k);
+        if (sr_isError(VG_(stat)(aside, &st))) {
+            VG_(rename)(path, aside);
+            return;
+        }
+    }
+}
+
 /* ---- set-up ---- */
 
 static Bool process_option(const HChar *arg)
 {
     if VG_STR_CLO (arg, "--trms-socket", socket_option) {
+    } else if VG_STR_CLO (arg, "--trms-log", log_option) {
     } else
         return False;
     return True;
@@ -1319,6 +1356,7 @@ static Bool process_option(const HChar *arg)
 static void print_usage(void)
 {
     VG_(printf)("    --trms-socket=PATH   where `trms record` hands out rings (it sets it)\n");
+    VG_(printf)("    --trms-log=PATTERN   Valgrind's --log-file, kept across execs (it sets it)\n");
 }
 
 static void print_debug_usage(void)

@@ -185,6 +185,18 @@ def case_logs(tmp):
           f"the exec'd child's own log: {log_of(procs[2])!r}")
     check(not os.path.exists(os.path.join(rec, "valgrind-logs")), "no log left behind")
     run([TRMS, "verify", rec])
+    # Execs within one pid: each image keeps its own log (the tool moves the
+    # pid's log aside before the next Valgrind would truncate it).
+    rec, _ = record(tmp, [TREE, "say-exec", "image-one", TREE, "say-exec", "image-two",
+                          TREE, "say", "image-three", "/bin/true"])
+    procs = check_tree(rec, 5)
+    check([p["via"] for p in procs] == ["start", "exec", "exec", "fork", "exec"], f"{procs}")
+    for k, word in enumerate(["image-one", "image-two", "image-three"]):
+        log = log_of(procs[k])
+        check(word in log and all(w not in log for w in ["image-one", "image-two",
+                                                          "image-three"] if w != word),
+              f"image {k + 1}'s own log: {log!r}")
+    check(not os.path.exists(os.path.join(rec, "valgrind-logs")), "no log left behind")
 
 
 def case_trace_none(tmp):
@@ -321,12 +333,21 @@ def case_pipe_input(tmp):
             check((r["input_from"] is None) == (r["induced_process"] == 0), f"named: {r}")
     text = run([TRMS, "report", rec, "--process", str(consumer["pid"])]).stdout
     check(f"{cells} of {cells} from process {producer[0]['pid']}" in text, text[-2500:])
+    html = run([TRMS, "report", rec, "--format", "html"]).stdout
+    check(f"{cells} of them from process {producer[0]['pid']}, " in html.replace("&quot;", '"'),
+          "the HTML names the producer")
     csv = run([TRMS, "report", rec, "--format", "csv"]).stdout.splitlines()
     header = csv[0].split(",")
     check(header[-3:] == ["induced_external", "induced_process", "from_pid"], header)
     lines = [l for l in csv if l.split(",")[2] == "consume_input"]
     check(lines and all(l.endswith(f",{cells},{cells},{producer[0]['pid']}") for l in lines),
           lines[:3])
+    # `trms analyze` reads the channels back from the traces: with 1-byte
+    # cells, every byte the consumer read.
+    run([TRMS, "analyze", rec, "--cell-size", "1"])
+    _, row = consumer_row(report(rec, "--cell-size", "1", "--line-size", "64"))
+    check(row["induced_external"] == n and row["induced_process"] == n and
+          row["input_from"]["pid"] == producer[0]["pid"], f"reanalyzed, byte cells: {row}")
     # The same program reading a regular file: external input, no process.
     data = os.path.join(tmp, "data")
     with open(data, "w") as f:
