@@ -28,7 +28,20 @@ struct activation {
     uint64_t self_cost;         /* instructions, descendants excluded */
     uint64_t induced_thread;    /* counted reads of other threads' writes */
     uint64_t induced_external;  /* counted reads of kernel writes */
+    uint64_t induced_channel;   /* of those, of the bytes a read brought
+                                   through a pipe, FIFO or socket */
+    uint32_t channel;           /* its inode; CHANNEL_SEVERAL for more than one,
+                                   0 when induced_channel is 0 */
 };
+
+/* An activation whose channel input came through more than one channel. */
+#define CHANNEL_SEVERAL UINT32_MAX
+
+/* The channel of input from channels A and B (0: none). */
+static inline uint32_t channel_join(uint32_t a, uint32_t b)
+{
+    return !a ? b : (!b || a == b) ? a : CHANNEL_SEVERAL;
+}
 
 typedef void (*activation_sink)(void *ctx, const struct activation *a);
 

@@ -247,6 +247,10 @@ static __attribute__((noinline)) int other_event(struct analysis *a, const struc
     }
     if (!a->has_thread)
         return error_set(err, "%s event before any thread event", event_type_name(ev->type));
+    if (ev->type == EVENT_KWRITE && ev->routine) /* in the same call as the write */
+        engine_put(a->engine, a->fill,
+                   (struct batch_event){.type = BATCH_KSOURCE, .value = ev->routine,
+                                        .shards = 0xff});
     if (a->options.contexts && (ev->type == EVENT_CALL || ev->type == EVENT_RETURN)) {
         struct thread_contexts *tc = &a->thread_contexts[a->current_index];
         if (ev->type == EVENT_RETURN) {
@@ -271,7 +275,7 @@ static ALWAYS_INLINE int one_event(struct analysis *a, const struct event *ev,
 {
     /* Nine events in ten: a valid access, after the first thread event. */
     if (event_is_access(ev->type) && a->has_thread && ev->size - 1 < EVENT_MAX_ACCESS_SIZE &&
-        ev->addr + (ev->size - 1) >= ev->addr) {
+        ev->addr + (ev->size - 1) >= ev->addr && !(ev->type == EVENT_KWRITE && ev->routine)) {
         a->events[ev->type]++;
         engine_put(a->engine, a->fill,
                    (struct batch_event){.type = (uint8_t)ev->type, .value = ev->addr,
@@ -340,7 +344,8 @@ static void leave_out_parts(struct analysis_result *r)
             free(p->trms_points);
             p->trms_points = NULL;
             p->n_trms_points = 0;
-            p->induced_thread = p->induced_external = 0;
+            p->induced_thread = p->induced_external = p->induced_channel = 0;
+            p->channel = 0;
         }
     }
 }

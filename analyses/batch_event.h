@@ -17,6 +17,12 @@ struct batch_event {
                         owning a cell the access touches; all for the rest */
 };
 
+/* Not an event: the analysis driver puts one before a kernel write whose
+ * bytes a read brought through a pipe, FIFO or socket (value: its inode;
+ * struct event's `routine` of the kernel write). The passes other than the
+ * input-size one pass over it. */
+#define BATCH_KSOURCE EVENT_TYPE_COUNT
+
 _Static_assert(sizeof(struct batch_event) == 16, "a batch event is one 16-byte store");
 /* engine_put() builds the second half of a batch event in a register. */
 _Static_assert(__builtin_offsetof(struct batch_event, size) == 8 &&

@@ -219,6 +219,8 @@ static void merge(struct engine *e, struct batch *b)
             act.trms += part->trms;
             act.induced_thread += part->induced_thread;
             act.induced_external += part->induced_external;
+            act.induced_channel += part->induced_channel;
+            act.channel = channel_join(act.channel, part->channel);
         }
         e->collect(e->collect_ctx, &act);
     }

@@ -21,6 +21,7 @@ struct input_size *input_size_new(unsigned cell_shift, unsigned shard, unsigned 
     is->time_limit = DEFAULT_TIME_LIMIT;
     shadow_map_init(&is->cells, 1);
     evicted_times_init(&is->evicted);
+    u64map_init(&is->channel_cells);
     return is;
 }
 
@@ -35,6 +36,7 @@ void input_size_free(struct input_size *is)
     free(is->threads);
     shadow_map_free(&is->cells);
     evicted_times_free(&is->evicted);
+    u64map_free(&is->channel_cells);
     free(is);
 }
 
@@ -128,6 +130,8 @@ static void complete_top(struct input_size *is, struct thread *t)
         .self_cost = cost - f->children_cost,
         .induced_thread = f->induced_thread,
         .induced_external = f->induced_external,
+        .induced_channel = f->induced_channel,
+        .channel = f->channel,
     };
     if (f->routine != ROUTINE_ROOT)
         (*u64map_find(&t->pending, f->routine))--;
@@ -137,6 +141,8 @@ static void complete_top(struct input_size *is, struct thread *t)
         parent->trms += f->trms;
         parent->induced_thread += f->induced_thread;
         parent->induced_external += f->induced_external;
+        parent->induced_channel += f->induced_channel;
+        parent->channel = channel_join(parent->channel, f->channel);
         parent->children_cost += cost;
     }
     t->top--;
@@ -197,10 +203,24 @@ static ALWAYS_INLINE uint64_t take_over(struct input_size *is, struct thread *t,
                                      : evicted_times_get(&is->evicted, t->index, cell);
 }
 
-/* A read by T, whose innermost activation is TOP, of a cell whose record
- * was R and T's latest access to it LAST; returns the record after it. */
+/* An induced read of CELL (shard-local), whose record R says a kernel
+ * write: of bytes from a channel when the cell's entry names that write. */
+static __attribute__((noinline)) void channel_read(struct input_size *is, struct frame *top,
+                                                   uint64_t cell, uint64_t r)
+{
+    const uint64_t *entry = u64map_find(&is->channel_cells, cell);
+    if (!entry || (*entry & UINT32_MAX) != WRITE_TIME(r))
+        return;
+    top->induced_channel++;
+    top->channel = channel_join(top->channel, (uint32_t)(*entry >> 32));
+}
+
+/* A read by T, whose innermost activation is TOP, of CELL (shard-local)
+ * whose record was R and T's latest access to it LAST; returns the record
+ * after it. */
 static ALWAYS_INLINE uint64_t read_cell(struct input_size *is, struct thread *t,
-                                        struct frame *top, uint64_t r, uint64_t last)
+                                        struct frame *top, uint64_t r, uint64_t last,
+                                        uint64_t cell)
 {
     /* Written by another thread or the kernel since this thread's latest
      * access: new input for every pending activation (Figure 11, line 1). */
@@ -219,9 +239,11 @@ static ALWAYS_INLINE uint64_t read_cell(struct input_size *is, struct thread *t,
         top->trms++;
     }
     if (induced) {
-        if (r & KERNEL_BIT)
+        if (r & KERNEL_BIT) {
             top->induced_external++;
-        else
+            if (is->channel_cells.count)
+                channel_read(is, top, cell, r);
+        } else
             top->induced_thread++;
     }
     return WRITE_PART(r) | OWNER_PART(is->count, t->index);
@@ -283,7 +305,8 @@ static ALWAYS_INLINE int next_run(const struct input_size *is, struct cell_runs 
  * hands; returns how many were done. */
 static ALWAYS_INLINE unsigned narrow_run(struct input_size *is, struct thread *t,
                                          struct frame *top, enum event_type type,
-                                         uint64_t *records, unsigned n, uint64_t kernel_stamp)
+                                         uint64_t *records, uint64_t local, unsigned n,
+                                         uint64_t kernel_stamp)
 {
     unsigned k = 0;
     switch (type) {
@@ -293,7 +316,8 @@ static ALWAYS_INLINE unsigned narrow_run(struct input_size *is, struct thread *t
             uint64_t r = records[k];
             if (changes_hands(t, r))
                 break;
-            records[k] = read_cell(is, t, top, r, OWNER_TIME(r)); /* (0 when nobody's) */
+            records[k] = read_cell(is, t, top, r, OWNER_TIME(r), /* (0 when nobody's) */
+                                   local + k);
         }
         break;
     case EVENT_WRITE:
@@ -324,7 +348,8 @@ static ALWAYS_INLINE void wide_run(struct input_size *is, struct thread *t, stru
             *record = read_cell(is, t, top, r,
                                 OWNER_OF(r) == t->index + 1
                                     ? OWNER_TIME(r)
-                                    : take_over(is, t, record, local + k, r));
+                                    : take_over(is, t, record, local + k, r),
+                                local + k);
             break;
         case EVENT_WRITE:
             if (OWNER_OF(r) != t->index + 1)
@@ -340,6 +365,16 @@ static ALWAYS_INLINE void wide_run(struct input_size *is, struct thread *t, stru
     }
 }
 
+/* The kernel write of KERNEL_STAMP to cells LOCAL..LOCAL+N-1 holds
+ * bytes from channel is->next_channel. */
+static __attribute__((noinline)) void note_channel_cells(struct input_size *is, uint64_t local,
+                                                         unsigned n, uint64_t kernel_stamp)
+{
+    uint64_t entry = (uint64_t)is->next_channel << 32 | WRITE_TIME(kernel_stamp);
+    for (unsigned k = 0; k < n; k++)
+        *u64map_upsert(&is->channel_cells, local + k, NULL) = entry;
+}
+
 /* The cells LOCAL..LOCAL+N-1, all in one shard group (and so in one
  * chunk). A chunk starts with one word a cell; where a cell first changes
  * hands, it is widened, to keep the evicted times beside the records. */
@@ -347,10 +382,12 @@ static ALWAYS_INLINE void access_run(struct input_size *is, struct thread *t, st
                                      enum event_type type, uint64_t local, unsigned n,
                                      uint64_t kernel_stamp)
 {
+    if (type == EVENT_KWRITE && is->next_channel)
+        note_channel_cells(is, local, n, kernel_stamp);
     shadow_chunk chunk = shadow_map_chunk_of(&is->cells, local);
     if (shadow_chunk_shift(chunk) == 0) {
         unsigned done =
-            narrow_run(is, t, top, type, shadow_chunk_record(chunk, local), n, kernel_stamp);
+            narrow_run(is, t, top, type, shadow_chunk_record(chunk, local), local, n, kernel_stamp);
         if (done == n)
             return;
         chunk = shadow_map_widen(&is->cells, local >> SHADOW_CHUNK_BITS);
@@ -494,9 +531,12 @@ static ALWAYS_INLINE void run_events(struct input_size *is, const struct batch_e
             access_in(is, t, top, EVENT_KREAD, e->value, e->size, 1, single);
             break;
         case EVENT_KWRITE: /* every shard's: see struct batch_event */
-            if (is->skip_kernel_writes)
-                break;
-            access_in(is, t, top, EVENT_KWRITE, e->value, e->size, 0, single);
+            if (!is->skip_kernel_writes)
+                access_in(is, t, top, EVENT_KWRITE, e->value, e->size, 0, single);
+            is->next_channel = 0;
+            break;
+        case BATCH_KSOURCE: /* the next event's: a kernel write */
+            is->next_channel = (uint32_t)e->value;
             break;
         case EVENT_COST:
             t->cost += e->value; /* overflow checked by the driver */
@@ -558,6 +598,7 @@ struct renumbering {
     struct input_size *is;
     uint64_t *a;  /* A[1..n] at a[0..n-1] */
     size_t n;
+    struct u64map kept_channel_cells;
 };
 
 /* p such that A[p] <= v < A[p+1], 0 when v < A[1]. */
@@ -621,6 +662,18 @@ static void renumber_records(void *ctx, uint64_t number, uint64_t *chunk, unsign
     }
 }
 
+/* The channel cells whose record still names their write, with that
+ * write's new time (the records are still old). */
+static int keep_channel_cell(void *ctx, uint64_t cell, uint64_t entry)
+{
+    struct renumbering *r = ctx;
+    uint64_t record = shadow_map_peek(&r->is->cells, cell), time = entry & UINT32_MAX;
+    if ((record & KERNEL_BIT) && WRITE_TIME(record) == time)
+        *u64map_upsert(&r->kept_channel_cells, cell, NULL) =
+            (entry & ~(uint64_t)UINT32_MAX) | SLOT(rank_of(r, time), 1);
+    return 0;
+}
+
 static int by_value(const void *x, const void *y)
 {
     uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
@@ -638,6 +691,12 @@ static void renumber(struct input_size *is)
         for (size_t f = 0; f < is->threads[i].top + 1; f++)
             r.a[k++] = is->threads[i].stack[f].ts;
     qsort(r.a, r.n, sizeof *r.a, by_value);
+    if (is->channel_cells.count) {
+        u64map_init(&r.kept_channel_cells);
+        u64map_each(&is->channel_cells, keep_channel_cell, &r);
+        u64map_free(&is->channel_cells);
+        is->channel_cells = r.kept_channel_cells;
+    }
     evicted_times_each(&is->evicted, renumber_evicted, &r);
     shadow_map_each_chunk(&is->cells, renumber_records, &r);
     for (size_t i = 0; i < is->n_threads; i++)

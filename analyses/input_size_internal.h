@@ -70,6 +70,8 @@ struct frame {
     int64_t trms;
     uint64_t induced_thread;
     uint64_t induced_external;
+    uint64_t induced_channel;
+    uint32_t channel;
     uint64_t cost_at_entry;
     uint64_t children_cost;
 };
@@ -115,6 +117,13 @@ struct input_size {
     int evicted_ahead;
     uint64_t take_overs;        /* accesses to a cell another thread owned */
     int skip_kernel_writes;     /* no TRMS wanted (input_size_skip_kernel_writes) */
+    /* Cells whose latest write may be a kernel write of bytes a read
+     * brought through a channel (BATCH_KSOURCE): local cell index ->
+     * channel << 32 | that write's time. An entry holds while the cell's
+     * record still says a kernel write of that time; stale ones go at the
+     * next renumbering, before the times are renumbered. */
+    struct u64map channel_cells;
+    uint32_t next_channel;      /* of the kernel write that comes next */
 };
 
 #endif

@@ -4,10 +4,12 @@
  *   u64:threads, u64:current thread's index + 1 (0: none yet)
  *   per thread: u64:tid u64:cost u64:frames, per frame u64:routine
  *       u64:recursive u64:ts i64:rms i64:trms u64:induced_thread
- *       u64:induced_external u64:cost_at_entry u64:children_cost;
+ *       u64:induced_external u64:induced_channel u64:channel
+ *       u64:cost_at_entry u64:children_cost;
  *       u64:pending routines, per one u64:routine u64:count
  *   the evicted times (evicted_times_save)
- *   the cell records (shadow map) */
+ *   the cell records (shadow map)
+ *   u64:channel cells, per one u64:cell u64:channel << 32 | write time */
 #include <stdlib.h>
 
 #include "analyses/input_size.h"
@@ -44,6 +46,8 @@ void input_size_save(const struct input_size *is, struct state_writer *w)
             state_put_i64(w, fr->trms);
             state_put_u64(w, fr->induced_thread);
             state_put_u64(w, fr->induced_external);
+            state_put_u64(w, fr->induced_channel);
+            state_put_u64(w, fr->channel);
             state_put_u64(w, fr->cost_at_entry);
             state_put_u64(w, fr->children_cost);
         }
@@ -52,6 +56,8 @@ void input_size_save(const struct input_size *is, struct state_writer *w)
     }
     evicted_times_save((struct evicted_times *)&is->evicted, w);
     shadow_map_save((struct shadow_map *)&is->cells, w);
+    state_put_u64(w, is->channel_cells.count);
+    u64map_each(&is->channel_cells, save_pending, w);
 }
 
 /* Consistency of the loaded records: owners among the threads, times not
@@ -155,7 +161,7 @@ static void load_thread(struct state_reader *r, struct thread *t, const struct i
     uint64_t tid = state_get_u64(r);
     t->tid = (uint32_t)tid;
     t->cost = state_get_u64(r);
-    uint64_t frames = state_get_count(r, 9);
+    uint64_t frames = state_get_count(r, 11);
     /* The driver validates the events against its own threads: each of
      * them is this thread, with as many calls pending (a return it lets
      * through pops a frame) and the same instructions. */
@@ -178,6 +184,11 @@ static void load_thread(struct state_reader *r, struct thread *t, const struct i
         fr->trms = state_get_i64(r);
         fr->induced_thread = state_get_u64(r);
         fr->induced_external = state_get_u64(r);
+        fr->induced_channel = state_get_u64(r);
+        uint64_t channel = state_get_u64(r);
+        fr->channel = (uint32_t)channel;
+        if (channel > UINT32_MAX || fr->induced_channel > fr->induced_external)
+            state_reader_fail(r, "channel input that cannot be");
         fr->cost_at_entry = state_get_u64(r);
         fr->children_cost = state_get_u64(r);
         if (fr->ts > is->count || (f > 0 && fr->ts <= fr[-1].ts) ||
@@ -244,6 +255,11 @@ struct input_size *input_size_load(struct state_reader *r, const struct state_bo
         shadow_map_each_chunk(&is->cells, check_chunk, &check);
     if (!r->failed)
         evicted_times_each(&is->evicted, check_evicted, &check);
+    uint64_t channel_cells = state_get_count(r, 2);
+    for (uint64_t i = 0; i < channel_cells && !r->failed; i++) {
+        uint64_t cell = state_get_u64(r);
+        *u64map_upsert(&is->channel_cells, cell, NULL) = state_get_u64(r);
+    }
     if (r->failed) {
         input_size_free(is);
         return NULL;

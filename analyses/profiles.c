@@ -120,6 +120,8 @@ void profiles_add(struct profiles *p, const struct activation *a)
     b->totals.self_cost += a->self_cost;
     b->totals.induced_thread += a->induced_thread;
     b->totals.induced_external += a->induced_external;
+    b->totals.induced_channel += a->induced_channel;
+    b->totals.channel = channel_join(b->totals.channel, a->channel);
     add_point(&b->rms, a->rms, a->cost, a->self_cost, a->recursive);
     add_point(&b->trms, a->trms, a->cost, a->self_cost, a->recursive);
 }

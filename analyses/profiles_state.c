@@ -2,7 +2,8 @@
  * profiles.h alone.
  *
  *   u64:profiles, per profile u64: routine context tid calls cost
- *       self_cost induced_thread induced_external, then its RMS points and
+ *       self_cost induced_thread induced_external induced_channel channel,
+ *       then its RMS points and
  *       its TRMS points: u64:count, per point u64: n calls min max sum,
  *       u128:sumsq, u64: real_sum self_min self_max self_sum,
  *       u128:self_sumsq */
@@ -47,7 +48,8 @@ static void save_profile(void *ctx, const struct routine_profile *rp)
     struct state_writer *w = ((struct profile_saver *)ctx)->w;
     const uint64_t totals[] = {rp->routine,   rp->context,        rp->tid,
                                rp->calls,     rp->cost,           rp->self_cost,
-                               rp->induced_thread, rp->induced_external};
+                               rp->induced_thread, rp->induced_external,
+                               rp->induced_channel, rp->channel};
     for (size_t i = 0; i < sizeof totals / sizeof *totals; i++)
         state_put_u64(w, totals[i]);
     save_points(w, rp->rms_points, rp->n_rms_points);
@@ -85,7 +87,7 @@ static struct profile_point *load_points(struct state_reader *r, size_t *n)
 
 void profiles_load(struct profiles *p, const struct state_bounds *b, struct state_reader *r)
 {
-    uint64_t count = state_get_count(r, 10);
+    uint64_t count = state_get_count(r, 12);
     for (uint64_t i = 0; i < count && !r->failed; i++) {
         struct routine_profile rp = {0};
         uint64_t routine = state_get_u64(r), context = state_get_u64(r), tid = state_get_u64(r);
@@ -97,6 +99,11 @@ void profiles_load(struct profiles *p, const struct state_bounds *b, struct stat
         rp.self_cost = state_get_u64(r);
         rp.induced_thread = state_get_u64(r);
         rp.induced_external = state_get_u64(r);
+        rp.induced_channel = state_get_u64(r);
+        uint64_t channel = state_get_u64(r);
+        rp.channel = (uint32_t)channel;
+        if (channel > UINT32_MAX)
+            state_reader_fail(r, "a profile's channel that cannot be");
         rp.rms_points = load_points(r, &rp.n_rms_points);
         rp.trms_points = load_points(r, &rp.n_trms_points);
         if (routine > UINT32_MAX || context > UINT32_MAX || tid > UINT32_MAX)

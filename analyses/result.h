@@ -33,6 +33,9 @@ struct routine_profile {
     uint64_t self_cost;
     uint64_t induced_thread;    /* summed over activations */
     uint64_t induced_external;
+    uint64_t induced_channel;   /* of induced_external: through a pipe, FIFO
+                                   or socket (struct activation) */
+    uint32_t channel;           /* its inode, CHANNEL_SEVERAL, or 0 */
     struct profile_point *rms_points;   /* sorted by n */
     size_t n_rms_points;
     struct profile_point *trms_points;  /* sorted by n */

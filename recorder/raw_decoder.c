@@ -29,6 +29,7 @@ struct raw_decoder {
     struct trace_writer *writer;
     struct routine_table *routines;
     int started;        /* the magic word was seen */
+    uint32_t source;    /* RAW_KSOURCE: the channel of the kernel writes at hand */
     struct record_window *window;   /* NULL: every event is written */
     uint16_t fast_opcodes[OP_AND_SUB_VALUES];
 };
@@ -121,6 +122,9 @@ static int control(struct raw_decoder *d, const uint64_t *w, struct trms_error *
     enum raw_control what = (enum raw_control)raw_word_sub(w[0]);
     uint64_t low = raw_word_low(w[0]);
     struct call_tracker *t = &d->tracker;
+    /* A read's source holds for its kernel writes only. */
+    if (what != RAW_KWRITE && what != RAW_KREAD)
+        d->source = 0;
     switch (what) {
     case RAW_THREAD:
         return switch_thread(d, low, err);
@@ -139,7 +143,22 @@ static int control(struct raw_decoder *d, const uint64_t *w, struct trms_error *
     case RAW_KREAD:
         return emit_access(d, EVENT_KREAD, low, w[1], err);
     case RAW_KWRITE:
+        if (d->source && w[1]) {
+            if (!d->have_thread)
+                return error_set(err, "raw stream: a memory access before any thread");
+            struct event ev = {.type = EVENT_KWRITE, .addr = low, .size = w[1],
+                               .routine = d->source};
+            return emit(d, &ev, err);
+        }
         return emit_access(d, EVENT_KWRITE, low, w[1], err);
+    case RAW_KSOURCE:
+        if (low == 0 || low > UINT32_MAX)
+            return error_set(err, "raw stream: channel inode %" PRIu64 " out of range", low);
+        d->source = (uint32_t)low;
+        return 0;
+    case RAW_CHANNEL_WRITE:
+        u64map_upsert(&d->summary->channels_written, low, NULL);
+        return 0;
     case RAW_SIGNAL:
         return need_thread(d, err) ? -1 : call_tracker_signal(t, d->tid, low, w[2], err);
     case RAW_SIGRETURN:
@@ -321,6 +340,7 @@ static int is_access(uint64_t word)
 void raw_summary_free(struct raw_summary *s)
 {
     u64map_free(&s->unmodeled_syscalls);
+    u64map_free(&s->channels_written);
     free(s->exec_path);
 }
 
@@ -330,6 +350,7 @@ struct raw_decoder *raw_decoder_new(struct trace_writer *writer, struct routine_
 {
     *summary = (struct raw_summary){0};
     u64map_init(&summary->unmodeled_syscalls);
+    u64map_init(&summary->channels_written);
     struct raw_decoder *d = xcalloc(1, sizeof *d);
     d->cb = cb;
     d->summary = summary;

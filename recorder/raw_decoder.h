@@ -46,6 +46,8 @@ struct raw_summary {
     uint64_t window_requests;   /* `trms control` requests the tool answered */
     uint64_t sync_records;      /* seen (trace/sync_event.h) */
     uint64_t sync_left_out;     /* of those, not written: outside the recording window */
+    struct u64map channels_written; /* inodes of the pipes, FIFOs and sockets the
+                                       program wrote to -> 1 (RAW_CHANNEL_WRITE) */
 };
 
 void raw_summary_free(struct raw_summary *s);

@@ -100,6 +100,11 @@ enum raw_control {
                                just before this point (mark.window_request) */
     RAW_SYNC = 18,          /* low = sync kind (trace/sync_event.h); + addr,
                                + value: of the current thread */
+    RAW_KSOURCE = 19,       /* low = inode of a pipe, FIFO or socket: the
+                               kernel writes that follow, up to the next other
+                               control word, are a read's bytes from it */
+    RAW_CHANNEL_WRITE = 20, /* low = inode of a pipe, FIFO or socket the
+                               program wrote to (said at least once each) */
 };
 
 #define RAW_END_KILLED 0x100u
@@ -140,6 +145,7 @@ static inline unsigned raw_control_operands(enum raw_control what)
         [RAW_SIGRETURN] = 0, [RAW_THREAD_EXIT] = 0, [RAW_MAP] = 3, [RAW_UNMAP] = 1,
         [RAW_UNMODELED_SYSCALL] = 0, [RAW_END] = 0, [RAW_EXEC] = 0,
         [RAW_EXEC_FAILED] = 0, [RAW_WINDOW] = 0, [RAW_SYNC] = 2,
+        [RAW_KSOURCE] = 0, [RAW_CHANNEL_WRITE] = 0,
     };
     return (unsigned)what < sizeof operands ? operands[what] : 0;
 }

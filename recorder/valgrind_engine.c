@@ -126,8 +126,9 @@ static void exec_valgrind(const struct valgrind_run *run, const char *socket_pat
     size_t argc = 0;
     while (run->argv[argc])
         argc++;
-    char log_option[PATH_MAX + 16], socket_option[PATH_MAX + 16];
+    char log_option[PATH_MAX + 16], socket_option[PATH_MAX + 16], keep_option[PATH_MAX + 16];
     snprintf(log_option, sizeof log_option, "--log-file=%s", run->log_path);
+    snprintf(keep_option, sizeof keep_option, "--trms-log=%s", run->log_path);
     snprintf(socket_option, sizeof socket_option, "--trms-socket=%s", socket_path);
     const char *exclude = run->children ? run->children->exclude : NULL;
     char *skip_option = NULL;
@@ -136,8 +137,9 @@ static void exec_valgrind(const struct valgrind_run *run, const char *socket_pat
         sprintf(skip_option, "--trace-children-skip=%s", exclude);
     }
     const char *fixed[8] = {"valgrind", "--tool=trms", "-q", log_option, socket_option,
-                            run->children ? "--trace-children=yes" : "--trace-children=no"};
-    size_t n_fixed = 6;
+                            run->children ? "--trace-children=yes" : "--trace-children=no",
+                            keep_option};
+    size_t n_fixed = 7;
     if (skip_option)
         fixed[n_fixed++] = skip_option;
     char **args = xmalloc((n_fixed + argc + 1) * sizeof *args);

@@ -36,9 +36,15 @@ static void rows(FILE *out, const struct report_row *r, int metric,
         fputs(tail, out);
         csv_field(out, r->module ? r->module : "");
         if (r->module)
-            fprintf(out, ",0x%" PRIx64 "\n", r->module_address);
+            fprintf(out, ",0x%" PRIx64, r->module_address);
         else
-            fputs(",\n", out);
+            fputc(',', out);
+        /* Added at the end: the routine's external input, and of it what
+         * another recorded process wrote (from_pid), per row. */
+        fprintf(out, ",%" PRIu64 ",%" PRIu64 ",", r->induced_external, r->induced_process);
+        if (r->from_pid)
+            fprintf(out, "%d", r->from_pid);
+        fputc('\n', out);
     }
 }
 
@@ -49,7 +55,7 @@ int report_csv(FILE *out, const struct report_model *m, const struct report_opti
     report_model_say_notes(m);
     fputs("routine,thread,metric,n,calls,min,max,sum,sumsq,self_min,self_max,self_sum,"
           "self_sumsq,real_sum,context,growth,exponent,exponent_low,exponent_high,module,"
-          "module_address\n", out);
+          "module_address,induced_external,induced_process,from_pid\n", out);
     for (size_t i = 0; i < m->n_rows; i++) {
         const struct report_row *r = &m->rows[i];
         rows(out, r, METRIC_RMS, r->points[METRIC_RMS], r->n_points[METRIC_RMS]);

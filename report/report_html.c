@@ -584,9 +584,14 @@ static void routine_section(FILE *out, const struct report_row *r, size_t index)
     else
         fprintf(out, " &mdash; thread %" PRIu32, r->tid);
     fprintf(out, "</h3><p class=\"note\">%" PRIu64 " calls, cost %" PRIu64 " (self %" PRIu64
-                 "), %" PRIu64 " thread-induced and %" PRIu64 " external input reads%s</p>",
-            r->calls, r->cost, r->self_cost, r->induced_thread, r->induced_external,
-            as_rms ? "; its TRMS is its RMS at every call" : "");
+                 "), %" PRIu64 " thread-induced and %" PRIu64 " external input reads",
+            r->calls, r->cost, r->self_cost, r->induced_thread, r->induced_external);
+    if (r->induced_process) { /* the third share: of the external, another process's */
+        fprintf(out, " (%" PRIu64 " of them from process %d, ", r->induced_process, r->from_pid);
+        html_text(out, r->from_command ? r->from_command : "?");
+        fputc(')', out);
+    }
+    fprintf(out, "%s</p>", as_rms ? "; its TRMS is its RMS at every call" : "");
     verdict_notes(out, r, METRIC_RMS, as_rms);
     if (!as_rms)
         verdict_notes(out, r, METRIC_TRMS, 0);

@@ -165,8 +165,21 @@ static void json_row(FILE *out, const struct report_model *m, const struct repor
     fprintf(out, "], \"calls\": %" PRIu64 ", \"cost\": %" PRIu64 ", \"self_cost\": %" PRIu64,
             r->calls, r->cost, r->self_cost);
     if (m->analyses & ANALYSIS_TRMS)
+    {
         fprintf(out, ", \"induced_thread\": %" PRIu64 ", \"induced_external\": %" PRIu64,
                 r->induced_thread, r->induced_external);
+        /* Of induced_external: what another recorded process wrote into a
+         * pipe, FIFO or socket this routine's thread read. */
+        fprintf(out, ", \"induced_process\": %" PRIu64 ", \"input_from\": ",
+                r->induced_process);
+        if (r->from_pid) {
+            fprintf(out, "{\"pid\": %d, \"command\": ", r->from_pid);
+            json_string(out, r->from_command ? r->from_command : "");
+            fputc('}', out);
+        } else {
+            fputs("null", out);
+        }
+    }
     fprintf(out, ", \"wrapper\": %s", r->wrapper ? "true" : "false");
     if (m->analyses & ANALYSIS_TRMS) {
         fputs(", \"thread_input_share\": ", out);

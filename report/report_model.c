@@ -291,6 +291,8 @@ static void add_profile(struct report_row *row, const struct routine_profile *p,
     row->self_cost += p->self_cost;
     row->induced_thread += p->induced_thread;
     row->induced_external += p->induced_external;
+    row->induced_channel += p->induced_channel;
+    row->channel = channel_join(row->channel, p->channel);
     merge_points(row, METRIC_RMS, p->rms_points, p->n_rms_points);
     merge_points(row, METRIC_TRMS, p->trms_points, p->n_trms_points);
     add_tid(row, tid);
@@ -646,6 +648,33 @@ void report_model_free(struct report_model *m)
         free(m->reuse_threads[i].histogram.bins);
     free(m->reuse_threads);
     memset(m, 0, sizeof *m);
+}
+
+void report_model_attribute_channels(struct report_model *m, channel_writer writer, void *ctx)
+{
+    for (size_t i = 0; i < m->n_rows; i++) {
+        struct report_row *row = &m->rows[i];
+        row->induced_process = 0;
+        row->from_pid = 0;
+        row->from_command = NULL;
+        if (!row->induced_channel || row->channel == CHANNEL_SEVERAL)
+            continue;  /* several channels: counted external, as their writers are unknown */
+        const char *command = NULL;
+        int pid = writer(ctx, row->channel, &command);
+        if (pid > 0) {
+            row->induced_process = row->induced_channel;
+            row->from_pid = pid;
+            row->from_command = command;
+        }
+    }
+}
+
+int report_model_has_process_input(const struct report_model *m)
+{
+    for (size_t i = 0; i < m->n_rows; i++)
+        if (m->rows[i].induced_process)
+            return 1;
+    return 0;
 }
 
 double report_row_share(const struct report_row *row, int external)

@@ -77,6 +77,14 @@ struct report_row {
     uint32_t *tids;
     size_t n_tids;
     uint64_t calls, cost, self_cost, induced_thread, induced_external;
+    uint64_t induced_channel;     /* of induced_external: through a pipe, FIFO or socket */
+    uint32_t channel;             /* its inode, CHANNEL_SEVERAL, or 0 */
+    /* Of induced_external: what another recorded process of the tree wrote
+     * into that channel (report_model_attribute_channels); the rest is
+     * external. */
+    uint64_t induced_process;
+    int from_pid;                 /* that process; 0: none */
+    const char *from_command;     /* its command line (the tree's) */
     struct profile_point *points[METRICS];  /* sorted by n */
     size_t n_points[METRICS];
     unsigned __int128 input[METRICS];       /* input sizes summed over calls */
@@ -156,6 +164,15 @@ const char *report_row_key(const struct report_row *row, char *buf, size_t len);
 
 /* Share of the row's TRMS input that other threads (or the kernel) wrote,
  * in percent of the input summed over calls. */
+/* Channel input of rows to the process that wrote the channel: WRITER
+ * gives, for a channel inode, the pid and command of the one other
+ * recorded process that wrote it (0 when none, or several did). */
+typedef int (*channel_writer)(void *ctx, uint32_t channel, const char **command);
+void report_model_attribute_channels(struct report_model *m, channel_writer writer, void *ctx);
+
+/* Whether any row has input from another process. */
+int report_model_has_process_input(const struct report_model *m);
+
 double report_row_share(const struct report_row *row, int external);
 
 

@@ -180,6 +180,22 @@ static void routines_table(FILE *out, const struct report_model *m, const struct
         folded_lines(out, m);
     if (shown + folded < m->n_rows)
         fprintf(out, "  ... %zu more (--top 0 shows all)\n", m->n_rows - shown - folded);
+    if (report_model_has_process_input(m)) {
+        /* The third share: kernel input another recorded process produced. */
+        fprintf(out, "  input from other processes (of ext-in: cells whose bytes another "
+                     "recorded process wrote into a pipe, FIFO or socket):\n");
+        for (size_t k = 0; k < shown; k++) {
+            const struct report_row *r = &m->rows[index[k]];
+            if (!r->induced_process)
+                continue;
+            fprintf(out, "    %-*s %" PRIu64 " of %" PRIu64 " from process %d (%s), %" PRIu64
+                         " external\n",
+                    (int)width, report_row_label_fit(r, width, buf, sizeof buf),
+                    r->induced_process, r->induced_external, r->from_pid,
+                    r->from_command ? r->from_command : "?",
+                    r->induced_external - r->induced_process);
+        }
+    }
     free(index);
     fprintf(out,
             "  #rms/#trms: distinct input sizes seen. growth: how worst-case cost grows with\n"

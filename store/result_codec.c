@@ -11,7 +11,11 @@
  * the context tree; version 1 results still load (real sum = sum, which
  * differs only for recursive routines). Version 3 added the CRC-32 at the
  * end (4 bytes, little-endian). Version 4 added, before it, the parts
- * computed (enum analysis_part; older results hold every part). */
+ * computed (enum analysis_part; older results hold every part). Version 5
+ * added, after that, the profiles with input through a channel (a pipe,
+ * FIFO or socket): varint:count, per one varint:profile index
+ * varint:induced_channel varint:channel. Only a result with such input is
+ * written as version 5, so that older trms read every other. */
 #define OLDEST_READABLE 1
 
 static void put_points(struct byte_buffer *b, const struct profile_point *pts, size_t n)
@@ -49,7 +53,10 @@ void result_encode(const struct analysis_result *r, struct byte_buffer *b)
     size_t start = b->len;
     /* A result of every analysis is written as format 3, which older trms
      * read; only a subset needs format 4's field. */
-    uint64_t version = r->analyses == ANALYSIS_ALL ? 3 : RESULT_CODEC_VERSION;
+    size_t with_channel = 0;
+    for (size_t i = 0; i < r->n_profiles; i++)
+        with_channel += r->profiles[i].induced_channel > 0;
+    uint64_t version = with_channel ? 5 : r->analyses == ANALYSIS_ALL ? 3 : 4;
     byte_buffer_put_varint(b, version);
     byte_buffer_put_varint(b, r->cell_size);
     byte_buffer_put_varint(b, r->line_size);
@@ -92,6 +99,17 @@ void result_encode(const struct analysis_result *r, struct byte_buffer *b)
     }
     if (version >= 4)
         byte_buffer_put_varint(b, r->analyses);
+    if (version >= 5) {
+        byte_buffer_put_varint(b, with_channel);
+        for (size_t i = 0; i < r->n_profiles; i++) {
+            const struct routine_profile *p = &r->profiles[i];
+            if (!p->induced_channel)
+                continue;
+            byte_buffer_put_varint(b, i);
+            byte_buffer_put_varint(b, p->induced_channel);
+            byte_buffer_put_varint(b, p->channel);
+        }
+    }
     uint32_t crc = crc32_update(0, b->data + start, b->len - start);
     uint8_t tail[4] = {(uint8_t)crc, (uint8_t)(crc >> 8), (uint8_t)(crc >> 16), (uint8_t)(crc >> 24)};
     byte_buffer_put(b, tail, sizeof tail);
@@ -255,6 +273,19 @@ struct analysis_result *result_decode(const void *data, size_t len, struct trms_
     if (analyses == 0 || analyses & ~(uint64_t)ANALYSIS_ALL)
         c.failed = 1;
     r->analyses = (unsigned)analyses;
+    size_t with_channel = version >= 5 ? get_count(&c) : 0;
+    for (size_t i = 0; i < with_channel && !c.failed; i++) {
+        uint64_t index = byte_cursor_varint(&c), induced = byte_cursor_varint(&c);
+        uint32_t channel = get_u32(&c);
+        if (index >= r->n_profiles || induced == 0 || channel == 0 ||
+            induced > r->profiles[index].induced_external ||
+            r->profiles[index].induced_channel) {
+            c.failed = 1;
+            break;
+        }
+        r->profiles[index].induced_channel = induced;
+        r->profiles[index].channel = channel;
+    }
     if (c.failed || c.p != c.end || !consistent(r)) {
         error_set(err, "stored result is corrupt");
         analysis_result_free(r);

@@ -17,7 +17,7 @@
 #include "common/byte_buffer.h"
 #include "common/error.h"
 
-#define RESULT_CODEC_VERSION 4
+#define RESULT_CODEC_VERSION 5
 
 void result_encode(const struct analysis_result *r, struct byte_buffer *out);
 

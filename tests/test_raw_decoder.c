@@ -935,7 +935,7 @@ static void errors(void)
     }
 
     /* Control words no tool writes: 0 and past the last one. */
-    static const uint64_t unknown[] = {0, RAW_SYNC + 1, 0x7ff, 0xfff};
+    static const uint64_t unknown[] = {0, RAW_CHANNEL_WRITE + 1, 0x7ff, 0xfff};
     for (size_t i = 0; i < sizeof unknown / sizeof unknown[0]; i++) {
         start(&s);
         ctl(&s, RAW_THREAD, 1);

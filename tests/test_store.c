@@ -198,7 +198,7 @@ static void corrupt_blobs(void)
     uint8_t version = blob.data[0];
     blob.data[0] = 99; /* a future format version */
     CHECK(result_decode(blob.data, blob.len, &err) == NULL);
-    CHECK_STR(err.message, "stored result has format version 99; this trms reads versions 1 to 4");
+    CHECK_STR(err.message, "stored result has format version 99; this trms reads versions 1 to 5");
     blob.data[0] = version;
     /* Every byte changed anywhere is caught (by the checksum, the version
      * or the structure), never decoded into other numbers. */
@@ -614,6 +614,46 @@ static void analysis_sets(const char *rec)
     analysis_result_free(some);
 }
 
+/* Input through a channel (issue 25): written as format 5 only when a
+ * profile has some, read back whole; more of it than external input, or a
+ * channel 0, is refused. */
+static void channel_input(void)
+{
+    struct analysis_result *r = random_result(7, 4, 16);
+    struct byte_buffer blob = {0};
+    result_encode(r, &blob);
+    CHECK_EQ(blob.data[0], 3);  /* none: older trms read it */
+    free(blob.data);
+    CHECK(r->n_profiles > 1);
+    r->profiles[1].induced_external = 10;
+    r->profiles[1].induced_channel = 7;
+    r->profiles[1].channel = 4242;
+    blob = (struct byte_buffer){0};
+    result_encode(r, &blob);
+    CHECK_EQ(blob.data[0], 5);
+    struct trms_error err;
+    struct analysis_result *got = result_decode(blob.data, blob.len, &err);
+    CHECK(got && results_equal(got, r));
+    CHECK(got && got->profiles[1].induced_channel == 7 && got->profiles[1].channel == 4242);
+    analysis_result_free(got);
+    free(blob.data);
+    static const struct {
+        uint64_t induced;
+        uint32_t channel;
+    } bad[] = {{11, 4242}, {7, 0}};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        r->profiles[1].induced_channel = bad[i].induced;
+        r->profiles[1].channel = bad[i].channel;
+        blob = (struct byte_buffer){0};
+        result_encode(r, &blob);
+        got = result_decode(blob.data, blob.len, &err);
+        CHECK(got == NULL);
+        analysis_result_free(got);
+        free(blob.data);
+    }
+    analysis_result_free(r);
+}
+
 int main(void)
 {
     if (!mkdtemp(tmpdir)) {
@@ -631,6 +671,7 @@ int main(void)
     corrupt_blobs();
     inconsistent_results();
     version_1();
+    channel_input();
     subsets_are_parts();
     char sets[160];
     snprintf(sets, sizeof sets, "%s/sets", tmpdir);

@@ -17,6 +17,7 @@
  *    into a batch sink delivers the per-event read's events, and its
  *    positions resume exactly. */
 #include <stdlib.h>
+#include <fcntl.h>
 #include <unistd.h>
 #include <zstd.h>
 
@@ -888,6 +889,89 @@ static void batch_reads(void)
     routine_table_free(&r2);
 }
 
+/* Source records (issue 25): a kernel write's channel is read back, one by
+ * one and in runs, the header says the trace has them, and they are
+ * refused where the flag is missing or no kernel write follows. */
+static void source_records(void)
+{
+    struct event_list events = {0};
+    struct routine_table routines;
+    routine_table_init(&routines);
+    event_list_push(&events, &(struct event){.type = EVENT_THREAD, .tid = 1});
+    for (uint32_t i = 0; i < 3000; i++) {
+        /* every third kernel write from a channel, among plain accesses */
+        event_list_push(&events, &(struct event){.type = EVENT_KWRITE, .addr = 0x1000 + 8 * i,
+                                                 .size = i % 5 ? 8 : 4096,
+                                                 .routine = i % 3 ? 0 : 1 + i % 7});
+        event_list_push(&events,
+                        &(struct event){.type = EVENT_READ, .addr = 0x1000 + 8 * i, .size = 4});
+    }
+    char path[128];
+    snprintf(path, sizeof path, "%s/sources.trms", tmpdir);
+    write_trace(path, &events, &routines);
+    FILE *fp = fopen(path, "rb");
+    unsigned char header[16] = {0};
+    CHECK(fp && fread(header, 1, sizeof header, fp) == sizeof header);
+    CHECK_EQ(get_le32(header + 12), TRACE_FLAG_SOURCES);
+    struct event_list back = {0};
+    struct routine_table r1, r2;
+    routine_table_init(&r1);
+    routine_table_init(&r2);
+    struct trms_error err;
+    CHECK(trace_read(path, &r1, collect, &back, NULL, &err) == 0);
+    struct batch_log log = {0};
+    struct trace_read_options o = {.at = &log.at, .batch = batch_keep};
+    if (fp)
+        rewind(fp);
+    CHECK(fp && trace_read_stream(fp, path, &r2, NULL, &log, &o, NULL, &err) == 0);
+    CHECK_EQ(back.count, events.count);
+    CHECK_EQ(log.events.count, events.count);
+    for (size_t i = 0; i < events.count && i < back.count && i < log.events.count; i++)
+        if (events.items[i].type == EVENT_KWRITE &&
+            (back.items[i].routine != events.items[i].routine ||
+             log.events.items[i].routine != events.items[i].routine)) {
+            fprintf(stderr, "source of event %zu: %u and %u, expected %u\n", i,
+                    back.items[i].routine, log.events.items[i].routine,
+                    events.items[i].routine);
+            check_failures++;
+            break;
+        }
+    if (fp)
+        fclose(fp);
+    /* Without a channel: no flag, as before. */
+    event_list_free(&back);
+    for (size_t i = 0; i < events.count; i++)
+        events.items[i].routine = 0;
+    write_trace(path, &events, &routines);
+    fp = fopen(path, "rb");
+    CHECK(fp && fread(header, 1, sizeof header, fp) == sizeof header);
+    CHECK_EQ(get_le32(header + 12), 0);
+    if (fp)
+        fclose(fp);
+    /* Crafted: thread 1, source 5, then a read (not a kernel write). */
+    static const unsigned char not_before_kwrite[] = {0x01, 0x01, 0x07, 0x05, 0x80 | 2, 0x00};
+    craft(path, 3, not_before_kwrite, sizeof not_before_kwrite, 2);
+    unsigned char flags[4];
+    put_le32(flags, TRACE_FLAG_SOURCES);
+    int fd = open(path, O_WRONLY);
+    CHECK(fd >= 0 && pwrite(fd, flags, 4, 12) == 4);
+    close(fd);
+    const char *why = read_error(path, &back);
+    CHECK(strstr(why, "source record not before a kernel write") != NULL);
+    event_list_free(&back);
+    /* The same with a kernel write but no flag: an unknown opcode. */
+    static const unsigned char no_flag[] = {0x01, 0x01, 0x07, 0x05, 0x80 | 3 << 3 | 2, 0x00};
+    craft(path, 3, no_flag, sizeof no_flag, 2);
+    why = read_error(path, &back);
+    CHECK(strstr(why, "unknown opcode") != NULL);
+    event_list_free(&back);
+    event_list_free(&events);
+    event_list_free(&log.events);
+    routine_table_free(&routines);
+    routine_table_free(&r1);
+    routine_table_free(&r2);
+}
+
 int main(void)
 {
     if (!mkdtemp(tmpdir)) {
@@ -903,6 +987,7 @@ int main(void)
     compressed_blocks();
     writer_tap();
     batch_reads();
+    source_records();
     short_access_bytes();
     short_access_runs();
     short_access_strictness();

@@ -230,6 +230,29 @@ static char *describe_unmodeled(const struct u64map *unmodeled, uint64_t *total)
     return l.text;
 }
 
+/* "4711,4712": the channels (pipe, FIFO, socket inodes) a process wrote
+ * to, for the meta's channels-written; "-" for none. */
+static int describe_channel(void *ctx, uint64_t inode, uint64_t unused)
+{
+    (void)unused;
+    struct unmodeled_list *l = ctx;
+    if (l->used + 24 < l->size)
+        l->used += (size_t)snprintf(l->text + l->used, l->size - l->used, "%s%" PRIu64,
+                                    l->used ? "," : "", inode);
+    return 0;
+}
+
+static char *describe_channels(const struct u64map *channels)
+{
+    struct unmodeled_list l = {.size = 2 + channels->count * 24};
+    l.text = xmalloc(l.size);
+    l.text[0] = '\0';
+    u64map_each(channels, describe_channel, &l);
+    if (!l.used)
+        snprintf(l.text, l.size, "-");
+    return l.text;
+}
+
 static int write_meta(const char *staging, const char *engine, const char *program,
                       char *const *argv, const struct record *r, const struct record_stats *s,
                       const struct program_outcome *o, size_t routines, struct trms_error *err)
@@ -552,19 +575,21 @@ static void child_end(void *ctx, const struct raw_segment_sink *sink, int rc,
         snprintf(ppid, sizeof ppid, "%d", item->ppid);
         snprintf(parent, sizeof parent, "%u", item->parent);
         const char *via = item->via;
+        char *channels = describe_channels(&sum->channels_written);
         struct record_stats stats = {
             .events = events, .threads = sum->threads, .tail_calls = sum->tail_calls,
             .unwound = sum->unwound_frames, .unmodeled = &sum->unmodeled_syscalls,
             .complete = (sum->ended || sum->exec_path) && !c->r.out_of_space,
             .exec_path = sum->exec_path, .outcome_text = outcome_text,
             .stopped = c->r.out_of_space ? out_of_space_reason(c->r.out_of_space) : NULL,
-            .extra_keys = {"pid", "ppid", "parent-process", "via"},
-            .extra_values = {pid, ppid, parent, via}, .n_extra = 4};
+            .extra_keys = {"pid", "ppid", "parent-process", "via", "channels-written"},
+            .extra_values = {pid, ppid, parent, via, channels}, .n_extra = 5};
         pthread_mutex_unlock(&t->lock);
         struct program_outcome outcome = {.exit_code = (int)(sum->exit_code & 0xff)};
         if (rc == 0)
             rc = finish_recording(c->dir, "valgrind", c->argv[0], c->argv, &c->r, &stats,
                                   &outcome, c->r.symbols, &err);
+        free(channels);
         if (c->r.analysis && rc == 0 && !c->r.out_of_space) {
             struct trms_error store_err = {.message = ""};
             if (record_analysis_finish(c->r.analysis, &c->r.routines, c->dir, c->dir, said,
@@ -799,6 +824,9 @@ static int record_valgrind(const char *staging, const char *program, char **argv
     stats->extra_values[stats->n_extra++] = cores;
     stats->extra_keys[stats->n_extra] = "sync-records";
     stats->extra_values[stats->n_extra++] = sync_records;
+    char *channels = describe_channels(&summary.channels_written);
+    stats->extra_keys[stats->n_extra] = "channels-written";
+    stats->extra_values[stats->n_extra++] = channels;
     /* Named by the resolver's symbolizer when there is one: it followed
      * every mapping and looked most routines up already. */
     struct symbolizer *warm = r->resolver ? routine_resolver_finish(r->resolver) : NULL;
@@ -806,6 +834,7 @@ static int record_valgrind(const char *staging, const char *program, char **argv
     if (rc == 0)
         rc = finish_recording(staging, "valgrind", program, argv, r, stats, outcome,
                               warm ? warm : r->symbols, err);
+    free(channels);
     process_tree_free_meta(stats->tree_keys, stats->tree_values, stats->n_tree);
     stats->tree_keys = stats->tree_values = NULL;
     stats->n_tree = 0;

@@ -9,6 +9,7 @@
 
 #include "analyses/analysis_parts.h"
 #include "common/oom.h"
+#include "common/u64map.h"
 #include "common/parse_number.h"
 #include "tools/cli.h"
 #include "tools/output_file.h"
@@ -462,6 +463,62 @@ static void print_tree_html(FILE *out, const char *rec_path, const struct proces
     fprintf(out, "<script>%s</script>\n</body></html>\n", tree_script);
 }
 
+/* Which process of the tree wrote each channel (pipe, FIFO or socket
+ * inode), from each process's meta: channel -> tree index + 1, or
+ * WRITERS_SEVERAL when processes of different pids wrote it. */
+#define WRITERS_SEVERAL UINT64_MAX
+
+struct channel_writers {
+    struct u64map by_channel;
+    const struct process_tree *tree;
+    int reader;                 /* the pid whose rows are attributed */
+};
+
+static void gather_channel_writers(const char *rec_path, const struct process_tree *tree,
+                                   struct channel_writers *w)
+{
+    u64map_init(&w->by_channel);
+    w->tree = tree;
+    for (size_t i = 0; i < tree->n; i++) {
+        struct trms_error err;
+        char *path = process_tree_path(rec_path, &tree->items[i], &err);
+        struct recording rec;
+        if (!path || recording_open(path, &rec, &err) != 0) {
+            free(path);
+            continue;  /* its own report says why */
+        }
+        const char *list = recording_meta(&rec, "channels-written");
+        for (const char *p = list; p && *p && *p != '-';) {
+            char *end;
+            unsigned long long inode = strtoull(p, &end, 10);
+            if (end == p)
+                break;
+            int inserted;
+            uint64_t *writer = u64map_upsert(&w->by_channel, inode, &inserted);
+            if (inserted)
+                *writer = i + 1;
+            else if (*writer != WRITERS_SEVERAL && tree->items[*writer - 1].pid != tree->items[i].pid)
+                *writer = WRITERS_SEVERAL;
+            p = *end == ',' ? end + 1 : end;
+        }
+        recording_close(&rec);
+        free(path);
+    }
+}
+
+static int channel_writer_of(void *ctx, uint32_t channel, const char **command)
+{
+    const struct channel_writers *w = ctx;
+    const uint64_t *writer = u64map_find(&w->by_channel, channel);
+    if (!writer || *writer == WRITERS_SEVERAL)
+        return 0;
+    const struct tree_process *p = &w->tree->items[*writer - 1];
+    if (p->pid == w->reader)
+        return 0;  /* its own bytes: not another process's */
+    *command = p->command;
+    return p->pid;
+}
+
 /* REC is a tree (or --process was given): a report per process. */
 static int report_tree(struct report_args *a, const char *rec_path, struct trms_error *err)
 {
@@ -472,6 +529,8 @@ static int report_tree(struct report_args *a, const char *rec_path, struct trms_
     struct process_report *reports = xcalloc(tree.n + 1, sizeof *reports);
     struct process_report **order = xcalloc(tree.n + 1, sizeof *order);
     size_t n = 0, unmatched = 0;
+    struct channel_writers writers;
+    gather_channel_writers(rec_path, &tree, &writers);
     for (size_t i = 0; i < tree.n && rc == 0; i++) {
         if (!process_tree_chosen(&tree.items[i], a->processes, a->n_processes))
             continue;
@@ -493,6 +552,9 @@ static int report_tree(struct report_args *a, const char *rec_path, struct trms_
             continue;
         }
         pr->ok = rc == 0;
+        writers.reader = pr->p->pid;
+        if (pr->ok && writers.by_channel.count)
+            report_model_attribute_channels(&pr->model, channel_writer_of, &writers);
         for (size_t r = 0; pr->ok && r < pr->model.n_rows; r++)
             pr->cost += pr->model.rows[r].self_cost;
     }
@@ -537,6 +599,7 @@ static int report_tree(struct report_args *a, const char *rec_path, struct trms_
     }
     free(reports);
     free(order);
+    u64map_free(&writers.by_channel);
     process_tree_free(&tree);
     return rc;
 }

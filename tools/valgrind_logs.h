@@ -5,8 +5,9 @@
  * log for the whole tree kept only the last exec'd program's messages. So
  * `trms record` asks for one log per pid (VALGRIND_LOGS_DIR/%p, inside the
  * staging recording), and once the program has ended moves each into the
- * recording of its process (the latest image of its pid: an exec in the
- * same pid still restarts that pid's log), as valgrind.log. A log of a pid
+ * recording of its process, as valgrind.log. An exec in the same pid
+ * would restart that pid's log: the tool moves it aside first, as PID.N,
+ * which goes to the pid's N-th image (PID itself to its latest). A log of a pid
  * no recorded image has (one over --max-processes) is appended to the
  * first's, under a line naming its pid: never dropped. */
 #ifndef TRMS_VALGRIND_LOGS_H

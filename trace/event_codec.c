@@ -25,6 +25,11 @@ _Static_assert(EVENT_WRITE == EVENT_READ + 1 && EVENT_KREAD == EVENT_READ + 2 &&
 size_t event_encode(struct event_encoder *enc, const struct event *ev, uint8_t *dst)
 {
     size_t n = 0;
+    if (ev->type == EVENT_KWRITE && ev->routine) { /* a read's bytes, from a channel */
+        dst[n++] = OP_SOURCE;
+        n += put_varint(dst + n, ev->routine);
+        return n + event_encode_access(enc, ev->type, ev->addr, ev->size, dst + n);
+    }
     if (event_is_access(ev->type))
         return event_encode_access(enc, ev->type, ev->addr, ev->size, dst);
     switch (ev->type) {
@@ -75,6 +80,7 @@ void event_decoder_start(struct event_decoder *dec, const uint8_t *payload, size
                          uint32_t version, uint32_t flags)
 {
     dec->sync_records = (flags & TRACE_FLAG_SYNC) != 0;
+    dec->source_records = (flags & TRACE_FLAG_SOURCES) != 0;
     dec->p = payload;
     dec->end = payload + len;
     dec->prev_end = 0;
@@ -177,6 +183,17 @@ enum decode_status event_decode(struct event_decoder *dec, struct event *ev,
             return fail(dec, "unknown sync kind");
         dec->sync.kind = (uint32_t)v;
         return DECODE_SYNC;
+    case OP_SOURCE: {
+        if (!dec->source_records)
+            return fail(dec, "unknown opcode");
+        if (get_varint(&dec->p, dec->end, &v) != 0 || v == 0 || v > UINT32_MAX)
+            return fail(dec, "bad source record");
+        if (dec->p == dec->end || (*dec->p & 0xf8) != (OP_ACCESS | 3u << 3))
+            return fail(dec, "source record not before a kernel write");
+        enum decode_status status = event_decode(dec, ev, routine);
+        ev->routine = (uint32_t)v;
+        return status;
+    }
     default:
         return fail(dec, "unknown opcode");
     }
@@ -216,7 +233,9 @@ size_t event_decode_run(struct event_decoder *dec, struct event *events, size_t 
             ev->type = access_types[(op >> 5) & 1];
             len = 1;
         } else if (op & OP_ACCESS) {
-            if ((op & 0x60) || (op & 7) == EVENT_SIZE_FOLLOWS)
+            /* Kernel writes take the general path, which clears the
+                 * event's source (`routine`) field or sets it. */
+            if ((op & 0x60) || (op & 7) == EVENT_SIZE_FOLLOWS || (op & 0x18) == 0x18)
                 break;
             size = 1ull << (op & 7);
             /* Most addresses take one to three bytes: read them unrolled

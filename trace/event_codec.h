@@ -21,6 +21,10 @@
  *   0x06 sync    varint:kind varint:addr varint:value (trace/sync_event.h),
  *        the current thread's; only in a trace whose header flags hold
  *        TRACE_FLAG_SYNC. Not an event: no event count includes it.
+ *   0x07 source  varint:channel (1..2^32-1), then a kwrite access record:
+ *        the kernel wrote a read's bytes from that pipe, FIFO or socket
+ *        (its inode; the event's `routine` field carries it). Only in a
+ *        trace whose header flags hold TRACE_FLAG_SOURCES. Not an event.
  *   0x80 | kind << 3 | size-class   access; kind 0 read, 1 write, 2 kread,
  *        3 kwrite; size-class 0..6 is 1..64 bytes, 7 means varint:size
  *        follows; then zigzag varint of addr minus the end of the previous
@@ -34,7 +38,8 @@
  * start of each block, and the address base restarts at 0.
  *
  * Header flags: bit 0 (TRACE_FLAG_SYNC) says the trace may hold sync
- * records; the writer sets it once it wrote one. A reader refuses a flag it
+ * records; the writer sets it once it wrote one. Bit 1
+ * (TRACE_FLAG_SOURCES) likewise for source records. A reader refuses a flag it
  * does not know ("uses features this trms does not know"), so an older
  * trms refuses such a trace plainly instead of calling the record corrupt;
  * the version stays 3 and every trace without sync records reads there.
@@ -64,7 +69,8 @@
 #define TRACE_BLOCK_END 2u
 #define TRACE_BLOCK_ZSTD 3u
 #define TRACE_FLAG_SYNC 1u
-#define TRACE_KNOWN_FLAGS TRACE_FLAG_SYNC
+#define TRACE_FLAG_SOURCES 2u
+#define TRACE_KNOWN_FLAGS (TRACE_FLAG_SYNC | TRACE_FLAG_SOURCES)
 /* zstd's fastest regular level: about 4.5 times smaller on the traces of
  * real programs, at some 400 MB/s of trace per core here. */
 #define TRACE_ZSTD_LEVEL 1
@@ -72,8 +78,8 @@
 #define TRACE_BLOCK_TARGET_PAYLOAD (256u << 10)
 /* ...and readers reject blocks larger than this (a corrupt length). */
 #define TRACE_BLOCK_MAX_PAYLOAD (16u << 20)
-/* Longest encoding of one event record. */
-#define EVENT_RECORD_MAX 21u
+/* Longest encoding of one event record (a kwrite with its source record). */
+#define EVENT_RECORD_MAX 27u
 /* Longest encoding of a routine record, name excluded. */
 #define ROUTINE_RECORD_MAX 31u
 
@@ -84,6 +90,7 @@ enum {
     OP_COST = 0x04,
     OP_ROUTINE = 0x05,
     OP_SYNC = 0x06,
+    OP_SOURCE = 0x07,
     OP_ACCESS = 0x80,
     OP_SHORT_ACCESS = 0xc0,
 };
@@ -215,6 +222,7 @@ struct event_decoder {
     uint64_t prev_size;     /* 0 before the block's first access */
     int short_accesses;     /* the trace's version has them */
     int sync_records;       /* the trace's flags allow them */
+    int source_records;     /* the trace's flags allow them */
     struct sync_event sync; /* with DECODE_SYNC; tid not set */
     const char *error;      /* set with DECODE_ERROR */
 };

@@ -36,6 +36,7 @@ struct trace_block {
     uint64_t events_after, blocks_after;
     uint32_t routines_after;
     int sync_after;             /* a sync record was written up to it */
+    int sources_after;          /* a source record was written up to it */
     struct trace_block *next;   /* in the queue or the free list */
 };
 
@@ -54,6 +55,7 @@ struct trace_writer {
     int has_thread;
     uint32_t thread;
     int wrote_sync;             /* the header gets TRACE_FLAG_SYNC */
+    int wrote_sources;          /* the header gets TRACE_FLAG_SOURCES */
     struct trace_event_tap tap;
     struct event tap_run[TAP_RUN];
     size_t tap_n;
@@ -73,6 +75,7 @@ struct trace_writer {
     uint64_t kept_events, kept_blocks;
     uint32_t kept_routines;
     int kept_sync;
+    int kept_sources;
     pthread_t thread_id;
     int thread_started;
     /* The writer thread's own. */
@@ -199,6 +202,7 @@ static void *writer_thread(void *arg)
             w->kept_blocks = b->blocks_after;
             w->kept_routines = b->routines_after;
             w->kept_sync = b->sync_after;
+            w->kept_sources = b->sources_after;
         }
         release_locked(w, b);
     }
@@ -265,6 +269,7 @@ static void seal(struct trace_writer *w, uint32_t kind, uint32_t events)
     b->blocks_after = w->blocks;
     b->routines_after = w->routines_written;
     b->sync_after = w->wrote_sync;
+    b->sources_after = w->wrote_sources;
     pthread_mutex_lock(&w->lock);
     if (w->queue_tail)
         w->queue_tail->next = b;
@@ -503,6 +508,8 @@ int trace_writer_event(struct trace_writer *w, const struct event *ev,
         w->has_thread = 1;
         w->thread = ev->tid;
     }
+    if (ev->type == EVENT_KWRITE && ev->routine)
+        w->wrote_sources = 1;
     reserve(w, EVENT_RECORD_MAX);
     w->used += event_encode(&w->encoder, ev, w->payload + w->used);
     w->block_events++;
@@ -583,12 +590,13 @@ int trace_writer_failed(const struct trace_writer *w)
 
 /* The header's flags, once the file's content is known: the header was
  * written before the first record. */
-static int write_flags(struct trace_writer *w, int sync, struct trms_error *err)
+static int write_flags(struct trace_writer *w, int sync, int sources, struct trms_error *err)
 {
-    if (!sync || w->discard)  /* a discarding writer has no file */
+    uint32_t bits = (sync ? TRACE_FLAG_SYNC : 0) | (sources ? TRACE_FLAG_SOURCES : 0);
+    if (!bits || w->discard)  /* a discarding writer has no file */
         return 0;
     uint8_t flags[4];
-    put_le32(flags, TRACE_FLAG_SYNC);
+    put_le32(flags, bits);
     if (pwrite(w->fd, flags, sizeof flags, 12) != (ssize_t)sizeof flags)
         return error_set(err, "%s: cannot write: %s", w->path, strerror(errno ? errno : EIO));
     return 0;
@@ -614,7 +622,7 @@ int trace_writer_salvage(struct trace_writer *w, uint64_t *events, struct trms_e
     if (write_bytes(w, end, TRACE_BLOCK_HEADER_SIZE + len) != 0)
         rc = error_set(err, "%s", w->failure);
     if (rc == 0)
-        rc = write_flags(w, w->kept_sync, err);
+        rc = write_flags(w, w->kept_sync, w->kept_sources, err);
     if (rc == 0 && fsync(w->fd) != 0)
         rc = error_set(err, "%s: cannot write: %s", w->path, strerror(errno));
     if (close(w->fd) != 0 && rc == 0)
@@ -660,7 +668,7 @@ int trace_writer_close(struct trace_writer *w, const struct routine_table *routi
     if (rc == 0 && failure(w, err) != 0)
         rc = -1;
     if (rc == 0)
-        rc = write_flags(w, w->wrote_sync, err);
+        rc = write_flags(w, w->wrote_sync, w->wrote_sources, err);
     if (w->discard) {
         free_writer(w);
         return rc;

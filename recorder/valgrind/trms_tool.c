@@ -60,8 +60,17 @@ extern Int VG_(socket)(Int domain, Int type, Int protocol);
  * otherwise refuse (EACCES) rather than run untraced. */
 extern Bool VG_(clo_trace_children);
 
+static void keep_log_across_exec(void);  /* before an exec Valgrind follows */
+
 #define NR_CONNECT 42
 #define NR_RECVMSG 47
+#define NR_READ 0
+#define NR_WRITE 1
+#define NR_READV 19
+#define NR_WRITEV 20
+#define NR_SENDTO 44
+#define NR_RECVFROM 45
+#define NR_SENDMSG 46
 
 #define NR_RT_SIGACTION 13
 #define NR_EXECVE 59
@@ -921,6 +930,8 @@ static void pre_syscall(ThreadId tid, UInt nr, UWord *args, UInt n_args)
             VG_(clo_trace_children) = False;
             untraced_exec = True;
         }
+        if (VG_(clo_trace_children))
+            keep_log_across_exec();
     }
     if (mark && recording) {
         mark->segments_done = segments_done;
@@ -979,6 +990,55 @@ static void emit_effect(void *ctx, enum syscall_access kind, uint64_t addr, uint
     put_kernel_access(kind == SYSCALL_KREAD ? RAW_KREAD : RAW_KWRITE, addr, size);
 }
 
+/* ---- data passed between processes ----
+ *
+ * A read's bytes that came through a pipe, FIFO or socket are still the
+ * kernel's writes, but the report can name the recorded process that
+ * wrote them: the tool says which channel (its inode) before the read's
+ * kernel writes (RAW_KSOURCE), and which channels the program wrote to
+ * (RAW_CHANNEL_WRITE, once each). Pipe and socket inodes come from one
+ * 32-bit counter of the kernel, so the inode names the channel. */
+#define MAX_WRITTEN_CHANNELS 64
+
+static UInt written_channels[MAX_WRITTEN_CHANNELS];
+static UInt n_written_channels;
+
+/* FD's inode when it is a pipe, FIFO or socket; 0 otherwise. */
+static UInt channel_of(UWord fd)
+{
+    struct vg_stat st;
+    if (VG_(fstat)((Int)fd, &st) != 0)
+        return 0;
+    UInt type = st.mode & VKI_S_IFMT;
+    if (type != VKI_S_IFIFO && type != VKI_S_IFSOCK)
+        return 0;
+    return (UInt)st.ino;
+}
+
+static void note_channel_write(UWord fd)
+{
+    UInt channel = channel_of(fd);
+    if (channel == 0)
+        return;
+    for (UInt i = 0; i < n_written_channels; i++)
+        if (written_channels[i] == channel)
+            return;
+    /* Beyond the table each write says so again: the recorder keeps a set. */
+    if (n_written_channels < MAX_WRITTEN_CHANNELS)
+        written_channels[n_written_channels++] = channel;
+    reserve(1);
+    put_control(RAW_CHANNEL_WRITE, channel);
+}
+
+static void note_channel_read(UWord fd)
+{
+    UInt channel = channel_of(fd);
+    if (channel == 0)
+        return;
+    reserve(1);
+    put_control(RAW_KSOURCE, channel);
+}
+
 static void post_syscall(ThreadId tid, UInt nr, UWord *args, UInt n_args, SysRes res)
 {
     uint64_t a[6] = {0};
@@ -995,6 +1055,11 @@ static void post_syscall(ThreadId tid, UInt nr, UWord *args, UInt n_args, SysRes
             VG_(clo_trace_children) = True;
         untraced_exec = False;
     }
+    if (result > 0 && (nr == NR_READ || nr == NR_READV || nr == NR_RECVFROM || nr == NR_RECVMSG))
+        note_channel_read(args[0]);
+    else if (result > 0 &&
+             (nr == NR_WRITE || nr == NR_WRITEV || nr == NR_SENDTO || nr == NR_SENDMSG))
+        note_channel_write(args[0]);
     if (syscall_effects(nr, a, result, read_guest, emit_effect, NULL) == SYSCALL_UNKNOWN) {
         reserve(1);
         put_control(RAW_UNMODELED_SYSCALL, nr);
@@ -1047,6 +1112,7 @@ static void thread_exit(ThreadId tid)
 /* ---- one ring per process (process_socket.h) ---- */
 
 static const HChar *socket_option;    /* --trms-socket */
+static const HChar *log_option;       /* --trms-log: Valgrind's --log-file, "%p" in it */
 
 /* The ring `trms record` handed over: mapped outside the client's reach,
  * its pipes moved out of it. */
@@ -1216,6 +1282,7 @@ static void after_fork_in_child(ThreadId tid)
 {
     (void)tid;
     recording = False;
+    n_written_channels = 0;  /* the child's recording names its own writes */
     end_at = &own_end;
     buffer = buffer_next = scratch;
     buffer_end = scratch + RAW_SEGMENT_WORDS;
@@ -1244,11 +1311,43 @@ static void after_fork_in_child(ThreadId tid)
     replay_mappings();
 }
 
+/* The Valgrind of the exec'd image opens the pid's log afresh, truncating
+ * it: this image's log moves aside first, to PATH.N (the first N free),
+ * which `trms record` gives to the N-th image of the pid. An exec that
+ * fails leaves this Valgrind writing there, its descriptor unchanged. */
+static void keep_log_across_exec(void)
+{
+    if (!log_option)
+        return;
+    HChar path[4096], aside[4096 + 16];
+    Int n = 0;
+    for (const HChar *p = log_option; *p && n < (Int)sizeof path - 16; p++) {
+        if (p[0] == '%' && p[1] == 'p') {
+            n += VG_(sprintf)(path + n, "%d", VG_(getpid)());
+            p++;
+        } else {
+            path[n++] = *p;
+        }
+    }
+    path[n] = '\0';
+    struct vg_stat st;
+    if (sr_isError(VG_(stat)(path, &st)))
+        return;  /* none yet (Valgrind writes it lazily), or moved already */
+    for (Int k = 1; k < 1000; k++) {
+        VG_(sprintf)(aside, "%s.%d", path, k);
+        if (sr_isError(VG_(stat)(aside, &st))) {
+            VG_(rename)(path, aside);
+            return;
+        }
+    }
+}
+
 /* ---- set-up ---- */
 
 static Bool process_option(const HChar *arg)
 {
     if VG_STR_CLO (arg, "--trms-socket", socket_option) {
+    } else if VG_STR_CLO (arg, "--trms-log", log_option) {
     } else
         return False;
     return True;
@@ -1257,6 +1356,7 @@ static Bool process_option(const HChar *arg)
 static void print_usage(void)
 {
     VG_(printf)("    --trms-socket=PATH   where `trms record` hands out rings (it sets it)\n");
+    VG_(printf)("    --trms-log=PATTERN   Valgrind's --log-file, kept across execs (it sets it)\n");
 }
 
 static void print_debug_usage(void)

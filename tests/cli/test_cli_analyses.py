@@ -5,7 +5,8 @@ the full result, in the JSON report. The parts of a JSON report
 
   rms    each routine's "rms_points" and "fit"."rms"
   trms   each routine's "trms_points", "fit"."trms", "induced_thread",
-         "induced_external", "thread_input_share", "external_input_share"
+         "induced_external", "induced_process", "input_from",
+         "thread_input_share", "external_input_share"
   rms or trms   "activations" and "routines" (the profiles)
   reuse  "reuse"
 
@@ -62,6 +63,7 @@ def parts_of(full, parts):
             del row["fit"]["rms"]
         if "trms" not in parts:
             for key in ("trms_points", "induced_thread", "induced_external",
+                        "induced_process", "input_from",
                         "thread_input_share", "external_input_share"):
                 del row[key]
             del row["fit"]["trms"]

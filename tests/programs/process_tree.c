@@ -11,6 +11,8 @@
  *                            tree: a signal must reach them)
  *   process_tree say TEXT PROG ARGS...   writes TEXT into Valgrind's log
  *                            (nothing natively), then as fork-exec
+ *   process_tree say-exec TEXT PROG ARGS...   the same, then execs PROG in
+ *                            this process
  *
  * The parent exits 0 when every child exited as expected. */
 #include <stdio.h>
@@ -94,6 +96,11 @@ int main(int argc, char **argv)
             }
         }
         return wait_all(n, workers) ? 0 : 1;
+    }
+    if (strcmp(argv[1], "say-exec") == 0 && argc > 3) {
+        VALGRIND_PRINTF("%s\n", argv[2]);
+        execvp(argv[3], argv + 3);
+        return 127;
     }
     if (strcmp(argv[1], "say") == 0 && argc > 3) {
         VALGRIND_PRINTF("%s\n", argv[2]);
