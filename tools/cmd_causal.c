@@ -7,7 +7,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "analyses/causal_input.h"
 #include "analyses/causal_model.h"
 #include "common/oom.h"
 #include "common/parse_number.h"
@@ -83,16 +85,16 @@ static const char *routine_module(struct names *n, uint32_t id)
     return sym && sym->module ? report_module_name(sym->module) : "";
 }
 
-/* Reads the trace into a new model; NULL with ERR when it cannot, or has
- * no synchronization to build one from. */
-static struct causal_model *build(const char *rec_path, struct names *names,
-                                  struct trms_error *err)
+/* Reads TRACE (a file of the recording) into a new model; NULL with ERR
+ * when it cannot, or has no synchronization to build one from. */
+static struct causal_model *build_from(const char *rec_path, const char *trace,
+                                       struct names *names, struct trms_error *err)
 {
-    char *events = recording_file(rec_path, RECORDING_EVENTS);
-    FILE *fp = fopen(events, "rb");
+    char *path = recording_file(rec_path, trace);
+    FILE *fp = fopen(path, "rb");
     if (!fp) {
-        error_set(err, "%s: cannot open", events);
-        free(events);
+        error_set(err, "%s: cannot open", path);
+        free(path);
         return NULL;
     }
     struct causal_model_options mo = {.instructions_per_ns = 1.0,
@@ -102,7 +104,7 @@ static struct causal_model *build(const char *rec_path, struct names *names,
     struct trace_read_options options = {.batch = causal_model_events, .sync = causal_model_sync,
                                          .sync_ctx = m};
     struct trace_stats stats;
-    int rc = trace_read_stream(fp, events, &names->routines, causal_model_event, m, &options,
+    int rc = trace_read_stream(fp, path, &names->routines, causal_model_event, m, &options,
                                &stats, err);
     fclose(fp);
     if (rc == 0 && !stats.has_sync)
@@ -110,13 +112,39 @@ static struct causal_model *build(const char *rec_path, struct names *names,
                             "older than `trms causal`, or an engine that does not record "
                             "them): it has no causal profile; record it again",
                        rec_path);
-    free(events);
+    free(path);
     if (rc != 0) {
         causal_model_free(m);
         return NULL;
     }
     causal_model_finish(m);
     return m;
+}
+
+/* The model, from the causal input the analysis stored (causal_input.h)
+ * when there is one, else from the whole trace, which is said: same
+ * model, many times the time. */
+static struct causal_model *build(const char *rec_path, struct names *names,
+                                  struct trms_error *err)
+{
+    char *stored = recording_file(rec_path, CAUSAL_INPUT_FILE);
+    int has_stored = access(stored, F_OK) == 0;
+    free(stored);
+    if (has_stored) {
+        struct causal_model *m = build_from(rec_path, CAUSAL_INPUT_FILE, names, err);
+        if (m)
+            return m;
+        fprintf(stderr, "trms: warning: %s; reading the whole trace instead\n", err->message);
+        routine_table_free(&names->routines);
+        routine_table_init(&names->routines);
+    } else {
+        fputs("trms: ", stderr);
+        visible_fputs(rec_path, stderr);
+        fprintf(stderr, " has no stored causal input (%s: analyzed by a trms older than it, "
+                        "or not analyzed): reading the whole trace; `trms analyze` stores it\n",
+                CAUSAL_INPUT_FILE);
+    }
+    return build_from(rec_path, RECORDING_EVENTS, names, err);
 }
 
 static void print_text(FILE *out, const char *rec_path, struct names *names,
