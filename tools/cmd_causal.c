@@ -137,14 +137,16 @@ static struct causal_model *build(const char *rec_path, struct names *names,
         fprintf(stderr, "trms: warning: %s; reading the whole trace instead\n", err->message);
         routine_table_free(&names->routines);
         routine_table_init(&names->routines);
-    } else {
+    }
+    struct causal_model *m = build_from(rec_path, RECORDING_EVENTS, names, err);
+    if (m && !has_stored) {
         fputs("trms: ", stderr);
         visible_fputs(rec_path, stderr);
-        fprintf(stderr, " has no stored causal input (%s: analyzed by a trms older than it, "
-                        "or not analyzed): reading the whole trace; `trms analyze` stores it\n",
-                CAUSAL_INPUT_FILE);
+        fprintf(stderr, " has no stored causal input (%s: recorded or analyzed by a trms "
+                        "older than it): read the whole trace instead; `trms analyze` "
+                        "stores it\n", CAUSAL_INPUT_FILE);
     }
-    return build_from(rec_path, RECORDING_EVENTS, names, err);
+    return m;
 }
 
 static void print_text(FILE *out, const char *rec_path, struct names *names,
