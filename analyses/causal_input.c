@@ -1,16 +1,21 @@
 /* causal_input: the causal model's part of a trace (see the header). */
 #include "analyses/causal_input.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "common/oom.h"
 #include "common/u64map.h"
 #include "trace/recording.h"
 #include "trace/trace_writer.h"
 
-#define PARTIAL_SUFFIX ".partial"
+/* REC/.causal.trms.PID.partial until complete: hidden, and one per
+ * writer, so that two analyses of one recording (other options) or one
+ * killed before do not stand in each other's way. */
+#define PARTIAL_MAX 64
 
 struct causal_input {
     struct trace_writer *w;
@@ -30,8 +35,10 @@ struct causal_input *causal_input_create(const char *rec_path,
     struct causal_input *ci = xcalloc(1, sizeof *ci);
     ci->routines = routines;
     ci->path = recording_file(rec_path, CAUSAL_INPUT_FILE);
-    ci->partial = xmalloc(strlen(ci->path) + sizeof PARTIAL_SUFFIX);
-    sprintf(ci->partial, "%s%s", ci->path, PARTIAL_SUFFIX);
+    char name[PARTIAL_MAX];
+    snprintf(name, sizeof name, "." CAUSAL_INPUT_FILE ".%ld.partial", (long)getpid());
+    ci->partial = recording_file(rec_path, name);
+    unlink(ci->partial); /* left by a killed trms whose pid this was */
     u64map_init(&ci->cleared);
     ci->w = trace_writer_create(ci->partial, err);
     if (!ci->w) {
@@ -134,7 +141,8 @@ int causal_input_finish(struct causal_input *ci, int *written, struct trms_error
     ci->w = NULL;
     rc = trace_writer_close(w, ci->routines, err);
     if (rc == 0 && rename(ci->partial, ci->path) != 0)
-        rc = error_set(err, "%s: cannot rename to %s", ci->partial, ci->path);
+        rc = error_set(err, "%s: cannot rename to %s: %s", ci->partial, ci->path,
+                       strerror(errno));
     *written = rc == 0;
     causal_input_abandon(ci);
     return rc;
