@@ -12,6 +12,11 @@ throughput point, difference x duration / arrivals for a latency point)
 must be the JSON's program_speedup of the same routine and speedup, for
 end-to-end time, a progress point and a latency.
 
+Where node and coz-profiler's viewer are installed, the profile is also
+loaded by the viewer's own Profile class (tests/e2e/coz_viewer_check.js),
+whose curves must be the JSON's (end-to-end and a progress point: the
+viewer negates a latency's gain, its own convention).
+
 html: one page; a plot (svg.plot, 21 points) and a table row per
 routine, in the JSON's order, with the JSON's values.
 
@@ -29,6 +34,8 @@ TRMS = os.environ["TRMS"]
 PROGRAMS = os.environ["PROGRAMS"]
 # Lines of a profile.coz that `coz run` (coz-profiler 0.2.2) wrote: the
 # grammar below must take Coz's own output.
+VIEWER_JS = "/usr/share/coz-profiler/viewer/js/profile.js"
+VIEWER_CHECK = os.path.join(os.path.dirname(os.path.abspath(__file__)), "coz_viewer_check.js")
 REAL_COZ = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "fixtures", "coz",
                         "coz_run_profile.coz")
 
@@ -140,8 +147,33 @@ def check_coz(rec, query, point_type, point_name):
             if abs(c - p["program_speedup"]) > 1e-4:
                 fail("coz %s: %s at %.2f: viewer %.6f, JSON %.6f"
                      % (query, r["name"], p["speedup"], c, p["program_speedup"]))
+    if point_type == "throughput-point" and shutil.which("node") and os.path.isfile(VIEWER_JS):
+        viewer_check(rec, query, profile)
     print("coz %s: %d lines, %d routines as the JSON says" % (query or "end-to-end", len(lines),
                                                             len(got)))
+
+
+def viewer_check(rec, query, profile):
+    path = os.path.join(os.path.dirname(rec), "profile.coz")
+    with open(path, "w") as f:
+        f.write(must("causal", rec, "--format", "coz", "--top", "5", *query))
+    r = subprocess.run(["node", VIEWER_CHECK, VIEWER_JS, path], capture_output=True, text=True,
+                       timeout=300)
+    if r.returncode != 0:
+        fail("Coz's viewer: %s" % r.stderr)
+    seen = json.loads(r.stdout)
+    if seen["warnings"]:
+        fail("Coz's viewer warns: %s" % seen["warnings"])
+    if sorted(seen["curves"]) != sorted(x["name"] for x in profile["routines"]):
+        fail("Coz's viewer plots %s" % sorted(seen["curves"]))
+    for x in profile["routines"]:
+        got = {round(s, 2): v for s, v in seen["curves"][x["name"]]}
+        for p in x["points"]:
+            if abs(got[round(p["speedup"], 2)] - p["program_speedup"]) > 1e-4:
+                fail("Coz's viewer: %s at %.2f plots %.6f, JSON %.6f"
+                     % (x["name"], p["speedup"], got[round(p["speedup"], 2)],
+                        p["program_speedup"]))
+    print("coz %s: Coz's own viewer plots the JSON's curves" % (query or "end-to-end"))
 
 
 class Page(html.parser.HTMLParser):
