@@ -70,6 +70,7 @@ struct run_state {
     /* The causal model's part of the trace, written on the way (NULL when
      * resuming, or when the recording has it already). */
     struct causal_input *causal;
+    struct trms_error causal_error; /* why it was not written ("" when it was) */
 };
 
 /* Events between two looks at the clock (progress line, checkpoints). */
@@ -106,11 +107,11 @@ static void maybe_checkpoint(struct run_state *st)
 }
 
 /* The causal input could not be written (a full disk): the analysis goes
- * on without it, and `trms causal` will read the whole trace. */
+ * on without it, and `trms causal` will read the whole trace; said at the
+ * end, when the analysis succeeds (else its failure is the one line). */
 static void drop_causal_input(struct run_state *st, const struct trms_error *why)
 {
-    fprintf(stderr, "trms: warning: %s; `trms causal` will read the whole trace\n",
-            why->message);
+    st->causal_error = *why;
     causal_input_abandon(st->causal);
     st->causal = NULL;
 }
@@ -345,13 +346,10 @@ static int read_events(const char *rec_path, const struct recording *rec,
     /* A whole read also writes what `trms causal` reads (causal_input.h),
      * once: a resumed one has not seen the start. */
     char *causal_path = recording_file(rec_path, CAUSAL_INPUT_FILE);
-    if (!from && access(causal_path, F_OK) != 0) {
-        struct trms_error causal_err;
-        st->causal = causal_input_create(rec_path, &st->routines, &causal_err);
-        if (!st->causal)
-            fprintf(stderr, "trms: warning: %s; `trms causal` will read the whole trace\n",
-                    causal_err.message);
-    }
+    if (!from && access(causal_path, F_OK) != 0 &&
+        !(st->causal = causal_input_create(rec_path, &st->routines, &st->causal_error)) &&
+        !st->causal_error.message[0])
+        error_set(&st->causal_error, "the causal input cannot be created");
     free(causal_path);
     o.sync = st->causal ? feed_sync : NULL;
     o.sync_ctx = st;
@@ -361,13 +359,12 @@ static int read_events(const char *rec_path, const struct recording *rec,
     fclose(fp);
     free(events_path);
     if (st->causal) {
-        struct trms_error causal_err;
         int written;
         if (rc != 0)
             causal_input_abandon(st->causal);
-        else if (causal_input_finish(st->causal, &written, &causal_err) != 0)
-            fprintf(stderr, "trms: warning: %s; `trms causal` will read the whole trace\n",
-                    causal_err.message);
+        else if (causal_input_finish(st->causal, &written, &st->causal_error) != 0 &&
+                 !st->causal_error.message[0])
+            error_set(&st->causal_error, "the causal input was not written");
         st->causal = NULL;
     }
     return rc;
@@ -583,6 +580,9 @@ static int analyze(const char *rec_path, const struct analysis_options *opt,
         printf("; %s\n", progress_summary(started, st.events - st.progress_base, "events", took,
                                           sizeof took));
     }
+    if (rc == 0 && st.causal_error.message[0])
+        fprintf(stderr, "trms: warning: %s; `trms causal` will read the whole trace\n",
+                st.causal_error.message);
     analysis_result_free(result);
     analysis_free(st.analysis);
     if (st.replayed)

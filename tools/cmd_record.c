@@ -87,8 +87,10 @@ static struct trace_writer *open_writer(struct record *r, const char *dir, const
 {
     struct trace_writer_options o = {.level = TRACE_ZSTD_LEVEL, .discard = r->no_trace};
     if (r->analysis) {
-        /* What `trms causal` reads, written on the way (causal_input.h). */
-        record_analysis_keep_causal_input(r->analysis, dir, &r->routines);
+        /* What `trms causal` reads, written on the way (causal_input.h);
+         * not with --trace none, which keeps no trace of any kind. */
+        if (!r->no_trace)
+            record_analysis_keep_causal_input(r->analysis, dir, &r->routines);
         o.tap = record_analysis_tap(r->analysis);
     }
     return trace_writer_create_with(path, &o, err);

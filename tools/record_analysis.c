@@ -17,14 +17,15 @@ struct record_analysis {
     int failed;
     struct trms_error error;
     struct causal_input *causal;    /* NULL when not kept, or dropped */
+    struct trms_error causal_error; /* why it was dropped ("" when not) */
 };
 
 /* The causal input could not be written: the recording goes on without
- * it (`trms causal` reads the whole trace then). */
+ * it (`trms causal` reads the whole trace then), which is said once the
+ * recording is complete (a full disk is the recording's to say first). */
 static void drop_causal_input(struct record_analysis *ra, const struct trms_error *why)
 {
-    fprintf(stderr, "trms: warning: %s; `trms causal` will read the whole trace\n",
-            why->message);
+    ra->causal_error = *why;
     causal_input_abandon(ra->causal);
     ra->causal = NULL;
 }
@@ -79,10 +80,9 @@ struct trace_event_tap record_analysis_tap(struct record_analysis *ra)
 void record_analysis_keep_causal_input(struct record_analysis *ra, const char *dir,
                                        const struct routine_table *routines)
 {
-    struct trms_error why;
-    if (!(ra->causal = causal_input_create(dir, routines, &why)))
-        fprintf(stderr, "trms: warning: %s; `trms causal` will read the whole trace\n",
-                why.message);
+    if (!(ra->causal = causal_input_create(dir, routines, &ra->causal_error)) &&
+        !ra->causal_error.message[0])
+        error_set(&ra->causal_error, "the causal input cannot be created");
 }
 
 void record_analysis_abandon(struct record_analysis *ra)
@@ -99,13 +99,15 @@ int record_analysis_finish(struct record_analysis *ra, const struct routine_tabl
                            size_t said_size, struct trms_error *err)
 {
     if (ra->causal) {
-        struct trms_error why;
         int written;
-        if (causal_input_finish(ra->causal, &written, &why) != 0)
-            fprintf(stderr, "trms: warning: %s; `trms causal` will read the whole trace\n",
-                    why.message);
+        if (causal_input_finish(ra->causal, &written, &ra->causal_error) != 0 &&
+            !ra->causal_error.message[0])
+            error_set(&ra->causal_error, "the causal input was not written");
         ra->causal = NULL;
     }
+    if (ra->causal_error.message[0])
+        fprintf(stderr, "trms: warning: %s; `trms causal` will read the whole trace\n",
+                ra->causal_error.message);
     if (ra->failed) {
         fprintf(stderr, "trms: warning: the analysis while recording failed (%s); the recording "
                         "is complete: `trms analyze %s`\n", ra->error.message, shown);
