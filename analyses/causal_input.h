@@ -8,7 +8,7 @@
  * the thread gone: causal_model.h), and the instructions between two kept
  * records summed into one cost event. Those are exactly what the model
  * builds its segments from, so the model of the reduced trace is the
- * model of the whole one (tests/cli/test_cli_causal_input.sh checks the
+ * model of the whole one (tests/e2e/causal_input_e2e.py checks the
  * output byte for byte). The model itself is not stored: a progress
  * point or a latency (`--progress`, `--latency`) cuts segments at returns
  * chosen when `trms causal` runs.
