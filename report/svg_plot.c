@@ -252,8 +252,14 @@ void svg_xy_plot(FILE *out, const struct svg_frame *f, const struct svg_series *
 {
     const char *names[8];
     size_t n_names = 0;
-    for (size_t s = 0; s < n && n_names < 8; s++)
-        names[n_names++] = series[s].name;
+    for (size_t s = 0; s < n && n_names < 8; s++) {
+        /* A series drawn twice (dots, then their line) is one entry. */
+        size_t k = 0;
+        while (k < n_names && strcmp(names[k], series[s].name) != 0)
+            k++;
+        if (k == n_names)
+            names[n_names++] = series[s].name;
+    }
     struct axes a = {.left = MARGIN_LEFT, .right = f->width - MARGIN_RIGHT,
                      .top = plot_top(f, names, n_names), .bottom = f->height - MARGIN_BOTTOM};
     int any = 0;

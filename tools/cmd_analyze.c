@@ -11,6 +11,7 @@
 #include "analyses/analysis.h"
 #include "analyses/analysis_parts.h"
 #include "analyses/analysis_state.h"
+#include "analyses/causal_input.h"
 #include "common/oom.h"
 #include "common/parse_number.h"
 #include "common/plural.h"
@@ -66,6 +67,10 @@ struct run_state {
     struct rr_replay_result replay;
     int replayed;
     int stopped;                    /* a signal asked to stop: the pass did */
+    /* The causal model's part of the trace, written on the way (NULL when
+     * resuming, or when the recording has it already). */
+    struct causal_input *causal;
+    struct trms_error causal_error; /* why it was not written ("" when it was) */
 };
 
 /* Events between two looks at the clock (progress line, checkpoints). */
@@ -101,10 +106,30 @@ static void maybe_checkpoint(struct run_state *st)
     st->next_checkpoint = start + spent + (wait > st->checkpoint_every ? wait : st->checkpoint_every);
 }
 
+/* The causal input could not be written (a full disk): the analysis goes
+ * on without it, and `trms causal` will read the whole trace; said at the
+ * end, when the analysis succeeds (else its failure is the one line). */
+static void drop_causal_input(struct run_state *st, const struct trms_error *why)
+{
+    st->causal_error = *why;
+    causal_input_abandon(st->causal);
+    st->causal = NULL;
+}
+
+static int feed_sync(void *ctx, const struct sync_event *ev, struct trms_error *err)
+{
+    struct run_state *st = ctx;
+    if (st->causal && causal_input_sync(st->causal, ev, err) != 0)
+        drop_causal_input(st, err);
+    return 0;
+}
+
 static int feed(void *ctx, const struct event *ev, struct trms_error *err)
 {
     struct run_state *st = ctx;
     ++st->events;
+    if (st->causal && causal_input_event(st->causal, ev, err) != 0)
+        drop_causal_input(st, err);
     if (analysis_event(st->analysis, ev, err) != 0) {
         char inner[sizeof err->message];
         memcpy(inner, err->message, sizeof inner);
@@ -129,6 +154,8 @@ static int feed_run(void *ctx, const struct event *events, size_t n, struct trms
     struct run_state *st = ctx;
     size_t done;
     uint64_t before = st->events;
+    if (st->causal && causal_input_events(st->causal, events, n, err) != 0)
+        drop_causal_input(st, err);
     if (analysis_events(st->analysis, events, n, &done, err) != 0) {
         char inner[sizeof err->message];
         memcpy(inner, err->message, sizeof inner);
@@ -316,11 +343,30 @@ static int read_events(const char *rec_path, const struct recording *rec,
                                   total > st->progress_base ? total - st->progress_base : 0);
     st->next_checkpoint = monotonic_seconds() + st->checkpoint_every;
     struct trace_read_options o = {.from = from, .at = &st->at, .batch = feed_run};
+    /* A whole read also writes what `trms causal` reads (causal_input.h),
+     * once: a resumed one has not seen the start. */
+    char *causal_path = recording_file(rec_path, CAUSAL_INPUT_FILE);
+    if (!from && access(causal_path, F_OK) != 0 &&
+        !(st->causal = causal_input_create(rec_path, &st->routines, &st->causal_error)) &&
+        !st->causal_error.message[0])
+        error_set(&st->causal_error, "the causal input cannot be created");
+    free(causal_path);
+    o.sync = st->causal ? feed_sync : NULL;
+    o.sync_ctx = st;
     int rc = trace_read_stream(fp, events_path, &st->routines, feed, st, &o, NULL, err);
     progress_finish(st->progress);
     st->progress = NULL;
     fclose(fp);
     free(events_path);
+    if (st->causal) {
+        int written;
+        if (rc != 0)
+            causal_input_abandon(st->causal);
+        else if (causal_input_finish(st->causal, &written, &st->causal_error) != 0 &&
+                 !st->causal_error.message[0])
+            error_set(&st->causal_error, "the causal input was not written");
+        st->causal = NULL;
+    }
     return rc;
 }
 
@@ -534,6 +580,9 @@ static int analyze(const char *rec_path, const struct analysis_options *opt,
         printf("; %s\n", progress_summary(started, st.events - st.progress_base, "events", took,
                                           sizeof took));
     }
+    if (rc == 0 && st.causal_error.message[0])
+        fprintf(stderr, "trms: warning: %s; `trms causal` will read the whole trace\n",
+                st.causal_error.message);
     analysis_result_free(result);
     analysis_free(st.analysis);
     if (st.replayed)

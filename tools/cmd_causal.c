@@ -7,11 +7,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "analyses/causal_input.h"
 #include "analyses/causal_model.h"
 #include "common/oom.h"
 #include "common/parse_number.h"
 #include "common/visible.h"
+#include "report/causal_formats.h"
 #include "report/json.h"
 #include "report/report.h"
 #include "store/symbol_store.h"
@@ -19,7 +22,7 @@
 #include "trace/recording.h"
 #include "trace/trace_reader.h"
 
-#define STEPS 21    /* routine speedups 0, 5, ..., 100% */
+#define STEPS CAUSAL_STEPS    /* routine speedups 0, 5, ..., 100% */
 #define DEFAULT_TOP 20
 /* Routines below this share of the instructions are left out: the most
  * they can buy is about that share. */
@@ -29,8 +32,14 @@ struct curve {
     uint32_t routine;
     uint64_t instructions;  /* inclusive, over the run */
     double points[STEPS];   /* program speedup, a fraction */
+    double measured[STEPS]; /* the time, period or latency it comes from */
     double max;
 };
+
+enum format { FORMAT_TEXT, FORMAT_JSON, FORMAT_COZ, FORMAT_HTML };
+
+static const char *const format_names[] = {[FORMAT_TEXT] = "text", [FORMAT_JSON] = "json",
+                                           [FORMAT_COZ] = "coz", [FORMAT_HTML] = "html"};
 
 static int by_gain(const void *a, const void *b)
 {
@@ -83,16 +92,16 @@ static const char *routine_module(struct names *n, uint32_t id)
     return sym && sym->module ? report_module_name(sym->module) : "";
 }
 
-/* Reads the trace into a new model; NULL with ERR when it cannot, or has
- * no synchronization to build one from. */
-static struct causal_model *build(const char *rec_path, struct names *names,
-                                  struct trms_error *err)
+/* Reads TRACE (a file of the recording) into a new model; NULL with ERR
+ * when it cannot, or has no synchronization to build one from. */
+static struct causal_model *build_from(const char *rec_path, const char *trace,
+                                       struct names *names, struct trms_error *err)
 {
-    char *events = recording_file(rec_path, RECORDING_EVENTS);
-    FILE *fp = fopen(events, "rb");
+    char *path = recording_file(rec_path, trace);
+    FILE *fp = fopen(path, "rb");
     if (!fp) {
-        error_set(err, "%s: cannot open", events);
-        free(events);
+        error_set(err, "%s: cannot open", path);
+        free(path);
         return NULL;
     }
     struct causal_model_options mo = {.instructions_per_ns = 1.0,
@@ -102,7 +111,7 @@ static struct causal_model *build(const char *rec_path, struct names *names,
     struct trace_read_options options = {.batch = causal_model_events, .sync = causal_model_sync,
                                          .sync_ctx = m};
     struct trace_stats stats;
-    int rc = trace_read_stream(fp, events, &names->routines, causal_model_event, m, &options,
+    int rc = trace_read_stream(fp, path, &names->routines, causal_model_event, m, &options,
                                &stats, err);
     fclose(fp);
     if (rc == 0 && !stats.has_sync)
@@ -110,13 +119,76 @@ static struct causal_model *build(const char *rec_path, struct names *names,
                             "older than `trms causal`, or an engine that does not record "
                             "them): it has no causal profile; record it again",
                        rec_path);
-    free(events);
+    free(path);
     if (rc != 0) {
         causal_model_free(m);
         return NULL;
     }
     causal_model_finish(m);
     return m;
+}
+
+/* The model, from the causal input the analysis stored (causal_input.h)
+ * when there is one, else from the whole trace, which is said: same
+ * model, many times the time. */
+static struct causal_model *build(const char *rec_path, struct names *names,
+                                  struct trms_error *err)
+{
+    char *stored = recording_file(rec_path, CAUSAL_INPUT_FILE);
+    int has_stored = access(stored, F_OK) == 0;
+    free(stored);
+    if (has_stored) {
+        struct causal_model *m = build_from(rec_path, CAUSAL_INPUT_FILE, names, err);
+        if (m)
+            return m;
+        fprintf(stderr, "trms: warning: %s; reading the whole trace instead\n", err->message);
+        routine_table_free(&names->routines);
+        routine_table_init(&names->routines);
+    }
+    struct causal_model *m = build_from(rec_path, RECORDING_EVENTS, names, err);
+    if (m && !has_stored) {
+        fputs("trms: ", stderr);
+        visible_fputs(rec_path, stderr);
+        fprintf(stderr, " has no stored causal input (%s: recorded or analyzed by a trms "
+                        "older than it): read the whole trace instead; `trms analyze` "
+                        "stores it\n", CAUSAL_INPUT_FILE);
+    }
+    return m;
+}
+
+/* Coz's format and the HTML page, from the ranked curves (N of them). */
+static void print_other(FILE *out, enum format format, const char *rec_path,
+                        struct names *names, const struct causal_model_stats *st,
+                        unsigned cores, double t0, const struct curve *curves, size_t n,
+                        size_t left_out, uint64_t completions)
+{
+    struct causal_curve *cc = xcalloc(n + 1, sizeof *cc);
+    for (size_t i = 0; i < n; i++) {
+        cc[i].name = xstrdup(report_routine_name(&names->routines, &names->symbols,
+                                                 curves[i].routine, names->buf));
+        const struct symbol_name *sym =
+            report_routine_symbol(&names->routines, &names->symbols, curves[i].routine);
+        cc[i].module = xstrdup(sym && sym->module ? report_module_name(sym->module) : "");
+        cc[i].instructions = curves[i].instructions;
+        memcpy(cc[i].points, curves[i].points, sizeof cc[i].points);
+        memcpy(cc[i].measured, curves[i].measured, sizeof cc[i].measured);
+        cc[i].max = curves[i].max;
+    }
+    struct causal_profile p = {.recording = rec_path, .progress = names->progress,
+                               .end = names->end, .completions = completions, .cores = cores,
+                               .threads = st->threads, .segments = st->segments,
+                               .edges = st->edges, .instructions = st->instructions,
+                               .predicted_time = t0, .curves = cc, .n = n,
+                               .left_out = left_out};
+    if (format == FORMAT_COZ)
+        causal_write_coz(out, &p);
+    else
+        causal_write_html(out, &p);
+    for (size_t i = 0; i < n; i++) {
+        free((char *)cc[i].name);
+        free((char *)cc[i].module);
+    }
+    free(cc);
 }
 
 static void print_text(FILE *out, const char *rec_path, struct names *names,
@@ -240,15 +312,21 @@ static int run(int argc, char **argv)
                                             {"progress", required_argument, NULL, 'p'},
                                             {"latency", required_argument, NULL, 'l'},
                                             {NULL, 0, NULL, 0}};
-    int json = 0, c, cores_given = 0, top_given = 0;
+    enum format format = FORMAT_TEXT;
+    int c, cores_given = 0, top_given = 0;
     uint64_t cores = 0, top = DEFAULT_TOP;
     const char *progress = NULL, *end = NULL;
     while ((c = cli_getopt(&cmd_causal, argc, argv, "", options)) != -1) {
-        if (c == 'f' && (strcmp(optarg, "text") == 0 || strcmp(optarg, "json") == 0))
-            json = strcmp(optarg, "json") == 0;
-        else if (c == 'f')
-            return cli_usage_error(&cmd_causal, "unknown format '%s' (text or json)", optarg);
-        else if (c == 'c') {
+        if (c == 'f') {
+            size_t f = 0;
+            while (f < sizeof format_names / sizeof *format_names &&
+                   strcmp(optarg, format_names[f]) != 0)
+                f++;
+            if (f == sizeof format_names / sizeof *format_names)
+                return cli_usage_error(&cmd_causal,
+                                       "unknown format '%s' (text, json, coz or html)", optarg);
+            format = (enum format)f;
+        } else if (c == 'c') {
             if (parse_count("--cores", optarg, 65535, &cores) != 0)
                 return EXIT_USAGE;
             cores_given = 1;
@@ -336,16 +414,21 @@ static int run(int argc, char **argv)
                          : base;
             if (end && t < 0) /* END before BEGIN: no latency left */
                 t = 0;
+            cv->measured[s] = t;
             cv->points[s] = base > 0 ? 1 - t / base : 0;
             if (cv->points[s] > cv->max)
                 cv->max = cv->points[s];
         }
     }
     qsort(curves, n, sizeof *curves, by_gain);
-    size_t shown = top_given && top ? (size_t)top : top_given || !json ? DEFAULT_TOP : n;
+    int json = format == FORMAT_JSON;
+    size_t shown = top_given && top ? (size_t)top : top_given || format == FORMAT_TEXT ? DEFAULT_TOP : n;
     if (top_given && top == 0)
         shown = n;
-    if (json)
+    if (format == FORMAT_COZ || format == FORMAT_HTML)
+        print_other(stdout, format, rec_path, &names, &st, (unsigned)cores, t0, curves,
+                    n < shown ? n : shown, left_out, completions);
+    else if (json)
         print_json(stdout, &names, &st, (unsigned)cores, t0, curves, n < shown ? n : shown,
                    left_out);
     else
@@ -365,7 +448,7 @@ static int run(int argc, char **argv)
 const struct command cmd_causal = {
     .name = "causal",
     .summary = "predict what speeding up each routine would buy (causal profile)",
-    .usage = "usage: trms causal REC [--format text|json] [--cores N] [--top N]\n"
+    .usage = "usage: trms causal REC [--format text|json|coz|html] [--cores N] [--top N]\n"
              "                        [--progress ROUTINE | --latency BEGIN END]\n\n"
              "For every routine that runs at least 0.1% of the instructions, predicts\n"
              "how much faster the whole program would end if the routine (with what it\n"
@@ -379,16 +462,22 @@ const struct command cmd_causal = {
              "of their recorded wall time. Routines are ranked by the largest\n"
              "predicted program speedup (fractions in JSON, percents in text).\n"
              "Recordings made before `trms causal` existed, or by an engine that does\n"
-             "not record synchronization (step, rr), have no causal profile.\n"
+             "not record synchronization (step, rr), have no causal profile. The model\n"
+             "is built from what the analysis stored (REC/causal.trms, written by\n"
+             "`trms record` and `trms analyze`); without it, from the whole trace,\n"
+             "which takes many times longer (said on stderr).\n"
              "See docs/causal.md for what the model assumes.\n\n"
              "options:\n"
-             "  --format F   text (default) or json: {\"progress\", \"routines\": [{\"name\",\n"
+             "  --format F   text (default); json: {\"progress\", \"routines\": [{\"name\",\n"
              "               \"module\", \"points\": [{\"speedup\", \"program_speedup\"}...],\n"
-             "               \"max_program_speedup\"}...]}\n"
+             "               \"max_program_speedup\"}...]}; coz: Coz's own profile format\n"
+             "               (profile.coz: experiment and throughput-point or\n"
+             "               latency-point lines), which Coz's viewer opens; html: a\n"
+             "               page of the curves, in the report's style\n"
              "  --cores N    simulate N cores (default: the recording's `cores`, else a\n"
              "               core per thread; 0: a core per thread)\n"
              "  --top N      the N routines of largest gain (default 20 in text, all in\n"
-             "               JSON; 0: all)\n"
+             "               json, coz and html; 0: all)\n"
              "  --progress ROUTINE\n"
              "               throughput instead of end-to-end time: the program speedup\n"
              "               is how much shorter the time between two completions of\n"

@@ -82,12 +82,17 @@ static int poll_window(void *ctx, struct trms_error *err)
 
 /* The event trace's writer; the analysis, when there is one, sees every
  * event it writes. */
-static struct trace_writer *open_writer(struct record *r, const char *path,
+static struct trace_writer *open_writer(struct record *r, const char *dir, const char *path,
                                         struct trms_error *err)
 {
     struct trace_writer_options o = {.level = TRACE_ZSTD_LEVEL, .discard = r->no_trace};
-    if (r->analysis)
+    if (r->analysis) {
+        /* What `trms causal` reads, written on the way (causal_input.h);
+         * not with --trace none, which keeps no trace of any kind. */
+        if (!r->no_trace)
+            record_analysis_keep_causal_input(r->analysis, dir, &r->routines);
         o.tap = record_analysis_tap(r->analysis);
+    }
     return trace_writer_create_with(path, &o, err);
 }
 
@@ -516,7 +521,7 @@ static const struct raw_segment_sink *child_begin(void *ctx, const struct valgri
         rc = -1;
     if (rc == 0) {
         char *events_path = recording_file(c->dir, RECORDING_EVENTS);
-        c->r.writer = open_writer(&c->r, events_path, &err);
+        c->r.writer = open_writer(&c->r, c->dir, events_path, &err);
         free(events_path);
         rc = c->r.writer ? 0 : -1;
     }
@@ -742,7 +747,7 @@ static int record_valgrind(const char *staging, const char *program, char **argv
     struct valgrind_children children = {0};
     struct tree_recording tree = {.lock = PTHREAD_MUTEX_INITIALIZER, .root = r,
                                   .engine = &children};
-    r->writer = open_writer(r, events_path, err);
+    r->writer = open_writer(r, staging, events_path, err);
     free(events_path);
     int rc = r->writer ? 0 : -1;
     if (rc == 0) {
@@ -1032,7 +1037,7 @@ static int record_step(const char *staging, const char *program, char **argv, st
                        struct trms_error *err)
 {
     char *events_path = recording_file(staging, RECORDING_EVENTS);
-    r->writer = open_writer(r, events_path, err);
+    r->writer = open_writer(r, staging, events_path, err);
     free(events_path);
     if (!r->writer)
         return -1;

@@ -8,6 +8,7 @@
 
 #include "common/oom.h"
 #include "analyses/analysis_parts.h"
+#include "analyses/causal_input.h"
 #include "store/result_store.h"
 
 struct record_analysis {
@@ -15,12 +16,37 @@ struct record_analysis {
     uint64_t events;
     int failed;
     struct trms_error error;
+    struct causal_input *causal;    /* NULL when not kept, or dropped */
+    struct trms_error causal_error; /* why it was dropped ("" when not) */
 };
+
+/* The causal input could not be written: the recording goes on without
+ * it (`trms causal` reads the whole trace then), which is said once the
+ * recording is complete (a full disk is the recording's to say first). */
+static void drop_causal_input(struct record_analysis *ra, const struct trms_error *why)
+{
+    ra->causal_error = *why;
+    causal_input_abandon(ra->causal);
+    ra->causal = NULL;
+}
+
+static int feed_sync(void *ctx, const struct sync_event *ev, struct trms_error *err)
+{
+    (void)err;
+    struct record_analysis *ra = ctx;
+    struct trms_error why;
+    if (ra->causal && causal_input_sync(ra->causal, ev, &why) != 0)
+        drop_causal_input(ra, &why);
+    return 0;
+}
 
 static int feed(void *ctx, const struct event *events, size_t n, struct trms_error *err)
 {
     (void)err; /* the recording goes on whatever happens here */
     struct record_analysis *ra = ctx;
+    struct trms_error why;
+    if (ra->causal && causal_input_events(ra->causal, events, n, &why) != 0)
+        drop_causal_input(ra, &why);
     if (ra->failed)
         return 0;
     size_t done;
@@ -47,13 +73,23 @@ struct record_analysis *record_analysis_start(const struct analysis_options *opt
 
 struct trace_event_tap record_analysis_tap(struct record_analysis *ra)
 {
-    return (struct trace_event_tap){.run = feed, .ctx = ra};
+    return (struct trace_event_tap){.run = feed, .ctx = ra,
+                                    .sync = ra->causal ? feed_sync : NULL};
+}
+
+void record_analysis_keep_causal_input(struct record_analysis *ra, const char *dir,
+                                       const struct routine_table *routines)
+{
+    if (!(ra->causal = causal_input_create(dir, routines, &ra->causal_error)) &&
+        !ra->causal_error.message[0])
+        error_set(&ra->causal_error, "the causal input cannot be created");
 }
 
 void record_analysis_abandon(struct record_analysis *ra)
 {
     if (!ra)
         return;
+    causal_input_abandon(ra->causal);
     analysis_free(ra->analysis);
     free(ra);
 }
@@ -62,6 +98,16 @@ int record_analysis_finish(struct record_analysis *ra, const struct routine_tabl
                            const char *rec_path, const char *shown, char *said,
                            size_t said_size, struct trms_error *err)
 {
+    if (ra->causal) {
+        int written;
+        if (causal_input_finish(ra->causal, &written, &ra->causal_error) != 0 &&
+            !ra->causal_error.message[0])
+            error_set(&ra->causal_error, "the causal input was not written");
+        ra->causal = NULL;
+    }
+    if (ra->causal_error.message[0])
+        fprintf(stderr, "trms: warning: %s; `trms causal` will read the whole trace\n",
+                ra->causal_error.message);
     if (ra->failed) {
         fprintf(stderr, "trms: warning: the analysis while recording failed (%s); the recording "
                         "is complete: `trms analyze %s`\n", ra->error.message, shown);

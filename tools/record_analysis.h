@@ -22,6 +22,12 @@ struct record_analysis;
 struct record_analysis *record_analysis_start(const struct analysis_options *opt,
                                               struct trms_error *err);
 
+/* Also writes the causal model's part of the trace into the recording
+ * being made in DIR (analyses/causal_input.h), its routines ROUTINES; a
+ * failure is said on stderr and the recording goes on without it. */
+void record_analysis_keep_causal_input(struct record_analysis *ra, const char *dir,
+                                       const struct routine_table *routines);
+
 /* What the trace writer is given (trace_writer_options.tap). An analysis
  * that fails (a stream it refuses) stops there without failing the
  * recording: record_analysis_finish says so. */

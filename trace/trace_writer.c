@@ -527,7 +527,14 @@ int trace_writer_sync(struct trace_writer *w, const struct sync_event *ev,
     reserve(w, SYNC_RECORD_MAX);
     w->used += sync_encode(ev, w->payload + w->used);
     w->wrote_sync = 1;
-    return 0;
+    if (!w->tap.sync)
+        return 0;
+    /* After the events before it, as a read of the file delivers it. */
+    if (flush_tap(w, err) != 0)
+        return -1;
+    struct sync_event tapped = *ev;
+    tapped.tid = w->thread;
+    return w->tap.sync(w->tap.ctx, &tapped, err);
 }
 
 int trace_writer_access(struct trace_writer *w, enum event_type type, uint64_t addr,

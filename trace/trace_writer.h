@@ -31,6 +31,9 @@ struct trace_writer *trace_writer_create(const char *path, struct trms_error *er
 struct trace_event_tap {
     event_batch_sink run;
     void *ctx;
+    /* NULL, or sees every sync record written, in order with the events
+     * (its TID the current thread's), with CTX. */
+    sync_sink sync;
 };
 
 struct trace_writer_options {

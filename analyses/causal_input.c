@@ -1,0 +1,162 @@
+/* causal_input: the causal model's part of a trace (see the header). */
+#include "analyses/causal_input.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/oom.h"
+#include "common/u64map.h"
+#include "trace/recording.h"
+#include "trace/trace_writer.h"
+
+/* REC/.causal.trms.PID.partial until complete: hidden, and one per
+ * writer, so that two analyses of one recording (other options) or one
+ * killed before do not stand in each other's way. */
+#define PARTIAL_MAX 64
+
+struct causal_input {
+    struct trace_writer *w;
+    const struct routine_table *routines;
+    char *path, *partial;
+    struct u64map cleared;      /* addresses a thread's exit clears (create's ADDR) */
+    uint64_t cost;              /* instructions not yet written, of THREAD */
+    uint32_t thread;
+    int has_thread;
+    int wrote_sync;
+};
+
+struct causal_input *causal_input_create(const char *rec_path,
+                                         const struct routine_table *routines,
+                                         struct trms_error *err)
+{
+    struct causal_input *ci = xcalloc(1, sizeof *ci);
+    ci->routines = routines;
+    ci->path = recording_file(rec_path, CAUSAL_INPUT_FILE);
+    char name[PARTIAL_MAX];
+    snprintf(name, sizeof name, "." CAUSAL_INPUT_FILE ".%ld.partial", (long)getpid());
+    ci->partial = recording_file(rec_path, name);
+    unlink(ci->partial); /* left by a killed trms whose pid this was */
+    u64map_init(&ci->cleared);
+    ci->w = trace_writer_create(ci->partial, err);
+    if (!ci->w) {
+        causal_input_abandon(ci);
+        return NULL;
+    }
+    return ci;
+}
+
+static int write_event(struct causal_input *ci, const struct event *ev, struct trms_error *err)
+{
+    return trace_writer_event(ci->w, ev, ci->routines, err);
+}
+
+/* The instructions since the last record written, as one cost event. */
+static int flush_cost(struct causal_input *ci, struct trms_error *err)
+{
+    if (ci->cost == 0)
+        return 0;
+    struct event ev = {.type = EVENT_COST, .size = ci->cost};
+    ci->cost = 0;
+    return write_event(ci, &ev, err);
+}
+
+int causal_input_event(void *ctx, const struct event *ev, struct trms_error *err)
+{
+    struct causal_input *ci = ctx;
+    switch (ev->type) {
+    case EVENT_COST:
+        if (ci->has_thread) {
+            ci->cost += ev->size;
+            return 0;
+        }
+        break;
+    case EVENT_THREAD:
+        if (ci->has_thread && ev->tid == ci->thread)
+            return 0;
+        if (flush_cost(ci, err) != 0)
+            return -1;
+        ci->thread = ev->tid;
+        ci->has_thread = 1;
+        break;
+    case EVENT_CALL:
+    case EVENT_RETURN:
+        break;
+    case EVENT_READ:
+        /* Only a read of a cleared address can be a join (causal_model.c). */
+        if (ci->cleared.count && u64map_find(&ci->cleared, ev->addr))
+            break;
+        return 0;
+    default:
+        return 0;
+    }
+    if (flush_cost(ci, err) != 0)
+        return -1;
+    return write_event(ci, ev, err);
+}
+
+int causal_input_events(void *ctx, const struct event *events, size_t n,
+                        struct trms_error *err)
+{
+    struct causal_input *ci = ctx;
+    for (size_t i = 0; i < n; i++) {
+        const struct event *ev = &events[i];
+        /* Most events are accesses and costs: summed or passed over here. */
+        if (ev->type == EVENT_COST && ci->has_thread) {
+            ci->cost += ev->size;
+            continue;
+        }
+        if (event_is_access(ev->type) && (ev->type != EVENT_READ || !ci->cleared.count))
+            continue;
+        if (causal_input_event(ctx, ev, err) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+int causal_input_sync(void *ctx, const struct sync_event *ev, struct trms_error *err)
+{
+    struct causal_input *ci = ctx;
+    /* The writer names the thread of a sync record by the last switch. */
+    struct event thread = {.type = EVENT_THREAD, .tid = ev->tid};
+    if (causal_input_event(ci, &thread, err) != 0 || flush_cost(ci, err) != 0)
+        return -1;
+    if (ev->kind == SYNC_CREATE && ev->addr)
+        *u64map_upsert(&ci->cleared, ev->addr, NULL) = 1;
+    ci->wrote_sync = 1;
+    return trace_writer_sync(ci->w, ev, err);
+}
+
+int causal_input_finish(struct causal_input *ci, int *written, struct trms_error *err)
+{
+    *written = 0;
+    int rc = flush_cost(ci, err);
+    if (rc != 0 || !ci->wrote_sync) {
+        causal_input_abandon(ci);
+        return rc;
+    }
+    struct trace_writer *w = ci->w;
+    ci->w = NULL;
+    rc = trace_writer_close(w, ci->routines, err);
+    if (rc == 0 && rename(ci->partial, ci->path) != 0)
+        rc = error_set(err, "%s: cannot rename to %s: %s", ci->partial, ci->path,
+                       strerror(errno));
+    *written = rc == 0;
+    causal_input_abandon(ci);
+    return rc;
+}
+
+void causal_input_abandon(struct causal_input *ci)
+{
+    if (!ci)
+        return;
+    if (ci->w)
+        trace_writer_abandon(ci->w);
+    remove(ci->partial);
+    u64map_free(&ci->cleared);
+    free(ci->path);
+    free(ci->partial);
+    free(ci);
+}
