@@ -936,7 +936,7 @@ static const struct step_image_recording *step_child_begin(void *ctx,
         rc = -1;
     if (rc == 0) {
         char *events_path = recording_file(c->dir, RECORDING_EVENTS);
-        c->r.writer = open_writer(&c->r, events_path, &err);
+        c->r.writer = open_writer(&c->r, c->dir, events_path, &err);
         free(events_path);
         rc = c->r.writer ? 0 : -1;
     }
