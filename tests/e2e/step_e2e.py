@@ -652,8 +652,10 @@ def case_causal(tmp):
     nothing (main waits for the worker), speeding a up buys up to the
     point where the worker's path is no longer than main's, then stays
     flat. Without the sync records there is no model at all (causal
-    fails). Blocking calls are recorded with a duration of 0."""
-    rec, _ = record(tmp, "step", "step_causal")
+    fails). Blocking calls are recorded with a duration of 0. The rr
+    adapter (the stand-in rr serving the capture of the same run) gives
+    the same model and curves."""
+    rec, rr_rec, env = standin_rr(tmp, "step_causal", [], [])
     sync = [line.split()[1:] for line in run([TRMS, "export", rec]).stdout.splitlines()
             if line.startswith("#@sync ")]
     kinds = [s[0] for s in sync]
@@ -681,6 +683,17 @@ def case_causal(tmp):
     check(all(x <= y + 1e-9 for x, y in zip(points, points[1:])) and points[10] > points[5] > 0,
           f"a's curve rises: {points}")
     check(abs(points[-1] - points[15]) < 1e-6, f"a's curve is flat at the end: {points}")
+    # The rr adapter, through the stand-in rr serving the step engine's
+    # capture of the same run, reads the same records: the same profile.
+    p = subprocess.run([TRMS, "causal", rr_rec, "--format", "json"], capture_output=True,
+                       text=True, env=env)
+    check(p.returncode == 0, f"causal of the rr recording: {p.stderr}")
+    through_rr = json.loads(p.stdout)
+    for key in ("threads", "edges", "segments", "instructions", "predicted_time"):
+        check(through_rr[key] == profile[key], f"rr: {key} {through_rr[key]} != {profile[key]}")
+    rr_routines = {r["name"]: r["points"] for r in through_rr["routines"]}
+    check(rr_routines.get("a") == a["points"] and rr_routines.get("b") == b["points"],
+          f"rr: the curves of a and b differ: {rr_routines.get('a')}")
 
 
 def case_real_rr(tmp):
