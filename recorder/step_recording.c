@@ -182,6 +182,12 @@ static int sink(void *ctx, const struct event *ev, struct trms_error *err)
     return trace_writer_event(m->rec->writer, ev, m->rec->routines, err);
 }
 
+static int sync_sink_of(void *ctx, const struct sync_event *ev, struct trms_error *err)
+{
+    struct image *m = ctx;
+    return trace_writer_sync(m->rec->writer, ev, err);
+}
+
 static uint64_t events_that_matter(void *ctx)
 {
     const struct step_run *s = ctx;
@@ -441,7 +447,7 @@ static int start_decoder(struct image *m, struct trms_error *err)
     struct rerun_decoder_config cfg = {
         .read_code = read_code, .read_memory = read_memory, .classify = classify,
         .function_of = function_of, .ctx = m, .sink = sink, .sink_ctx = m,
-        .routines = m->rec->routines};
+        .sync = sync_sink_of, .sync_ctx = m, .routines = m->rec->routines};
     m->decoder = rerun_decoder_new(&cfg, &m->end.decoded, err);
     return m->decoder ? 0 : -1;
 }

@@ -9,7 +9,7 @@ enum { NR_CLONE = 56, NR_FORK = 57, NR_VFORK = 58, NR_CLONE3 = 435 };
 #define CLONE_SETTLS UINT64_C(0x80000)
 
 /* struct clone_args (clone3): the fields read, by byte offset. */
-enum { ARGS_FLAGS = 0, ARGS_STACK = 40, ARGS_STACK_SIZE = 48, ARGS_TLS = 56, ARGS_BYTES = 64 };
+enum { ARGS_FLAGS = 0, ARGS_CHILD_TID = 16, ARGS_STACK = 40, ARGS_STACK_SIZE = 48, ARGS_TLS = 56, ARGS_BYTES = 64 };
 
 int clone_call_is(uint64_t nr)
 {
@@ -33,6 +33,7 @@ struct clone_call clone_call_read(const struct rerun_record *at, syscall_read_fn
         c.flags = at->gp[RERUN_RDI];
         c.stack = at->gp[RERUN_RSI];
         c.tls = at->gp[RERUN_R8];
+        c.child_tid = at->gp[RERUN_R10];
         break;
     case NR_VFORK:
         c.flags = CLONE_VM | CLONE_VFORK;
@@ -47,6 +48,7 @@ struct clone_call clone_call_read(const struct rerun_record *at, syscall_read_fn
         uint64_t stack = le64(args + ARGS_STACK);
         c.stack = stack ? stack + le64(args + ARGS_STACK_SIZE) : 0;
         c.tls = le64(args + ARGS_TLS);
+        c.child_tid = le64(args + ARGS_CHILD_TID);
         break;
     }
     default:  /* fork: flags 0 */

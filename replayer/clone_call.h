@@ -13,6 +13,7 @@ struct clone_call {
     uint64_t flags;
     uint64_t stack;  /* the child's rsp (clone3: stack + stack_size); 0: the parent's */
     uint64_t tls;    /* the child's fs base under CLONE_SETTLS */
+    uint64_t child_tid;  /* where CLONE_CHILD_CLEARTID clears and wakes at its exit */
     int known;       /* the flags are known (clone3's arguments were readable) */
 };
 
@@ -31,6 +32,10 @@ struct clone_call clone_call_read(const struct rerun_record *at, syscall_read_fn
  * own, a forked child on its parent's. */
 int clone_call_shares_memory(const struct clone_call *c, const struct rerun_record *at,
                              const struct rerun_record *first);
+
+/* The CLONE_CHILD_CLEARTID flag: the child's exit clears child_tid and
+ * wakes its waiters (pthread_join waits there). */
+#define CLONE_CALL_CHILD_CLEARTID UINT64_C(0x200000)
 
 /* Whether the child joins the parent's thread group (CLONE_THREAD). */
 int clone_call_same_group(const struct clone_call *c);

@@ -9,13 +9,14 @@
 #include "replayer/code_cache.h"
 #include "replayer/insn_access.h"
 #include "replayer/insn_decode.h"
+#include "replayer/rerun_sync.h"
 
 #define MAX_INSN_BYTES 15
 
 /* x86-64 system call numbers the state machine interprets. */
 enum {
     NR_MMAP = 9, NR_MPROTECT = 10, NR_MUNMAP = 11, NR_RT_SIGACTION = 13, NR_RT_SIGRETURN = 15,
-    NR_MREMAP = 25, NR_EXECVE = 59, NR_EXIT = 60, NR_EXIT_GROUP = 231, NR_EXECVEAT = 322,
+    NR_MREMAP = 25, NR_EXECVE = 59, NR_CLONE = 56, NR_FUTEX = 202, NR_EXIT = 60, NR_EXIT_GROUP = 231, NR_EXECVEAT = 322,
     NR_PKEY_MPROTECT = 329,
 };
 
@@ -117,6 +118,20 @@ static int switch_to(struct rerun_decoder *d, const struct thread *t, struct trm
     return emit(d, &ev, err);
 }
 
+/* A sync record of T, after its cost so far (the causal model splits the
+ * thread's work there). */
+static int emit_sync(struct rerun_decoder *d, const struct thread *t, enum sync_kind kind,
+                     uint64_t addr, uint64_t value, struct trms_error *err)
+{
+    if (!d->cfg.sync)
+        return 0;
+    if (switch_to(d, t, err) != 0 || flush_cost(d, err) != 0)
+        return -1;
+    struct sync_event ev = {.tid = t->tid, .kind = kind, .addr = addr, .value = value};
+    d->summary->sync_records++;
+    return d->cfg.sync(d->cfg.sync_ctx, &ev, err);
+}
+
 /* An access of the current thread, split to the trace's largest size and
  * cut at the end of the address space. */
 static int emit_access(struct rerun_decoder *d, enum event_type type, uint64_t addr,
@@ -194,6 +209,26 @@ static int emit_accesses(struct rerun_decoder *d, const struct insn_access *a, i
     return 0;
 }
 
+/* A locked read-modify-write of ADDR by INSN, from PRE to POST: a sync
+ * record when it took the word from or to 0 (rerun_sync.h). */
+static int note_atomic(struct rerun_decoder *d, const struct thread *t, const struct insn *insn,
+                       uint64_t addr, const struct rerun_record *pre,
+                       const struct rerun_record *post, struct trms_error *err)
+{
+    uint8_t bytes[MAX_INSN_BYTES];
+    size_t got = d->cfg.read_code(d->cfg.ctx, insn->addr, bytes, insn->length);
+    uint64_t transition = 0;
+    switch (rerun_sync_atomic(bytes, got, pre, post, &transition)) {
+    case RERUN_ATOMIC_UNREAD:
+        d->summary->unread_atomics++;
+        return 0;
+    case RERUN_ATOMIC_READ:
+        return transition ? emit_sync(d, t, SYNC_ATOMIC, addr, transition, err) : 0;
+    default:
+        return 0;
+    }
+}
+
 /* One execution of INSN by T from PRE to POST: its accesses, its cost,
  * its control flow. */
 static int execute(struct rerun_decoder *d, struct thread *t, struct insn *insn,
@@ -216,6 +251,8 @@ static int execute(struct rerun_decoder *d, struct thread *t, struct insn *insn,
     if (insn->family != FAMILY_RET && emit_accesses(d, a, n, err) != 0)
         return -1;
     d->pending_cost++;
+    if (d->cfg.sync && n > 0 && insn->family == FAMILY_PLAIN && note_atomic(d, t, insn, a[0].addr, pre, post, err) != 0)
+        return -1;
 
     uint64_t sp = post->gp[RERUN_RSP];
     struct call_tracker *tracker = &d->tracker;
@@ -367,6 +404,35 @@ static void note_handler(struct rerun_decoder *d, const struct rerun_record *at)
     d->handlers[sig] = handler;
 }
 
+/* What a completed system call says about synchronization, as the
+ * Valgrind tool says it; a blocking call's duration is 0 (rerun_decoder.h). */
+static int note_syscall_sync(struct rerun_decoder *d, const struct thread *t,
+                             const struct syscall_call *call, struct trms_error *err)
+{
+    int failed_call = failed(call->result);
+    if (call->nr == NR_FUTEX && rerun_sync_futex_waits(call->args[1]))
+        return emit_sync(d, t, SYNC_FUTEX_RESUME, call->args[0],
+                         failed_call ? (uint64_t)-call->result : 0, err);
+    if (call->nr == NR_FUTEX && rerun_sync_futex_wakes(call->args[1]))
+        return !failed_call && call->result > 0
+                   ? emit_sync(d, t, SYNC_FUTEX_WAKE, call->args[0], (uint64_t)call->result, err)
+                   : 0;
+    if (rerun_sync_may_block(call->nr))
+        return emit_sync(d, t, SYNC_BLOCKING, call->nr, 0, err);
+    return 0;
+}
+
+/* T's clone made CHILD: a thread of its process (CLONE_THREAD) is
+ * created, with the address its exit clears and wakes. */
+static int note_create(struct rerun_decoder *d, const struct thread *t, uint64_t child,
+                       struct trms_error *err)
+{
+    if (!t->clone.known || !clone_call_same_group(&t->clone))
+        return 0;
+    uint64_t clear_tid = t->clone.flags & CLONE_CALL_CHILD_CLEARTID ? t->clone.child_tid : 0;
+    return emit_sync(d, t, SYNC_CREATE, clear_tid, child, err);
+}
+
 /* A system call of T completed: AT is the thread's registers before the
  * syscall instruction, EXIT the registers after the call. */
 static int complete_syscall(struct rerun_decoder *d, struct thread *t,
@@ -392,10 +458,14 @@ static int complete_syscall(struct rerun_decoder *d, struct thread *t,
         t->restart_at = exit->ip;
         t->restart_nr = call.nr;
     }
+    if (note_syscall_sync(d, t, &call, err) != 0)
+        return -1;
     if (failed(call.result))
         return 0;
-    if (clone_call_is(call.nr) && call.result > 0)
+    if (clone_call_is(call.nr) && call.result > 0) {
         announce_child(d, t, (uint64_t)call.result);
+        return note_create(d, t, (uint64_t)call.result, err);
+    }
     else if (call.nr == NR_RT_SIGACTION)
         note_handler(d, at);
     else
@@ -407,7 +477,8 @@ static int complete_syscall(struct rerun_decoder *d, struct thread *t,
 static int end_thread(struct rerun_decoder *d, struct thread *t, struct trms_error *err)
 {
     t->state = THREAD_GONE;
-    return switch_to(d, t, err) != 0 || flush_cost(d, err) != 0
+    return switch_to(d, t, err) != 0 || flush_cost(d, err) != 0 ||
+                   emit_sync(d, t, SYNC_EXIT, 0, 0, err) != 0
                ? -1
                : call_tracker_thread_exit(&d->tracker, t->tid, err);
 }
@@ -436,6 +507,10 @@ static int enter_syscall(struct rerun_decoder *d, struct thread *t, const struct
     d->pending_cost++;
     /* The Valgrind tool reports the cost before every system call. */
     if (flush_cost(d, err) != 0)
+        return -1;
+    const uint64_t *g = t->at_syscall.gp;  /* AT may be T's pre, now the entry */
+    if (g[RERUN_RAX] == NR_FUTEX && rerun_sync_futex_waits(g[RERUN_RSI]) &&
+        emit_sync(d, t, SYNC_FUTEX_WAIT, g[RERUN_RDI], 0, err) != 0)
         return -1;
     if (entry->gp[RERUN_RAX] != ENOSYS_RESULT)  /* a producer that shows no entry */
         return complete_syscall(d, t, &t->at_syscall, entry, err);
@@ -607,7 +682,7 @@ static int first_record(struct rerun_decoder *d, struct thread *t, const struct 
         t->kept = 1;
         t->group = ++d->groups;
         d->summary->threads++;
-        return 0;
+        return emit_sync(d, t, SYNC_START, 0, 0, err);
     }
     struct child child;
     uint64_t *slot = u64map_find(&d->child_index, r->tid);
@@ -643,6 +718,8 @@ static int first_record(struct rerun_decoder *d, struct thread *t, const struct 
     }
     t->group = child.group;
     d->summary->threads++;
+    if (emit_sync(d, t, SYNC_START, 0, 0, err) != 0)
+        return -1;
     if (r->ip == child.pre.ip)
         return 0;  /* a record before its first instruction */
     t->pre = child.pre;

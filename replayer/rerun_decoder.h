@@ -40,6 +40,7 @@
 #include "replayer/syscall_source.h"
 #include "trace/event.h"
 #include "trace/routine_table.h"
+#include "trace/sync_event.h"
 
 struct rerun_decoder_config {
     /* Copies up to SIZE bytes of the code at ADDR into BUF; returns how many
@@ -63,6 +64,11 @@ struct rerun_decoder_config {
     const struct syscall_source *syscalls;
     event_sink sink;
     void *sink_ctx;
+    /* Sync records (rerun_sync.h), each after the events of its thread up
+     * to it (the thread event, the cost before it); NULL: none. Blocking
+     * system calls get a duration of 0: records have no wall time. */
+    sync_sink sync;
+    void *sync_ctx;
     struct routine_table *routines;  /* calls intern their targets here */
     uint32_t xsave_bytes;            /* xsave area; 0: INSN_DEFAULT_XSAVE_BYTES */
 };
@@ -86,6 +92,9 @@ struct rerun_summary {
     uint64_t unexpected;                /* records no transition explains, accesses
                                            cut at the end of the address space */
     uint64_t tail_calls, unwound_frames;
+    uint64_t sync_records;              /* given to the sync sink */
+    uint64_t unread_atomics;            /* locked arithmetic whose values the
+                                           registers do not tell (rerun_sync.h) */
 };
 
 void rerun_summary_free(struct rerun_summary *s);

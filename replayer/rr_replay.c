@@ -206,7 +206,8 @@ static int rerun(struct replay *p, struct trms_error *err)
         .read_code = read_code, .classify = classify, .function_of = function_of,
         .clone_flags = clone_flags, .ctx = p,
         .syscalls = &(const struct syscall_source){recorded_effects, p},
-        .sink = p->o->sink, .sink_ctx = p->o->sink_ctx, .routines = p->o->routines};
+        .sink = p->o->sink, .sink_ctx = p->o->sink_ctx, .sync = p->o->sync,
+        .sync_ctx = p->o->sync_ctx, .routines = p->o->routines};
     struct rerun_decoder *d = rerun_decoder_new(&cfg, &p->result->summary, err);
     if (!d)
         return -1;

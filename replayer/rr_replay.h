@@ -29,6 +29,8 @@ struct rr_replay_options {
     uint64_t from, to;          /* rr's event window; 0: the trace's start, end */
     event_sink sink;
     void *sink_ctx;
+    sync_sink sync;             /* sync records (rerun_decoder.h); may be NULL */
+    void *sync_ctx;
     struct routine_table *routines;
     /* Called every few thousand records: the frame reached, the last
      * frame of the trace, instructions decoded so far. May be NULL. */

@@ -14,6 +14,7 @@
 #include "common/oom.h"
 #include "common/parse_number.h"
 #include "common/visible.h"
+#include "replayer/rr_replay.h"
 #include "report/causal_formats.h"
 #include "report/json.h"
 #include "report/report.h"
@@ -92,6 +93,28 @@ static const char *routine_module(struct names *n, uint32_t id)
     return sym && sym->module ? report_module_name(sym->module) : "";
 }
 
+/* An rr recording has no event trace: its records are replayed through
+ * the decoder into M (events and sync records); its routines are named
+ * from the trace's files where the store has no name. 1 when it had sync
+ * records, 0 when not, -1 with ERR. */
+static int replay_rr(const char *rec_path, struct names *names, struct causal_model *m,
+                     struct trms_error *err)
+{
+    char *trace_dir = recording_file(rec_path, "rr");  /* as cmd_analyze.c has it */
+    struct rr_replay_options o = {.trace_dir = trace_dir, .sink = causal_model_event,
+                                  .sink_ctx = m, .sync = causal_model_sync, .sync_ctx = m,
+                                  .routines = &names->routines};
+    struct rr_replay_result r;
+    int rc = rr_replay(&o, &r, err);
+    free(trace_dir);
+    for (size_t i = 0; rc == 0 && i < r.names.count; i++)
+        if (!symbol_names_find(&names->symbols, r.names.items[i].addr))
+            symbol_names_add(&names->symbols, &r.names.items[i]);
+    int had_sync = r.summary.sync_records > 0;
+    rr_replay_result_free(&r);
+    return rc != 0 ? -1 : had_sync;
+}
+
 /* Reads TRACE (a file of the recording) into a new model; NULL with ERR
  * when it cannot, or has no synchronization to build one from. */
 static struct causal_model *build_from(const char *rec_path, const char *trace,
@@ -131,9 +154,25 @@ static struct causal_model *build_from(const char *rec_path, const char *trace,
 /* The model, from the causal input the analysis stored (causal_input.h)
  * when there is one, else from the whole trace, which is said: same
  * model, many times the time. */
-static struct causal_model *build(const char *rec_path, struct names *names,
+static struct causal_model *build(const char *rec_path, const char *engine, struct names *names,
                                   struct trms_error *err)
 {
+    if (engine && strcmp(engine, "rr") == 0) {
+        struct causal_model_options mo = {.instructions_per_ns = 1.0,
+                                          .is_progress = names->progress ? matches_progress : NULL,
+                                          .progress_ctx = names};
+        struct causal_model *m = causal_model_new(&mo);
+        int had = replay_rr(rec_path, names, m, err);
+        if (had == 0)
+            error_set(err, "%s: its rr trace gave no synchronization records: it has no "
+                           "causal profile", rec_path);
+        if (had != 1) {
+            causal_model_free(m);
+            return NULL;
+        }
+        causal_model_finish(m);
+        return m;
+    }
     char *stored = recording_file(rec_path, CAUSAL_INPUT_FILE);
     int has_stored = access(stored, F_OK) == 0;
     free(stored);
@@ -354,6 +393,8 @@ static int run(int argc, char **argv)
         return cli_fail(&err);
     if (!cores_given)
         cores = recorded_cores(&rec);
+    const char *engine_meta = recording_meta(&rec, "engine");
+    char *engine = engine_meta ? xstrdup(engine_meta) : NULL;
     recording_close(&rec);
 
     struct names names = {.progress = progress, .end = end};
@@ -361,8 +402,9 @@ static int run(int argc, char **argv)
     symbol_names_init(&names.symbols);
     struct causal_model *m = NULL;
     int rc = symbol_store_load(rec_path, &names.symbols, &err);
-    if (rc == 0 && !(m = build(rec_path, &names, &err)))
+    if (rc == 0 && !(m = build(rec_path, engine, &names, &err)))
         rc = -1;
+    free(engine);
     if (rc != 0) {
         symbol_names_free(&names.symbols);
         routine_table_free(&names.routines);
@@ -461,11 +503,11 @@ const struct command cmd_causal = {
              "instructions; blocking system calls count 1 instruction per nanosecond\n"
              "of their recorded wall time. Routines are ranked by the largest\n"
              "predicted program speedup (fractions in JSON, percents in text).\n"
-             "Recordings made before `trms causal` existed, or by an engine that does\n"
-             "not record synchronization (step, rr), have no causal profile. The model\n"
-             "is built from what the analysis stored (REC/causal.trms, written by\n"
-             "`trms record` and `trms analyze`); without it, from the whole trace,\n"
-             "which takes many times longer (said on stderr).\n"
+             "Recordings made before `trms causal` existed have no causal profile.\n"
+             "The model is built from what the analysis stored (REC/causal.trms,\n"
+             "written by `trms record` and `trms analyze`); without it, from the whole\n"
+             "trace, which takes many times longer (said on stderr). An rr recording\n"
+             "is replayed (rr must be installed).\n"
              "See docs/causal.md for what the model assumes.\n\n"
              "options:\n"
              "  --format F   text (default); json: {\"progress\", \"routines\": [{\"name\",\n"

@@ -1063,7 +1063,7 @@ static int record_step(const char *staging, const char *program, char **argv, st
     const struct rerun_summary *d = &res.decoded;
     char seed[32], quantum[32], records[32], undecodable[32], approximated[32], signals[32],
         blocked[32], left_out[32], late[32], depth[32], pct_events[32], counted[32],
-        changes[32], yields[32], outside[32], clock[32];
+        changes[32], yields[32], outside[32], clock[32], sync_records[32], unread_atomics[32];
     char *watched = NULL;
     if (r->watch_objects) {
         size_t size = 16;
@@ -1096,6 +1096,8 @@ static int record_step(const char *staging, const char *program, char **argv, st
     snprintf(counted, sizeof counted, "%" PRIu64, res.step.counted);
     snprintf(changes, sizeof changes, "%" PRIu64, res.step.change_points);
     snprintf(yields, sizeof yields, "%" PRIu64, res.step.yields);
+    snprintf(sync_records, sizeof sync_records, "%" PRIu64, d->sync_records);
+    snprintf(unread_atomics, sizeof unread_atomics, "%" PRIu64, d->unread_atomics);
     *stats = (struct record_stats){
         .events = r->out_of_space ? kept : total_events(d->events), .threads = d->threads,
         .tail_calls = d->tail_calls, .unwound = d->unwound_frames,
@@ -1105,13 +1107,14 @@ static int record_step(const char *staging, const char *program, char **argv, st
                        "approximated", "signals", "blocked-syscalls", "late-wakes",
                        "other-process-threads", "schedule", "pct-depth", "pct-events",
                        "pct-counted", "pct-change-points", "pct-yields", "pct-objects",
-                       "outside-wakes", "clock-decided"},
+                       "outside-wakes", "clock-decided", "sync-records", "unread-atomics"},
         .extra_values = {seed, pct ? "-" : quantum, records, undecodable, undecodable_at.text,
                          approximated, signals, blocked, late, left_out,
                          pct ? "pct" : "round-robin", pct ? depth : "-",
                          pct ? pct_events : "-", pct ? counted : "-", pct ? changes : "-",
-                         pct ? yields : "-", watched ? watched : "-", outside, clock},
-        .n_extra = 19, .exec_path = res.exec_path};
+                         pct ? yields : "-", watched ? watched : "-", outside, clock,
+                         sync_records, unread_atomics},
+        .n_extra = 21, .exec_path = res.exec_path};
     /* The tree, every process having ended: the first image's entry. */
     if (tree.tree.n == 0)
         tree.tree.n = 1;

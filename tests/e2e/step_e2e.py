@@ -641,6 +641,61 @@ def case_tail_call(tmp):
     check(int(meta(step)["tail-calls"]) >= 20, "tail calls counted")
 
 
+def case_causal(tmp):
+    """Sync records from the step engine (issue 26): step_causal starts a
+    worker running a() while main runs b() (half as long), both take a
+    mutex (lock cmpxchg, xchg), main joins the worker. The records name
+    both threads' start and exit, the create with the tid word the join
+    waits on, the join's futex wait and its return, the mutex's locks and
+    unlocks; `trms causal` builds a model with 2 threads and the edges
+    create -> start, unlock -> lock and exit -> join: speeding b up buys
+    nothing (main waits for the worker), speeding a up buys up to the
+    point where the worker's path is no longer than main's, then stays
+    flat. Without the sync records there is no model at all (causal
+    fails). Blocking calls are recorded with a duration of 0. The rr
+    adapter (the stand-in rr serving the capture of the same run) gives
+    the same model and curves."""
+    rec, rr_rec, env = standin_rr(tmp, "step_causal", [], [])
+    sync = [line.split()[1:] for line in run([TRMS, "export", rec]).stdout.splitlines()
+            if line.startswith("#@sync ")]
+    kinds = [s[0] for s in sync]
+    for kind, count in (("start", 2), ("exit", 2), ("create", 1), ("futex_wait", 1),
+                        ("futex_resume", 1)):
+        check(kinds.count(kind) == count, f"{count} {kind} records: {sync}")
+    create = sync[kinds.index("create")]
+    check(create[1] == "2" and create[2] == sync[kinds.index("futex_wait")][1],
+          f"the create names thread 2 and the word the join waits on: {sync}")
+    atomics = [s[2] for s in sync if s[0] == "atomic"]
+    check(atomics == ["1", "2", "1", "2"], f"two locks and unlocks of the mutex: {atomics}")
+    check(meta(rec)["sync-records"] == str(len(sync)), f"meta sync-records: {meta(rec)}")
+    profile = json.loads(run([TRMS, "causal", rec, "--format", "json"]).stdout)
+    check(profile["threads"] == 2 and profile["edges"] >= 3,
+          f"model: {profile['threads']} threads, {profile['edges']} edges")
+    routines = {r["name"]: r for r in profile["routines"]}
+    a, b = routines["a"], routines["b"]
+    points = [p["program_speedup"] for p in a["points"]]
+    print("a:", [round(x, 4) for x in points])
+    print("b:", [round(p["program_speedup"], 4) for p in b["points"]])
+    check(abs(b["max_program_speedup"]) < 0.005, f"b buys nothing: {b['max_program_speedup']}")
+    bound = (a["instructions"] - b["instructions"]) / profile["predicted_time"]
+    check(0.2 < a["max_program_speedup"] <= bound + 0.005,
+          f"a buys up to {a['max_program_speedup']:.4f}, at most (a - b) / time = {bound:.4f}")
+    check(all(x <= y + 1e-9 for x, y in zip(points, points[1:])) and points[10] > points[5] > 0,
+          f"a's curve rises: {points}")
+    check(abs(points[-1] - points[15]) < 1e-6, f"a's curve is flat at the end: {points}")
+    # The rr adapter, through the stand-in rr serving the step engine's
+    # capture of the same run, reads the same records: the same profile.
+    p = subprocess.run([TRMS, "causal", rr_rec, "--format", "json"], capture_output=True,
+                       text=True, env=env)
+    check(p.returncode == 0, f"causal of the rr recording: {p.stderr}")
+    through_rr = json.loads(p.stdout)
+    for key in ("threads", "edges", "segments", "instructions", "predicted_time"):
+        check(through_rr[key] == profile[key], f"rr: {key} {through_rr[key]} != {profile[key]}")
+    rr_routines = {r["name"]: r["points"] for r in through_rr["routines"]}
+    check(rr_routines.get("a") == a["points"] and rr_routines.get("b") == b["points"],
+          f"rr: the curves of a and b differ: {rr_routines.get('a')}")
+
+
 def case_real_rr(tmp):
     """With rr and hardware counters: the cross-engine programs recorded by
     rr and analyzed by replaying them give the program's own routines the
