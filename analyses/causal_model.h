@@ -70,7 +70,11 @@ struct causal_model *causal_model_new(const struct causal_model_options *options
 void causal_model_free(struct causal_model *m);
 
 /* The trace, in order: events (an event_sink) and sync records (a
- * sync_sink), CTX the model. */
+ * sync_sink), CTX the model. Of the memory accesses it reads a thread's
+ * while it holds an address (took it from 0 and has neither given all
+ * back to 0 nor waited on a futex since), at most 4096 after each take,
+ * and the reads of an address a thread's exit clears: a reduced trace
+ * must keep at least those for the same model. */
 int causal_model_event(void *ctx, const struct event *ev, struct trms_error *err);
 int causal_model_events(void *ctx, const struct event *events, size_t n,
                         struct trms_error *err);

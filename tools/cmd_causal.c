@@ -83,6 +83,10 @@ static const char *routine_module(struct names *n, uint32_t id)
     return sym && sym->module ? report_module_name(sym->module) : "";
 }
 
+/* What a nanosecond of a blocking system call is worth, in instructions
+ * (--instructions-per-ns). */
+static double instructions_per_ns = 1.0;
+
 /* Reads the trace into a new model; NULL with ERR when it cannot, or has
  * no synchronization to build one from. */
 static struct causal_model *build(const char *rec_path, struct names *names,
@@ -95,7 +99,7 @@ static struct causal_model *build(const char *rec_path, struct names *names,
         free(events);
         return NULL;
     }
-    struct causal_model_options mo = {.instructions_per_ns = 1.0,
+    struct causal_model_options mo = {.instructions_per_ns = instructions_per_ns,
                                       .is_progress = names->progress ? matches_progress : NULL,
                                       .progress_ctx = names};
     struct causal_model *m = causal_model_new(&mo);
@@ -239,6 +243,7 @@ static int run(int argc, char **argv)
                                             {"top", required_argument, NULL, 't'},
                                             {"progress", required_argument, NULL, 'p'},
                                             {"latency", required_argument, NULL, 'l'},
+                                            {"instructions-per-ns", required_argument, NULL, 'n'},
                                             {NULL, 0, NULL, 0}};
     int json = 0, c, cores_given = 0, top_given = 0;
     uint64_t cores = 0, top = DEFAULT_TOP;
@@ -264,6 +269,13 @@ static int run(int argc, char **argv)
             if (parse_count("--top", optarg, UINT32_MAX, &top) != 0)
                 return EXIT_USAGE;
             top_given = 1;
+        } else if (c == 'n') {
+            char *rest;
+            instructions_per_ns = strtod(optarg, &rest);
+            if (rest == optarg || *rest || !(instructions_per_ns >= 0 && instructions_per_ns <= 1e6))
+                return cli_usage_error(&cmd_causal,
+                                       "--instructions-per-ns wants a number from 0 to 1e6, not '%s'",
+                                       optarg);
         } else
             return EXIT_USAGE;  /* cli_getopt said why */
     }
@@ -374,10 +386,12 @@ const struct command cmd_causal = {
              "segments at their synchronization (thread creation, start, exit and\n"
              "join, futex waits and wakes, locked read-modify-writes, blocking system\n"
              "calls as fixed delays), and the run is simulated with the routine's\n"
-             "instructions shrunk. Acquisitions keep their recorded order. Time is in\n"
-             "instructions; blocking system calls count 1 instruction per nanosecond\n"
-             "of their recorded wall time. Routines are ranked by the largest\n"
-             "predicted program speedup (fractions in JSON, percents in text).\n"
+             "instructions shrunk. A contended lock goes to the thread that arrives\n"
+             "first in the simulation, not the recording. Time is in instructions;\n"
+             "blocking system calls count 1 instruction per nanosecond (unless\n"
+             "--instructions-per-ns) of their recorded wall time. Routines are\n"
+             "ranked by the largest predicted program speedup (fractions in JSON,\n"
+             "percents in text).\n"
              "Recordings made before `trms causal` existed, or by an engine that does\n"
              "not record synchronization (step, rr), have no causal profile.\n"
              "See docs/causal.md for what the model assumes.\n\n"
@@ -396,6 +410,10 @@ const struct command cmd_causal = {
              "               pattern) gets, as Coz's progress points measure it\n"
              "  --latency BEGIN END\n"
              "               latency instead: the mean time from the k-th completion of\n"
-             "               BEGIN to the k-th of END\n",
+             "               BEGIN to the k-th of END\n"
+             "  --instructions-per-ns X\n"
+             "               what a nanosecond of a blocking system call is worth (default\n"
+             "               1; 0: blocking calls cost nothing, the model is then\n"
+             "               instructions and synchronization only)\n",
     .run = run,
 };

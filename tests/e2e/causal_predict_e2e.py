@@ -80,8 +80,13 @@ def record(tmp, program):
 
 def profile(rec):
     # One core per thread: the model's time should not depend on the
-    # cores of the machine that recorded it.
-    r = subprocess.run([TRMS, "causal", rec, "--format", "json", "--cores", "0"],
+    # cores of the machine that recorded it. Blocking system calls at no
+    # cost: the programs' only ones are the loader's reads and a write to
+    # /dev/null, whose wall time is the host's load (seen beside a CPU
+    # hog: a fork-join recording of 76 million instructions of model time
+    # instead of 32, 44 ms of blocking, its points off by up to 58).
+    r = subprocess.run([TRMS, "causal", rec, "--format", "json", "--cores", "0",
+                        "--instructions-per-ns", "0"],
                        capture_output=True, text=True, timeout=900)
     if r.returncode != 0:
         sys.exit("FAIL: causal %s: %s" % (rec, r.stderr))
