@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "analyses/causal_model.h"
 #include "common/oom.h"
 #include "common/u64map.h"
 #include "trace/recording.h"
@@ -22,6 +23,8 @@ struct causal_input {
     const struct routine_table *routines;
     char *path, *partial;
     struct u64map cleared;      /* addresses a thread's exit clears (create's ADDR) */
+    struct u64map follow;       /* thread -> accesses still kept after a take */
+    uint32_t follow_now;        /* THREAD's, while it runs */
     uint64_t cost;              /* instructions not yet written, of THREAD */
     uint32_t thread;
     int has_thread;
@@ -40,6 +43,7 @@ struct causal_input *causal_input_create(const char *rec_path,
     ci->partial = recording_file(rec_path, name);
     unlink(ci->partial); /* left by a killed trms whose pid this was */
     u64map_init(&ci->cleared);
+    u64map_init(&ci->follow);
     ci->w = trace_writer_create(ci->partial, err);
     if (!ci->w) {
         causal_input_abandon(ci);
@@ -78,6 +82,10 @@ int causal_input_event(void *ctx, const struct event *ev, struct trms_error *err
             return 0;
         if (flush_cost(ci, err) != 0)
             return -1;
+        if (ci->has_thread)
+            *u64map_upsert(&ci->follow, ci->thread, NULL) = ci->follow_now;
+        const uint64_t *left = u64map_find(&ci->follow, ev->tid);
+        ci->follow_now = left ? (uint32_t)*left : 0;
         ci->thread = ev->tid;
         ci->has_thread = 1;
         break;
@@ -85,8 +93,16 @@ int causal_input_event(void *ctx, const struct event *ev, struct trms_error *err
     case EVENT_RETURN:
         break;
     case EVENT_READ:
+    case EVENT_WRITE:
+        /* The model reads a thread's accesses for a while after each take
+         * (causal_model.h): all of those are kept, a superset of what it
+         * follows, which it passes over as the whole trace's. */
+        if (ci->follow_now) {
+            ci->follow_now--;
+            break;
+        }
         /* Only a read of a cleared address can be a join (causal_model.c). */
-        if (ci->cleared.count && u64map_find(&ci->cleared, ev->addr))
+        if (ev->type == EVENT_READ && ci->cleared.count && u64map_find(&ci->cleared, ev->addr))
             break;
         return 0;
     default:
@@ -108,7 +124,8 @@ int causal_input_events(void *ctx, const struct event *events, size_t n,
             ci->cost += ev->size;
             continue;
         }
-        if (event_is_access(ev->type) && (ev->type != EVENT_READ || !ci->cleared.count))
+        if (event_is_access(ev->type) && !ci->follow_now &&
+            (ev->type != EVENT_READ || !ci->cleared.count))
             continue;
         if (causal_input_event(ctx, ev, err) != 0)
             return -1;
@@ -125,6 +142,8 @@ int causal_input_sync(void *ctx, const struct sync_event *ev, struct trms_error 
         return -1;
     if (ev->kind == SYNC_CREATE && ev->addr)
         *u64map_upsert(&ci->cleared, ev->addr, NULL) = 1;
+    if (ev->kind == SYNC_ATOMIC && ev->value == SYNC_ATOMIC_FOUND_ZERO)
+        ci->follow_now = CAUSAL_MODEL_FOLLOWED_ACCESSES;
     ci->wrote_sync = 1;
     return trace_writer_sync(ci->w, ev, err);
 }
@@ -156,6 +175,7 @@ void causal_input_abandon(struct causal_input *ci)
         trace_writer_abandon(ci->w);
     remove(ci->partial);
     u64map_free(&ci->cleared);
+    u64map_free(&ci->follow);
     free(ci->path);
     free(ci->partial);
     free(ci);

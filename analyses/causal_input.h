@@ -5,7 +5,10 @@
  *
  * Kept, in order: thread switches, calls and returns, the sync records,
  * the reads of an address some thread's exit clears (a join that finds
- * the thread gone: causal_model.h), and the instructions between two kept
+ * the thread gone: causal_model.h), a thread's reads and writes for
+ * CAUSAL_MODEL_FOLLOWED_ACCESSES after each lock take (what a critical
+ * section read from another: a superset of what the model follows), and
+ * the instructions between two kept
  * records summed into one cost event. Those are exactly what the model
  * builds its segments from, so the model of the reduced trace is the
  * model of the whole one (tests/e2e/causal_input_e2e.py checks the

@@ -10,20 +10,37 @@
  *   - the thread's previous segment;
  *   - one release it acquired: create -> the child's start, the wake of a
  *     futex -> the end of the wait it ended (the last release on that
- *     address before the wait's return), the last unlock (a locked
- *     read-modify-write leaving 0) of an address by another thread -> the
- *     next lock (one finding 0) of it, a thread's exit -> its joiner (the
- *     wait on, or the
- *     first read by another thread of, the address its exit clears);
- *   - a fixed delay: a blocking system call's recorded wall time.
- * Acquisitions keep their recorded order: the model never lets a lock go
- * to another thread than the recorded one.
+ *     address before the wait's return), a thread's exit -> its joiner (the
+ *     wait on, or the first read by another thread of, the address its
+ *     exit clears);
+ *   - a fixed delay: a blocking system call's recorded wall time;
+ *   - for a segment that takes a lock: the lock, and the critical sections
+ *     of other threads that its own critical section read from.
+ * Locks are the addresses a locked read-modify-write took from 0 (lock)
+ * and the same thread gave back to 0 (unlock), never two holders at once
+ * and no holder blocked in a futex wait on a non-lock while holding one.
+ * Their recorded order is not kept: in the simulation a lock goes to the
+ * thread that arrives first (the others wait until it is given back, then
+ * the first of them to arrive takes it), and futex waits on the lock word
+ * itself are left to the simulation. What keeps a consumer from taking an
+ * item before it was produced is the data: a critical section that read
+ * an address another thread's critical section wrote, and did not write
+ * it itself (a message, not a shared counter like a queue's count), may
+ * not take its lock before that writer's segment ended. Other addresses
+ * (condition variables' words, counters, a lock held across a blocking
+ * wait) keep their recorded order: the last unlock by another thread ->
+ * the next lock. A recorded futex wait on a condition variable is an
+ * edge from the wake: where the waiter arrives after it in the
+ * simulation, the wait costs nothing.
  *
- * A what-if then simulates the segment graph (not the events): a segment
- * starts when what it waits for has ended and, with fewer cores than
- * threads, a core is free (segments take the core free first in the order
- * they become ready, and run to their end: no time slicing); the predicted
- * program time is the makespan. */
+ * A what-if then simulates the segment graph (not the events), in time
+ * order: a segment starts when what it waits for has ended, its lock is
+ * its and, with fewer cores than threads, a core is free (segments take
+ * the core free first in the order they start, and run to their end: no
+ * time slicing); the predicted program time is the makespan. Should the
+ * simulation's order of locks deadlock (two threads taking two locks in
+ * an order the recording did not have), the first waiter takes its lock
+ * anyway. */
 #ifndef TRMS_CAUSAL_MODEL_H
 #define TRMS_CAUSAL_MODEL_H
 
@@ -53,7 +70,12 @@ struct causal_model *causal_model_new(const struct causal_model_options *options
 void causal_model_free(struct causal_model *m);
 
 /* The trace, in order: events (an event_sink) and sync records (a
- * sync_sink), CTX the model. */
+ * sync_sink), CTX the model. Of the memory accesses it reads a thread's
+ * while it holds an address (took it from 0 and has neither given all
+ * back to 0 nor waited on a futex since), at most 4096 after each take,
+ * and the reads of an address a thread's exit clears: a reduced trace
+ * must keep at least those for the same model. */
+#define CAUSAL_MODEL_FOLLOWED_ACCESSES 4096u
 int causal_model_event(void *ctx, const struct event *ev, struct trms_error *err);
 int causal_model_events(void *ctx, const struct event *events, size_t n,
                         struct trms_error *err);
@@ -69,6 +91,8 @@ struct causal_model_stats {
     uint64_t sync_records;
     uint64_t instructions;
     double blocking;          /* fixed delays, in instructions */
+    uint64_t locks;           /* addresses granted in simulated order */
+    uint64_t flows;           /* critical section -> critical section it read from */
 };
 void causal_model_stats(const struct causal_model *m, struct causal_model_stats *s);
 

@@ -9,8 +9,16 @@
  *    on the exiting thread's clear-tid futex, and a plain read of it once
  *    the thread is gone.
  *  - the same on one core: nothing overlaps, a's curve is a straight line.
- *  - a mutex two threads contend for: the critical sections run in the
- *    recorded order, one after the other. */
+ *  - a mutex two threads contend for: the critical sections run one
+ *    after the other.
+ *  - a mutex the recording gave to the thread that came later: the
+ *    simulation gives it to the thread that arrives first, so speeding
+ *    the other thread up lets it take the lock first.
+ *  - a bounded queue recorded with the producer ahead (it waited on a full
+ *    queue, the consumer never on an empty one): the consumer takes each
+ *    item when it is produced (what its critical section read), not when
+ *    the recording happened to schedule it, and the producer's recorded
+ *    wait costs nothing where the slot is free in time. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -211,6 +219,87 @@ static void test_mutex(void)
     routine_table_free(&routines);
 }
 
+/* Thread 1 runs a (100) then c (100) under the mutex 0x500, thread 2 b
+ * (150) then c (100); the recording has thread 2 block on the mutex (a
+ * futex wait on it) until thread 1 gives it back. Speeding b up lets
+ * thread 2 take the mutex first: the recorded order must not hold. */
+static void test_lock_in_simulated_order(void)
+{
+    const char *text = "thread 1\n#@sync create 2 0\ncall a\ncost 100\nreturn\n"
+                       "#@sync atomic 0x500 1\ncall c\ncost 50\n"
+                       "thread 2\n#@sync start\ncall b\ncost 150\nreturn\n"
+                       "#@sync futex_wait 0x500\n"
+                       "thread 1\ncost 50\nreturn\n#@sync atomic 0x500 2\n"
+                       "#@sync futex_wake 0x500 1\n"
+                       "thread 2\n#@sync futex_resume 0x500 0\n#@sync atomic 0x500 1\n"
+                       "call c\ncost 100\nreturn\n#@sync atomic 0x500 2\n";
+    struct routine_table routines;
+    routine_table_init(&routines);
+    struct causal_model *m = model_of(text, &routines);
+    uint32_t b = routine_named(&routines, "b"), a = routine_named(&routines, "a");
+    /* a, c [100, 200]; b, then c once thread 1's ends [200, 300]. */
+    CHECK_NEAR(causal_model_time(m, CAUSAL_NO_ROUTINE, 0, 0), 300, 1e-9);
+    /* b gone: thread 2's c [0, 100], thread 1's [100, 200]. */
+    CHECK_NEAR(program_speedup(m, b, 1, 0), 1.0 / 3, 1e-9);
+    /* b 75: thread 2's c [75, 175], thread 1's [175, 275]. */
+    CHECK_NEAR(program_speedup(m, b, 0.5, 0), 1.0 / 12, 1e-9);
+    /* a halved: nothing changes order; thread 2 still waits until 150. */
+    CHECK_NEAR(program_speedup(m, a, 0.5, 0), 50.0 / 300, 1e-9);
+    /* On one core the order of arrival is the order of the cores. */
+    CHECK_NEAR(causal_model_time(m, CAUSAL_NO_ROUTINE, 0, 1), 450, 1e-9);
+    struct causal_model_stats st;
+    causal_model_stats(m, &st);
+    CHECK_EQ(st.locks, 1);
+    causal_model_free(m);
+    routine_table_free(&routines);
+}
+
+/* A one-slot queue (mutex 0x500, the slot 0x700, its count 0x708, the
+ * condition "not full" futex 0x800): thread 2 produces (100 per item),
+ * thread 3 consumes (150 per item), two items. Recorded with the producer
+ * ahead: it filled the slot, then waited on a full queue before the
+ * consumer ran; the consumer never waited. */
+static void test_queue_waits_vanish(void)
+{
+    const char *text =
+        "thread 1\n#@sync create 2 0\n#@sync create 3 0\n"
+        "thread 2\n#@sync start\ncall produce\ncost 100\nreturn\n"
+        "#@sync atomic 0x500 1\nread 0x708 8\nwrite 0x700 8\nwrite 0x708 8\n"
+        "#@sync atomic 0x500 2\n"
+        "call produce\ncost 100\nreturn\n"
+        "#@sync atomic 0x500 1\nread 0x708 8\n#@sync atomic 0x500 2\n"
+        "#@sync futex_wait 0x800\n"
+        "thread 3\n#@sync start\n"
+        "#@sync atomic 0x500 1\nread 0x708 8\nread 0x700 8\nwrite 0x708 8\n"
+        "#@sync futex_wake 0x800 1\n#@sync atomic 0x500 2\n"
+        "call consume\ncost 150\nreturn\n"
+        "thread 2\n#@sync futex_resume 0x800 0\n"
+        "#@sync atomic 0x500 1\nread 0x708 8\nwrite 0x700 8\nwrite 0x708 8\n"
+        "#@sync atomic 0x500 2\n"
+        "thread 3\n"
+        "#@sync atomic 0x500 1\nread 0x708 8\nread 0x700 8\nwrite 0x708 8\n"
+        "#@sync atomic 0x500 2\n"
+        "call consume\ncost 150\nreturn\n";
+    struct routine_table routines;
+    routine_table_init(&routines);
+    struct causal_model *m = model_of(text, &routines);
+    uint32_t produce = routine_named(&routines, "produce");
+    /* Item 0 at 100, consumed [100, 250]; item 1 at 200 (the producer's
+     * wait on a full slot costs nothing: it was emptied at 100), consumed
+     * [250, 400]. In recorded order the consumer would start at 200. */
+    CHECK_NEAR(causal_model_time(m, CAUSAL_NO_ROUTINE, 0, 0), 400, 1e-9);
+    /* produce halved: item 0 at 50, consumed [50, 200], then [200, 350]. */
+    CHECK_NEAR(program_speedup(m, produce, 0.5, 0), 50.0 / 400, 1e-9);
+    /* produce gone: [0, 150], [150, 300]. */
+    CHECK_NEAR(program_speedup(m, produce, 1, 0), 100.0 / 400, 1e-9);
+    struct causal_model_stats st;
+    causal_model_stats(m, &st);
+    CHECK_EQ(st.locks, 1);
+    CHECK_EQ(st.flows, 2);
+    causal_model_free(m);
+    routine_table_free(&routines);
+}
+
 /* Blocking system calls are delays: shrinking the work around them helps,
  * the delay stays. */
 static void test_blocking(void)
@@ -362,6 +451,8 @@ int main(void)
     test_coz_example(0);
     test_coz_example(1);
     test_mutex();
+    test_lock_in_simulated_order();
+    test_queue_waits_vanish();
     test_blocking();
     test_round_trip(dir);
     test_bad_sync_lines();

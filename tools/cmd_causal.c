@@ -93,6 +93,10 @@ static const char *routine_module(struct names *n, uint32_t id)
     return sym && sym->module ? report_module_name(sym->module) : "";
 }
 
+/* What a nanosecond of a blocking system call is worth, in instructions
+ * (--instructions-per-ns). */
+static double instructions_per_ns = 1.0;
+
 /* An rr recording has no event trace: its records are replayed through
  * the decoder into M (events and sync records); its routines are named
  * from the trace's files where the store has no name. 1 when it had sync
@@ -127,7 +131,7 @@ static struct causal_model *build_from(const char *rec_path, const char *trace,
         free(path);
         return NULL;
     }
-    struct causal_model_options mo = {.instructions_per_ns = 1.0,
+    struct causal_model_options mo = {.instructions_per_ns = instructions_per_ns,
                                       .is_progress = names->progress ? matches_progress : NULL,
                                       .progress_ctx = names};
     struct causal_model *m = causal_model_new(&mo);
@@ -158,7 +162,7 @@ static struct causal_model *build(const char *rec_path, const char *engine, stru
                                   struct trms_error *err)
 {
     if (engine && strcmp(engine, "rr") == 0) {
-        struct causal_model_options mo = {.instructions_per_ns = 1.0,
+        struct causal_model_options mo = {.instructions_per_ns = instructions_per_ns,
                                           .is_progress = names->progress ? matches_progress : NULL,
                                           .progress_ctx = names};
         struct causal_model *m = causal_model_new(&mo);
@@ -350,6 +354,7 @@ static int run(int argc, char **argv)
                                             {"top", required_argument, NULL, 't'},
                                             {"progress", required_argument, NULL, 'p'},
                                             {"latency", required_argument, NULL, 'l'},
+                                            {"instructions-per-ns", required_argument, NULL, 'n'},
                                             {NULL, 0, NULL, 0}};
     enum format format = FORMAT_TEXT;
     int c, cores_given = 0, top_given = 0;
@@ -381,6 +386,13 @@ static int run(int argc, char **argv)
             if (parse_count("--top", optarg, UINT32_MAX, &top) != 0)
                 return EXIT_USAGE;
             top_given = 1;
+        } else if (c == 'n') {
+            char *rest;
+            instructions_per_ns = strtod(optarg, &rest);
+            if (rest == optarg || *rest || !(instructions_per_ns >= 0 && instructions_per_ns <= 1e6))
+                return cli_usage_error(&cmd_causal,
+                                       "--instructions-per-ns wants a number from 0 to 1e6, not '%s'",
+                                       optarg);
         } else
             return EXIT_USAGE;  /* cli_getopt said why */
     }
@@ -499,10 +511,12 @@ const struct command cmd_causal = {
              "segments at their synchronization (thread creation, start, exit and\n"
              "join, futex waits and wakes, locked read-modify-writes, blocking system\n"
              "calls as fixed delays), and the run is simulated with the routine's\n"
-             "instructions shrunk. Acquisitions keep their recorded order. Time is in\n"
-             "instructions; blocking system calls count 1 instruction per nanosecond\n"
-             "of their recorded wall time. Routines are ranked by the largest\n"
-             "predicted program speedup (fractions in JSON, percents in text).\n"
+             "instructions shrunk. A contended lock goes to the thread that arrives\n"
+             "first in the simulation, not the recording. Time is in instructions;\n"
+             "blocking system calls count 1 instruction per nanosecond (unless\n"
+             "--instructions-per-ns) of their recorded wall time. Routines are\n"
+             "ranked by the largest predicted program speedup (fractions in JSON,\n"
+             "percents in text).\n"
              "Recordings made before `trms causal` existed have no causal profile.\n"
              "The model is built from what the analysis stored (REC/causal.trms,\n"
              "written by `trms record` and `trms analyze`); without it, from the whole\n"
@@ -527,6 +541,10 @@ const struct command cmd_causal = {
              "               pattern) gets, as Coz's progress points measure it\n"
              "  --latency BEGIN END\n"
              "               latency instead: the mean time from the k-th completion of\n"
-             "               BEGIN to the k-th of END\n",
+             "               BEGIN to the k-th of END\n"
+             "  --instructions-per-ns X\n"
+             "               what a nanosecond of a blocking system call is worth (default\n"
+             "               1; 0: blocking calls cost nothing, the model is then\n"
+             "               instructions and synchronization only)\n",
     .run = run,
 };
