@@ -43,6 +43,7 @@ aprof-drms,trms,base), APROF_LIB (default /work/aprof-build/lib),
 APROF_RUN (default /work/shared/peers/aprof/run-aprof.sh), BUILD (this
 build, default build/).
 """
+import builtins
 import os
 import random
 import re
@@ -101,12 +102,21 @@ def sqlite_script(path, rows):
 
 
 def prepare_inputs(work):
-    words_text(f"{work}/text1m", 1 << 20, 15)
-    words_text(f"{work}/text5m", 5_000_000, 16)
-    words_text(f"{work}/text8m", 8 << 20, 17)
-    sqlite_script(f"{work}/inserts.sql", 20000)
-    with open(f"{work}/data16m", "wb") as f:
-        f.write(random.Random(18).randbytes(16 << 20))
+    """The inputs of the programs PROGRAMS names (all by default): the
+    text takes minutes to make on a busy machine."""
+    names = os.environ.get("PROGRAMS")
+    def wanted(name):
+        return not names or name in names.split(",")
+    words_text(f"{work}/text1m", 1 << 20, 15)  # (the analysis part's xz too)
+    if wanted("sort"):
+        words_text(f"{work}/text5m", 5_000_000, 16)
+    if wanted("pigz"):
+        words_text(f"{work}/text8m", 8 << 20, 17)
+    if wanted("sqlite"):
+        sqlite_script(f"{work}/inserts.sql", 20000)
+    if wanted("dd"):
+        with open(f"{work}/data16m", "wb") as f:
+            f.write(random.Random(18).randbytes(16 << 20))
 
 
 # name, label, argv, stdin file (or None). Run in the work directory.
@@ -378,12 +388,22 @@ def versus_aprof(work):
                         runs[name, tool].append(trms_run(BUILD, work, argv, stdin, env, options,
                                                          analyze_alone=False)["total"])
         rounds.append(rnd)
-        print(f"(round {k + 1} of {REPEAT}: load {rnd.load:.2f})", file=sys.stderr, flush=True)
+        # The table so far, on stderr: a run cut short on a busy machine
+        # still says what it measured.
+        print(f"(round {k + 1} of {REPEAT}: load {rnd.load:.2f})", file=sys.stderr)
+        versus_table(programs, runs, rounds, loadavg, sys.stderr)
+        sys.stderr.flush()
+    versus_table(programs, runs, rounds, loadavg, sys.stdout)
+
+
+def versus_table(programs, runs, rounds, loadavg, out):
+    def print(*args):
+        builtins.print(*args, file=out)
     end = os.getloadavg()[0]
     print(f"`REPEAT={REPEAT} python3 bench/real_programs.py aprof` "
           f"({time.strftime('%Y-%m-%d %H:%M', time.gmtime())} UTC): {os.cpu_count()} cores, "
           f"load average {loadavg:.1f} at the start and {end:.1f} at the end; medians of "
-          f"{REPEAT} rounds, each running every tool on every program once, in turn.")
+          f"{len(rounds)} rounds, each running every tool on every program once, in turn.")
     print(describe_rounds(rounds) + ".")
     print()
     print("| program | " + " | ".join(t[1] for t in VERSUS) + " |")
