@@ -296,19 +296,21 @@ int analysis_events(struct analysis *a, const struct event *events, size_t n, si
     /* The common valid loads and stores go straight into the batch, the
      * cursor and the counts in registers (the batch's stores could alias
      * them otherwise); the rest, and a full batch, take the general path. */
+    _Static_assert(EVENT_WRITE == EVENT_READ + 1, "loads and stores are counted as one range");
     struct engine_fill *f = a->fill;
     struct batch_event *next = f->next, *end = f->end;
-    int tag = f->shard_shift != 0;
-    uint64_t reads = 0, writes = 0;
+    /* (a->has_thread, kept here: the batch's stores could alias it) */
+    int fast = f->shard_shift == 0 && a->has_thread;
+    uint64_t accesses = 0, writes = 0;
     int rc = 0;
     size_t i = 0;
     for (; i < n; i++) {
         const struct event *ev = &events[i];
-        if ((ev->type == EVENT_READ || ev->type == EVENT_WRITE) && next != end && !tag &&
-            a->has_thread && ev->size - 1 < EVENT_MAX_ACCESS_SIZE &&
+        uint32_t store = (uint32_t)ev->type - EVENT_READ; /* 0 load, 1 store */
+        if (store <= 1 && next != end && fast && ev->size - 1 < EVENT_MAX_ACCESS_SIZE &&
             ev->addr + (ev->size - 1) >= ev->addr) {
-            reads += ev->type == EVENT_READ;
-            writes += ev->type == EVENT_WRITE;
+            accesses++;
+            writes += store;
             engine_store(f, next++, (struct batch_event){.type = (uint8_t)ev->type,
                                                          .value = ev->addr,
                                                          .size = (uint32_t)ev->size,
@@ -319,11 +321,12 @@ int analysis_events(struct analysis *a, const struct event *events, size_t n, si
         rc = one_event(a, ev, err);
         next = f->next;
         end = f->end;
+        fast = f->shard_shift == 0 && a->has_thread;
         if (rc != 0)
             break;
     }
     f->next = next;
-    a->events[EVENT_READ] += reads;
+    a->events[EVENT_READ] += accesses - writes;
     a->events[EVENT_WRITE] += writes;
     *done = i;
     return rc;

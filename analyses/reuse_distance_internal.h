@@ -68,7 +68,8 @@ struct reuse_distance {
      * far distances are common (a line's marks are then far from the
      * present's, and miss the caches) in a stack of MARKS_AHEAD_LINES or
      * more; otherwise the marks are found in the caches, and the asking
-     * costs more than it saves. Decided every MARKS_AHEAD_WINDOW accesses
+     * costs more than it saves. Decided about every MARKS_AHEAD_WINDOW accesses
+     * (repeats of the latest line, counted in bursts, aside)
      * from the far distances among them. */
     int marks_ahead;
     unsigned *ahead_stacks;        /* counts the stacks of a set with marks_ahead, or NULL */

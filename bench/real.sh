@@ -3,7 +3,7 @@
 # against another build, side by side (bench/real_programs.py; the tables
 # of bench/README.md, section "Real programs at scale").
 #
-#   BASE=/path/to/old/build bash bench/real.sh [peers|analysis|all]
+#   BASE=/path/to/old/build bash bench/real.sh [peers|analysis|all|aprof]
 #
 # BASE holds bin/trms and lib/ of the build to compare with (without it,
 # only the peers run). Needs xz-utils, pigz and sqlite3 (installed here

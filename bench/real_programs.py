@@ -1,7 +1,13 @@
 #!/usr/bin/env python3
 """Real Debian programs under trms and its peers, side by side (issue 15).
 
-    python3 bench/real_programs.py [peers|analysis|all]      (or bash bench/real.sh)
+    python3 bench/real_programs.py [peers|analysis|all|aprof]   (or bash bench/real.sh)
+
+aprof: issue 28's table, the one command of bench/README.md: each program
+under valgrind --tool=none, aprof --drms=yes, and trms record with every
+analysis, with --analyses rms,trms and with --no-analysis; wall and CPU
+medians of REPEAT (default 5) alternating rounds, ratios to aprof, the load
+of every round (rounds above LOADED flagged).
 
 peers: each program natively, under valgrind --tool=none, callgrind,
 helgrind, aprof and aprof --drms=yes (the seeds' own tool), and under trms
@@ -37,6 +43,7 @@ aprof-drms,trms,base), APROF_LIB (default /work/aprof-build/lib),
 APROF_RUN (default /work/shared/peers/aprof/run-aprof.sh), BUILD (this
 build, default build/).
 """
+import builtins
 import os
 import random
 import re
@@ -51,7 +58,7 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BUILD = os.path.abspath(os.environ.get("BUILD", os.path.join(ROOT, "build")))
 BASE = os.environ.get("BASE")
-REPEAT = int(os.environ.get("REPEAT", "3"))
+REPEAT = int(os.environ.get("REPEAT", "5" if sys.argv[1:2] == ["aprof"] else "3"))
 LOADED = float(os.environ.get("LOADED", "0.2"))
 APROF_LIB = os.environ.get("APROF_LIB", "/work/aprof-build/lib")
 APROF_RUN = os.environ.get("APROF_RUN", "/work/shared/peers/aprof/run-aprof.sh")
@@ -95,12 +102,21 @@ def sqlite_script(path, rows):
 
 
 def prepare_inputs(work):
-    words_text(f"{work}/text1m", 1 << 20, 15)
-    words_text(f"{work}/text5m", 5_000_000, 16)
-    words_text(f"{work}/text8m", 8 << 20, 17)
-    sqlite_script(f"{work}/inserts.sql", 20000)
-    with open(f"{work}/data16m", "wb") as f:
-        f.write(random.Random(18).randbytes(16 << 20))
+    """The inputs of the programs PROGRAMS names (all by default): the
+    text takes minutes to make on a busy machine."""
+    names = os.environ.get("PROGRAMS")
+    def wanted(name):
+        return not names or name in names.split(",")
+    words_text(f"{work}/text1m", 1 << 20, 15)  # (the analysis part's xz too)
+    if wanted("sort"):
+        words_text(f"{work}/text5m", 5_000_000, 16)
+    if wanted("pigz"):
+        words_text(f"{work}/text8m", 8 << 20, 17)
+    if wanted("sqlite"):
+        sqlite_script(f"{work}/inserts.sql", 20000)
+    if wanted("dd"):
+        with open(f"{work}/data16m", "wb") as f:
+            f.write(random.Random(18).randbytes(16 << 20))
 
 
 # name, label, argv, stdin file (or None). Run in the work directory.
@@ -194,16 +210,22 @@ def stored_results(trms, rec):
     return re.search(r"^analyses +cell size 4, line size 64", out, re.M) is not None
 
 
-def trms_run(build, cwd, argv, stdin, env, options=()):
+def trms_run(build, cwd, argv, stdin, env, options=(), analyze_alone=True):
     """One `trms record` (and `trms analyze`, when the record did not
     analyze): their measures, the recording's events and bytes, and the
-    analysis alone on the stored recording; OPTIONS go to both."""
+    analysis alone on the stored recording (unless not ANALYZE_ALONE);
+    OPTIONS go to both. `--no-analysis` records only."""
     trms = os.path.join(build, "bin", "trms")
     rec = os.path.join(cwd, "bench.rec")
     shutil.rmtree(rec, ignore_errors=True)
     record = run([trms, "record", *options, "-o", rec, "--"] + argv, cwd, stdin, env)
-    one_pass = stored_results(trms, rec)
-    analyze = run([trms, "analyze", *options, rec], cwd, None, env)
+    record_only = "--no-analysis" in options
+    one_pass = record_only or stored_results(trms, rec)
+    analyze = (0.0, 0.0, 0.0)
+    if analyze_alone and not record_only:
+        analyze = run([trms, "analyze", *options, rec], cwd, None, env)
+    elif not one_pass:
+        analyze = run([trms, "analyze", *options, rec], cwd, None, env)
     meta = meta_of(rec)
     trace = sum(os.path.getsize(os.path.join(rec, f)) for f in os.listdir(rec)
                 if f.startswith("events"))
@@ -328,6 +350,83 @@ def peers(work):
               f"{statistics.mean(per_event):.2f}.")
 
 
+# The columns of `versus_aprof`: tool, label, command prefix (None: trms
+# with these record options).
+VERSUS = [
+    ("none", "valgrind --tool=none", VALGRIND["none"], None),
+    ("aprof-drms", "aprof --drms=yes", VALGRIND["aprof-drms"], None),
+    ("trms", "trms record (every analysis)", None, ()),
+    ("trms-growth", "trms record --analyses rms,trms", None, ("--analyses", "rms,trms")),
+    ("trms-record", "trms record --no-analysis", None, ("--no-analysis",)),
+]
+
+
+def versus_aprof(work):
+    """Issue 28's table: each program under valgrind --tool=none, aprof
+    --drms=yes and trms record (every analysis, growth only, no analysis),
+    in alternation (one run of each tool of each program a round, the
+    tools' order turned by one every round so that none always runs first
+    after a pause), REPEAT rounds (default 5): wall and CPU medians, their
+    ratios to aprof, and each round's load."""
+    names = os.environ.get("PROGRAMS")
+    programs = [p for p in PROGRAMS if not names or p[0] in names.split(",")]
+    env = dict(os.environ, LC_ALL="C", APROF_LIB=APROF_LIB)
+    runs = {(p[0], t[0]): [] for p in programs for t in VERSUS}
+    loadavg = os.getloadavg()[0]
+    rounds = []
+    for k in range(REPEAT):
+        with Round() as rnd:
+            for name, _, argv, stdin in programs:
+                order = VERSUS[k % len(VERSUS):] + VERSUS[:k % len(VERSUS)]
+                for tool, _, prefix, options in order:
+                    if prefix is not None:
+                        runs[name, tool].append(run(prefix + argv, work, stdin, env))
+                        for f in os.listdir(work):
+                            if f.endswith(".aprof"):
+                                os.remove(os.path.join(work, f))
+                    else:
+                        runs[name, tool].append(trms_run(BUILD, work, argv, stdin, env, options,
+                                                         analyze_alone=False)["total"])
+        rounds.append(rnd)
+        # The table so far, on stderr: a run cut short on a busy machine
+        # still says what it measured.
+        print(f"(round {k + 1} of {REPEAT}: load {rnd.load:.2f})", file=sys.stderr)
+        versus_table(programs, runs, rounds, loadavg, sys.stderr)
+        sys.stderr.flush()
+    versus_table(programs, runs, rounds, loadavg, sys.stdout)
+
+
+def versus_table(programs, runs, rounds, loadavg, out):
+    def print(*args):
+        builtins.print(*args, file=out)
+    end = os.getloadavg()[0]
+    print(f"`REPEAT={REPEAT} python3 bench/real_programs.py aprof` "
+          f"({time.strftime('%Y-%m-%d %H:%M', time.gmtime())} UTC): {os.cpu_count()} cores, "
+          f"load average {loadavg:.1f} at the start and {end:.1f} at the end; medians of "
+          f"{len(rounds)} rounds, each running every tool on every program once, in turn.")
+    print(describe_rounds(rounds) + ".")
+    print()
+    print("| program | " + " | ".join(t[1] for t in VERSUS) + " |")
+    print("|---" * (1 + len(VERSUS)) + "|")
+    for name, label, _, _ in programs:
+        aw = med(runs[name, "aprof-drms"], 0)
+        ac = med(runs[name, "aprof-drms"], 1)
+        cells = []
+        for tool, _, _, _ in VERSUS:
+            w, c = med(runs[name, tool], 0), med(runs[name, tool], 1)
+            mark = "**" if tool != "aprof-drms" else ""
+            cells.append(f"{w:.2f} s, CPU {c:.2f} s" +
+                         ("" if tool == "aprof-drms" else
+                          f" ({mark}{w / aw:.2f}x{mark} wall, {mark}{c / ac:.2f}x{mark} CPU)"))
+        print(f"| {label} | " + " | ".join(cells) + " |")
+    print()
+    print("Every round's wall seconds (tool: rounds in order):")
+    print()
+    for name, _, _, _ in programs:
+        print(f"- {name}: " + "; ".join(
+            f"{t[0]} " + " ".join(f"{r[0]:.1f}" for r in runs[name, t[0]]) for t in VERSUS))
+
+
 def analysis(work):
     if not BASE:
         sys.exit("real_programs.py analysis: set BASE to the build to compare with")
@@ -385,11 +484,14 @@ def analysis(work):
 
 def main():
     part = sys.argv[1] if len(sys.argv) > 1 else "all"
-    if part not in ("peers", "analysis", "all"):
+    if part not in ("peers", "analysis", "all", "aprof"):
         sys.exit(__doc__)
     work = tempfile.mkdtemp(prefix="trms-real.", dir=os.environ.get("TMPDIR", "/tmp"))
     try:
         prepare_inputs(work)
+        if part == "aprof":
+            versus_aprof(work)
+            return
         if part in ("peers", "all"):
             print("### Real programs against the peers")
             print()
