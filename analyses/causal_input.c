@@ -23,13 +23,52 @@ struct causal_input {
     const struct routine_table *routines;
     char *path, *partial;
     struct u64map cleared;      /* addresses a thread's exit clears (create's ADDR) */
-    struct u64map follow;       /* thread -> accesses still kept after a take */
-    uint32_t follow_now;        /* THREAD's, while it runs */
+    struct u64map thread_index; /* tid -> index + 1 in THREADS */
+    struct held_locks *threads;
+    size_t n_threads, threads_capacity;
+    size_t current;             /* THREADS' index of THREAD */
     uint64_t cost;              /* instructions not yet written, of THREAD */
     uint32_t thread;
     int has_thread;
     int wrote_sync;
 };
+
+/* What the model follows of a thread's accesses (causal_model.c): after
+ * it takes an address from 0 it does not hold, the next
+ * CAUSAL_MODEL_FOLLOWED_ACCESSES reads and writes, until it has given
+ * every address back or waits on a futex. Mirrored here so that the
+ * stored input keeps exactly those. */
+struct held_locks {
+    uint64_t *held;
+    size_t n_held, capacity;
+    uint32_t follow;
+};
+
+static void held_locks_sync(struct held_locks *t, const struct sync_event *ev)
+{
+    size_t i = 0;
+    while (i < t->n_held && t->held[i] != ev->addr)
+        i++;
+    if (ev->kind == SYNC_FUTEX_WAIT) {
+        t->n_held = 0;
+    } else if (ev->kind == SYNC_ATOMIC && ev->value == SYNC_ATOMIC_FOUND_ZERO) {
+        if (i < t->n_held)
+            return;
+        if (t->n_held == t->capacity) {
+            t->capacity = t->capacity ? 2 * t->capacity : 4;
+            t->held = xrealloc(t->held, t->capacity * sizeof *t->held);
+        }
+        t->held[t->n_held++] = ev->addr;
+        t->follow = CAUSAL_MODEL_FOLLOWED_ACCESSES;
+        return;
+    } else if (ev->kind == SYNC_ATOMIC && ev->value == SYNC_ATOMIC_LEFT_ZERO && i < t->n_held) {
+        t->held[i] = t->held[--t->n_held];
+    } else {
+        return;
+    }
+    if (t->n_held == 0)
+        t->follow = 0;
+}
 
 struct causal_input *causal_input_create(const char *rec_path,
                                          const struct routine_table *routines,
@@ -43,13 +82,28 @@ struct causal_input *causal_input_create(const char *rec_path,
     ci->partial = recording_file(rec_path, name);
     unlink(ci->partial); /* left by a killed trms whose pid this was */
     u64map_init(&ci->cleared);
-    u64map_init(&ci->follow);
+    u64map_init(&ci->thread_index);
     ci->w = trace_writer_create(ci->partial, err);
     if (!ci->w) {
         causal_input_abandon(ci);
         return NULL;
     }
     return ci;
+}
+
+/* TID's index in THREADS, made on first sight. */
+static size_t thread_of(struct causal_input *ci, uint64_t tid)
+{
+    uint64_t *index = u64map_upsert(&ci->thread_index, tid, NULL);
+    if (*index)
+        return *index - 1;
+    if (ci->n_threads == ci->threads_capacity) {
+        ci->threads_capacity = ci->threads_capacity ? 2 * ci->threads_capacity : 8;
+        ci->threads = xrealloc(ci->threads, ci->threads_capacity * sizeof *ci->threads);
+    }
+    ci->threads[ci->n_threads] = (struct held_locks){0};
+    *index = ++ci->n_threads;
+    return ci->n_threads - 1;
 }
 
 static int write_event(struct causal_input *ci, const struct event *ev, struct trms_error *err)
@@ -82,10 +136,7 @@ int causal_input_event(void *ctx, const struct event *ev, struct trms_error *err
             return 0;
         if (flush_cost(ci, err) != 0)
             return -1;
-        if (ci->has_thread)
-            *u64map_upsert(&ci->follow, ci->thread, NULL) = ci->follow_now;
-        const uint64_t *left = u64map_find(&ci->follow, ev->tid);
-        ci->follow_now = left ? (uint32_t)*left : 0;
+        ci->current = thread_of(ci, ev->tid);
         ci->thread = ev->tid;
         ci->has_thread = 1;
         break;
@@ -94,11 +145,9 @@ int causal_input_event(void *ctx, const struct event *ev, struct trms_error *err
         break;
     case EVENT_READ:
     case EVENT_WRITE:
-        /* The model reads a thread's accesses for a while after each take
-         * (causal_model.h): all of those are kept, a superset of what it
-         * follows, which it passes over as the whole trace's. */
-        if (ci->follow_now) {
-            ci->follow_now--;
+        /* The accesses the model follows after a take (causal_model.h). */
+        if (ci->has_thread && ci->threads[ci->current].follow) {
+            ci->threads[ci->current].follow--;
             break;
         }
         /* Only a read of a cleared address can be a join (causal_model.c). */
@@ -124,7 +173,7 @@ int causal_input_events(void *ctx, const struct event *events, size_t n,
             ci->cost += ev->size;
             continue;
         }
-        if (event_is_access(ev->type) && !ci->follow_now &&
+        if (event_is_access(ev->type) && !(ci->has_thread && ci->threads[ci->current].follow) &&
             (ev->type != EVENT_READ || !ci->cleared.count))
             continue;
         if (causal_input_event(ctx, ev, err) != 0)
@@ -142,8 +191,7 @@ int causal_input_sync(void *ctx, const struct sync_event *ev, struct trms_error 
         return -1;
     if (ev->kind == SYNC_CREATE && ev->addr)
         *u64map_upsert(&ci->cleared, ev->addr, NULL) = 1;
-    if (ev->kind == SYNC_ATOMIC && ev->value == SYNC_ATOMIC_FOUND_ZERO)
-        ci->follow_now = CAUSAL_MODEL_FOLLOWED_ACCESSES;
+    held_locks_sync(&ci->threads[ci->current], ev);
     ci->wrote_sync = 1;
     return trace_writer_sync(ci->w, ev, err);
 }
@@ -175,7 +223,10 @@ void causal_input_abandon(struct causal_input *ci)
         trace_writer_abandon(ci->w);
     remove(ci->partial);
     u64map_free(&ci->cleared);
-    u64map_free(&ci->follow);
+    u64map_free(&ci->thread_index);
+    for (size_t i = 0; i < ci->n_threads; i++)
+        free(ci->threads[i].held);
+    free(ci->threads);
     free(ci->path);
     free(ci->partial);
     free(ci);
