@@ -31,6 +31,7 @@
 
 /* The ring (raw_stream.h) and its two pipes, as this process sees them. */
 struct ring {
+    struct ring *next;                    /* in the tree's list of live rings */
     const uint64_t *words;
     volatile struct raw_ring_mark *mark;  /* the recorder writes requests there */
     uint64_t requests;                    /* forwarded so far */
@@ -165,23 +166,57 @@ static int wait_for(pid_t pid, struct program_outcome *outcome, struct trms_erro
     return 0;
 }
 
-/* Hands the requests that came to the tool: the request first, then 0 as
- * the end of its segment, which makes the tool look (raw_stream.h). */
-static void forward_requests(struct ring *r, const struct window_requests *q)
+/* Every ring being read, for `trms control`: a request reaches each live
+ * process of the tree, and a new ring starts in the state the requests
+ * left (under LOCK). */
+struct ring_list {
+    pthread_mutex_t lock;
+    struct ring *first;
+    int collecting;                       /* the latest request's state */
+};
+
+static void ring_list_add(struct ring_list *l, struct ring *r, int *collecting)
+{
+    pthread_mutex_lock(&l->lock);
+    r->next = l->first;
+    l->first = r;
+    *collecting = l->collecting;
+    pthread_mutex_unlock(&l->lock);
+}
+
+static void ring_list_remove(struct ring_list *l, struct ring *r)
+{
+    pthread_mutex_lock(&l->lock);
+    for (struct ring **at = &l->first; *at; at = &(*at)->next)
+        if (*at == r) {
+            *at = r->next;
+            break;
+        }
+    pthread_mutex_unlock(&l->lock);
+}
+
+/* Hands the requests that came to every tool: the request first, then 0
+ * as the end of its segment, which makes the tool look (raw_stream.h). */
+static void forward_requests(struct ring_list *l, const struct window_requests *q)
 {
     int on;
     while (q->take(q->ctx, &on)) {
-        uint64_t request = ++r->requests << 1 | (uint64_t)(on != 0);
-        __atomic_store_n(&r->mark->window_request, request, __ATOMIC_RELEASE);
-        __atomic_store_n(&r->mark->end, 0, __ATOMIC_RELEASE);
+        pthread_mutex_lock(&l->lock);
+        l->collecting = on != 0;
+        for (struct ring *r = l->first; r; r = r->next) {
+            uint64_t request = ++r->requests << 1 | (uint64_t)(on != 0);
+            __atomic_store_n(&r->mark->window_request, request, __ATOMIC_RELEASE);
+            __atomic_store_n(&r->mark->end, 0, __ATOMIC_RELEASE);
+        }
+        pthread_mutex_unlock(&l->lock);
     }
     q->taken(q->ctx);
 }
 
 /* Waits until the tool announces a segment, forwarding requests that come
  * meanwhile. */
-static int await_segment(struct ring *r, const struct window_requests *q,
-                         struct trms_error *err)
+static int await_segment(struct ring *r, struct ring_list *l,
+                         const struct window_requests *q, struct trms_error *err)
 {
     if (!q)
         return 0;
@@ -194,7 +229,7 @@ static int await_segment(struct ring *r, const struct window_requests *q,
             return error_set(err, "waiting for the recorder's ring: %s", strerror(errno));
         }
         if (fds[1].revents)
-            forward_requests(r, q);
+            forward_requests(l, q);
         if (fds[0].revents)
             return 0;
     }
@@ -233,13 +268,13 @@ static int pass_segment(const struct ring *r, const struct raw_segment_sink *sin
  * without handing over its last one, what its mark still shows. A tool
  * that finished handed over a segment after the last mark, so the mark is
  * behind and shows nothing more. */
-static int drain_ring(struct ring *r, const struct raw_segment_sink *sink,
+static int drain_ring(struct ring *r, const struct raw_segment_sink *sink, struct ring_list *l,
                       const struct window_requests *q, struct trms_error *err)
 {
     uint64_t done = 0;
     for (;;) {
         uint64_t lengths[RAW_RING_SEGMENTS];
-        if (await_segment(r, q, err) != 0)
+        if (await_segment(r, l, q, err) != 0)
             return -1;
         ssize_t n = next_lengths(r->notify[0], lengths, RAW_RING_SEGMENTS, err);
         if (n < 0)
@@ -377,6 +412,8 @@ struct tree {
     unsigned numbered;          /* images numbered, the first included */
     unsigned active;            /* rings being read */
     int *pids;                  /* of the images whose rings are read */
+    struct ring_list *rings;    /* where `trms control`'s requests go */
+    const struct window_requests *requests;  /* NULL: none are taken */
     size_t n_pids;
 };
 
@@ -402,6 +439,7 @@ struct child_job {
     int conn;
     struct hello hello;
     char **argv;
+    int collecting;                         /* the tree's state as its ring was listed */
     const struct raw_segment_sink *sink;    /* NULL: read and dropped */
     int pid;                                /* 0: a fork that failed */
 };
@@ -427,7 +465,8 @@ static void job_begin(struct child_job *job)
         job->argv[argc++] = job->hello.command + at;
     if (argc == 0)
         job->argv[argc++] = "?";
-    struct valgrind_process p = {.pid = hh->pid, .ppid = hh->ppid, .argv = job->argv};
+    struct valgrind_process p = {.pid = hh->pid, .ppid = hh->ppid, .argv = job->argv,
+                                 .collecting = job->collecting};
     int born = 1;
     if (hh->kind == RAW_HELLO_FORK) {
         /* The child says its pid; end of file: the fork failed. */
@@ -456,7 +495,8 @@ static void *child_thread(void *arg)
     struct tree *t = job->tree;
     struct raw_segment_sink discard = {.segment = discard_segment};
     struct trms_error err = {.message = ""};
-    int rc = drain_ring(&job->ring, job->sink ? job->sink : &discard, NULL, &err);
+    int rc = drain_ring(&job->ring, job->sink ? job->sink : &discard, NULL, NULL, &err);
+    ring_list_remove(t->rings, &job->ring);
     ring_close(&job->ring);
     if (job->sink)  /* unlocked: the others record meanwhile */
         t->children->end(t->children->ctx, job->sink, rc, &err);
@@ -490,7 +530,13 @@ static void serve(struct tree *t, int conn, const struct hello *h)
     pthread_mutex_unlock(&t->lock);
     struct trms_error err;
     struct child_job *job = admit ? xcalloc(1, sizeof *job) : NULL;
-    if (!admit || ring_open(&job->ring, &err) != 0 || hand_ring(conn, &job->ring) != 0) {
+    /* Listed before the tool has it: it answers every request made since. */
+    int listed = admit && ring_open(&job->ring, &err) == 0;
+    if (listed)
+        ring_list_add(t->rings, &job->ring, &job->collecting);
+    if (!listed || hand_ring(conn, &job->ring) != 0) {
+        if (listed)
+            ring_list_remove(t->rings, &job->ring);
         if (admit) {
             fprintf(stderr, "trms: warning: a process of pid %d could not get its ring; it "
                             "runs unrecorded\n", (int)h->h.pid);
@@ -587,6 +633,12 @@ static void await_rings(struct tree *t)
     while (t->active > 0) {
         struct timespec now;
         clock_gettime(CLOCK_MONOTONIC, &now);
+        /* Requests after the first process ended go to the others. */
+        if (t->requests) {
+            pthread_mutex_unlock(&t->lock);
+            forward_requests(t->rings, t->requests);
+            pthread_mutex_lock(&t->lock);
+        }
         int sig = stop_signals_requested();
         if (sig && forwarded == 0) {
             for (size_t i = 0; i < t->n_pids; i++)
@@ -656,11 +708,14 @@ int valgrind_stream(const struct valgrind_run *run, const struct raw_segment_sin
         exec_valgrind(run, listener.path);
     } else {
         stop_signals_set_target(pid);  /* a request to stop goes to it */
-        struct valgrind_children none = {.max_processes = 1};
+        struct valgrind_children none = {.max_processes = 1, .collecting = 1};
         struct tree t = {.children = run->children ? run->children : &none,
                          .listener = &listener, .stop = {-1, -1}, .admitted = 1,
-                         .numbered = 1,
+                         .numbered = 1, .requests = run->requests,
                          .lock = PTHREAD_MUTEX_INITIALIZER, .changed = PTHREAD_COND_INITIALIZER};
+        struct ring_list rings = {.lock = PTHREAD_MUTEX_INITIALIZER,
+                                  .collecting = t.children->collecting};
+        t.rings = &rings;
         struct hello *h = xmalloc(sizeof *h);
         int status = 0, ended;
         int conn = first_hello(listener.fd, pid, h, &status, &ended);
@@ -678,8 +733,12 @@ int valgrind_stream(const struct valgrind_run *run, const struct raw_segment_sin
         pthread_t listen_thread;
         int listening = rc == 0 && conn >= 0 && pipe2(t.stop, O_CLOEXEC) == 0 &&
                         pthread_create(&listen_thread, NULL, listener_thread, &t) == 0;
-        if (rc == 0 && conn >= 0)
-            rc = drain_ring(&ring, sink, run->requests, err);
+        if (rc == 0 && conn >= 0) {
+            int collecting;
+            ring_list_add(&rings, &ring, &collecting);
+            rc = drain_ring(&ring, sink, &rings, run->requests, err);
+            ring_list_remove(&rings, &ring);
+        }
         if (rc != 0)
             kill(pid, SIGKILL);  /* it would wait for segments nobody hands back */
         struct trms_error wait_err;

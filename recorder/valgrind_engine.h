@@ -38,6 +38,8 @@ struct valgrind_process {
     int pid, ppid;
     int forked;             /* 1: a fork of ppid's image; 0: an exec'd image */
     char *const *argv;      /* its arguments (a fork: its parent's) */
+    int collecting;         /* `trms control`'s state when its ring was made: its
+                               window starts there; later requests reach its ring */
 };
 
 /* Every process of the tree after the first, each on a thread of its
@@ -61,6 +63,7 @@ struct valgrind_children {
     const char *exclude;    /* Valgrind's --trace-children-skip patterns, or NULL */
     uint64_t over_limit;    /* out: images that ran unrecorded beyond max_processes */
     int root_pid, root_ppid;    /* out: the first image's */
+    int collecting;         /* `trms control`'s state at the start (1: on) */
 };
 
 struct valgrind_run {

@@ -534,6 +534,15 @@ static const struct raw_segment_sink *child_begin(void *ctx, const struct valgri
     c->cb = (struct raw_decoder_callbacks){.classify = classify, .map = add_mapping,
                                            .unmap = remove_mapping, .ctx = &c->r};
     c->decoder = raw_decoder_new(c->r.writer, &c->r.routines, &c->cb, &c->summary);
+    if (t->root->windows.given) {
+        /* The tree's windows, on this process's routines; `trms control`
+         * left collection as P says when its ring was made. */
+        c->r.windows = (struct record_windows){.options = t->root->windows.options, .given = 1};
+        c->r.windows.options.off_at_start = !p->collecting;
+        raw_decoder_set_window(c->decoder, record_windows_open(&c->r.windows, c->r.writer,
+                                                               &c->r.routines, c->r.symbols));
+        c->cb.poll = poll_window;
+    }
     c->sink = (struct raw_segment_sink){.segment = decode_child_segment, .ctx = c};
     return &c->sink;
 }
@@ -574,6 +583,16 @@ static void child_end(void *ctx, const struct raw_segment_sink *sink, int rc,
             snprintf(outcome_text, sizeof outcome_text, "exec'd %s", sum->exec_path);
         else
             snprintf(outcome_text, sizeof outcome_text, "ended without exiting (killed)");
+        char window_said[512];
+        struct record_stats window = {0};
+        if (c->r.windows.window) {
+            uint64_t written;
+            window.n_extra = record_windows_meta(&c->r.windows, window.extra_keys,
+                                                 window.extra_values, &written, window_said,
+                                                 sizeof window_said);
+            if (!c->r.out_of_space)
+                events = written;
+        }
         pthread_mutex_lock(&t->lock);
         const struct tree_process *item = &t->tree.items[c->index];
         snprintf(pid, sizeof pid, "%d", item->pid);
@@ -589,6 +608,10 @@ static void child_end(void *ctx, const struct raw_segment_sink *sink, int rc,
             .stopped = c->r.out_of_space ? out_of_space_reason(c->r.out_of_space) : NULL,
             .extra_keys = {"pid", "ppid", "parent-process", "via", "channels-written"},
             .extra_values = {pid, ppid, parent, via, channels}, .n_extra = 5};
+        for (size_t i = 0; i < window.n_extra; i++, stats.n_extra++) {
+            stats.extra_keys[stats.n_extra] = window.extra_keys[i];
+            stats.extra_values[stats.n_extra] = window.extra_values[i];
+        }
         pthread_mutex_unlock(&t->lock);
         struct program_outcome outcome = {.exit_code = (int)(sum->exit_code & 0xff)};
         if (rc == 0)
@@ -624,6 +647,7 @@ static void child_end(void *ctx, const struct raw_segment_sink *sink, int rc,
     item->end = xstrdup(end);
     item->events = events;
     pthread_mutex_unlock(&t->lock);
+    record_windows_close(&c->r.windows);
     symbolizer_free(c->r.symbols);
     memory_maps_free(&c->r.maps);
     routine_table_free(&c->r.routines);
@@ -770,6 +794,7 @@ static int record_valgrind(const char *staging, const char *program, char **argv
         children = (struct valgrind_children){.begin = child_begin, .skipped = child_skipped,
                                               .end = child_end, .ctx = &tree,
                                               .max_processes = r->max_processes,
+                                              .collecting = !r->windows.options.off_at_start,
                                               .exclude = r->n_exclude ? exclude : NULL};
         tree = (struct tree_recording){.lock = PTHREAD_MUTEX_INITIALIZER, .staging = staging,
                                        .root = r, .engine = &children};

@@ -1137,6 +1137,9 @@ static void adopt_ring(Int memfd, Int notify, Int free_pipe)
     buffer = buffer_next = ring;
     buffer_end = ring + RAW_SEGMENT_WORDS;
     put(RAW_MAGIC);
+    /* This ring's requests are numbered afresh (a forked child saw its
+     * parent's). */
+    window_request_seen = 0;
     answer_window_request();  /* one made before the tool was there */
 }
 

@@ -463,6 +463,52 @@ def case_stop(tmp):
     check(all(q["end"] in ("died", "signal:15") for q in procs), f"all stopped: {procs}")
 
 
+def case_window(tmp):
+    # `trms control` turns the window of every process of the tree: a
+    # parent, a forked child and a child's exec'd image each run
+    # phase_before (collection off from the start), then wait on FIFO1
+    # until `trms control on` has returned, run phase_inside, wait on
+    # FIFO2 until `trms control off` has returned, and run phase_after.
+    rec = os.path.join(tmp, "window.rec")
+    fifos = [os.path.join(tmp, f"fifo{k}") for k in (1, 2)]
+    for f in fifos:
+        os.mkfifo(f)
+    p = subprocess.Popen([TRMS, "record", "--engine", "valgrind", "-o", rec,
+                          "--collect-at-start=no", "--", TREE, "window", "2", *fifos],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        for word, turn, fifo in (("ready", "on", fifos[0]), ("inside", "off", fifos[1])):
+            said = [p.stdout.readline() for _ in range(3)]
+            check(said == [word + "\n"] * 3, f"three processes say {word}: {said}")
+            run([TRMS, "control", rec, turn])
+            with open(fifo, "w") as f:  # the processes hold it open: no wait
+                f.write("xxx")
+        out, err = p.communicate(timeout=240)
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+    check(p.returncode == 0, f"exit {p.returncode}: {err}")
+    procs = check_tree(rec, 4)
+    # (the exec and the second fork race)
+    check(sorted(q["via"] for q in procs) == ["exec", "fork", "fork", "start"], f"{procs}")
+    phased = [q for q in procs if q["end"] != "exec"]
+    check(len(phased) == 3, f"three processes ran the phases: {procs}")
+    d = report(rec)
+    by_number = {q["number"]: q for q in d["processes"]}
+    for q in phased:
+        rows = routines(by_number[q["number"]])
+        check("phase_inside" in rows, f"process #{q['number']} kept its window: {sorted(rows)}")
+        for outside in ("phase_before", "phase_after", "parent_setup"):
+            check(outside not in rows,
+                  f"process #{q['number']} left out {outside}: {sorted(rows)}")
+    # Each process says what it left out.
+    for q in procs:
+        with open(os.path.join(rec, q["dir"], "meta")) as f:
+            meta = f.read()
+        check("left-out-events" in meta, f"process #{q['number']}'s meta: {meta}")
+
+
 def case_make(tmp):
     # make on a two-file project: make, the compiler driver, cc1, as and ld.
     for tool in ("make", "cc"):

@@ -14,7 +14,15 @@
  *   process_tree say-exec TEXT PROG ARGS...   the same, then execs PROG in
  *                            this process
  *
+ *   process_tree window N FIFO1 FIFO2   three phases in every process of a
+ *                            tree of N forked children (child 0 execs
+ *                            `process_tree window-exec`): phase_before,
+ *                            then "ready" on stdout and a byte from FIFO1;
+ *                            phase_inside, "inside" and a byte from FIFO2;
+ *                            phase_after (for the windows of a tree)
+ *
  * The parent exits 0 when every child exited as expected. */
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,6 +52,35 @@ __attribute__((noinline)) static void parent_setup(void)
         values[i] = i % 7;
 }
 
+/* The three phases of `window`: each its own routine, which the test
+ * finds or misses in each process's profile. */
+__attribute__((noinline)) static long phase_before(void) { return sum_worker_part(2000); }
+__attribute__((noinline)) static long phase_inside(void) { return sum_worker_part(3000); }
+__attribute__((noinline)) static long phase_after(void) { return sum_worker_part(4000); }
+
+/* Waits for the test to write a byte (after it turned the window). */
+static int await_byte(int fd)
+{
+    char c;
+    return read(fd, &c, 1) == 1 ? 0 : -1;
+}
+
+static int window_phases(int fifo1, int fifo2)
+{
+    long sum = phase_before();
+    printf("ready\n");
+    fflush(stdout);
+    if (await_byte(fifo1) != 0)
+        return 1;
+    sum += phase_inside();
+    printf("inside\n");
+    fflush(stdout);
+    if (await_byte(fifo2) != 0)
+        return 1;
+    sum += phase_after();
+    return sum > 0 ? 0 : 1;
+}
+
 static int wait_all(int n, int expect_index_status)
 {
     int ok = 1;
@@ -65,6 +102,30 @@ int main(int argc, char **argv)
         return 2;
     }
     parent_setup();
+    if (strcmp(argv[1], "window-exec") == 0 && argc == 4)
+        return window_phases(atoi(argv[2]), atoi(argv[3]));
+    if (strcmp(argv[1], "window") == 0 && argc == 5) {
+        /* Read and write: a reader that never sees end of file. */
+        int n = atoi(argv[2]), fifo1 = open(argv[3], O_RDWR), fifo2 = open(argv[4], O_RDWR);
+        if (fifo1 < 0 || fifo2 < 0)
+            return 1;
+        for (int k = 0; k < n; k++) {
+            pid_t pid = fork();
+            if (pid < 0)
+                return 1;
+            if (pid == 0 && k == 0) {
+                char a[16], b[16];
+                snprintf(a, sizeof a, "%d", fifo1);
+                snprintf(b, sizeof b, "%d", fifo2);
+                execl(argv[0], argv[0], "window-exec", a, b, (char *)NULL);
+                _exit(127);
+            }
+            if (pid == 0)
+                _exit(window_phases(fifo1, fifo2));
+        }
+        int rc = window_phases(fifo1, fifo2);
+        return wait_all(n, 0) && rc == 0 ? 0 : 1;
+    }
     if (strcmp(argv[1], "pause") == 0) {
         int n = atoi(argv[2]);
         for (int k = 0; k < n; k++) {
