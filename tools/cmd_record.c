@@ -96,6 +96,36 @@ static struct trace_writer *open_writer(struct record *r, const char *dir, const
     return trace_writer_create_with(path, &o, err);
 }
 
+/* A later process's recording in DIR (under STAGING's processes/), as
+ * ROOT's options say: its tables, its analysis and its trace's writer,
+ * whichever engine follows the tree. R's tables are set up even when it
+ * fails (-1 with ERR), for the caller to free. */
+static int child_record_open(struct record *r, const struct record *root, const char *staging,
+                             const char *dir, struct trms_error *err)
+{
+    r->engine_version = root->engine_version;
+    r->binding = root->binding;
+    r->no_trace = root->no_trace;
+    routine_table_init(&r->routines);
+    memory_maps_init(&r->maps);
+    r->symbols = symbolizer_new();
+    char *top = recording_file(staging, PROCESS_TREE_DIR);
+    int rc = (mkdir(top, 0755) == 0 || errno == EEXIST) && mkdir(dir, 0755) == 0
+                 ? 0
+                 : error_set(err, "cannot make %s: %s", dir, strerror(errno));
+    free(top);
+    if (rc == 0 && root->analysis_options &&
+        !(r->analysis = record_analysis_start(root->analysis_options, err)))
+        rc = -1;
+    if (rc == 0) {
+        char *events_path = recording_file(dir, RECORDING_EVENTS);
+        r->writer = open_writer(r, dir, events_path, err);
+        free(events_path);
+        rc = r->writer ? 0 : -1;
+    }
+    return rc;
+}
+
 /* What the meta says of any engine's recording. */
 struct record_stats {
     uint64_t events, threads, tail_calls, unwound;
@@ -505,26 +535,7 @@ static const struct raw_segment_sink *child_begin(void *ctx, const struct valgri
     c->argv = xcalloc(argc + 1, sizeof *c->argv);
     for (size_t i = 0; i < argc; i++)
         c->argv[i] = xstrdup(p->argv[i]);
-    c->r.engine_version = t->root->engine_version;
-    c->r.binding = t->root->binding;
-    c->r.no_trace = t->root->no_trace;
-    routine_table_init(&c->r.routines);
-    memory_maps_init(&c->r.maps);
-    c->r.symbols = symbolizer_new();
-    char *top = recording_file(t->staging, PROCESS_TREE_DIR);
-    int rc = (mkdir(top, 0755) == 0 || errno == EEXIST) && mkdir(c->dir, 0755) == 0
-                 ? 0
-                 : error_set(&err, "cannot make %s: %s", c->dir, strerror(errno));
-    free(top);
-    if (rc == 0 && t->root->analysis_options &&
-        !(c->r.analysis = record_analysis_start(t->root->analysis_options, &err)))
-        rc = -1;
-    if (rc == 0) {
-        char *events_path = recording_file(c->dir, RECORDING_EVENTS);
-        c->r.writer = open_writer(&c->r, c->dir, events_path, &err);
-        free(events_path);
-        rc = c->r.writer ? 0 : -1;
-    }
+    int rc = child_record_open(&c->r, t->root, t->staging, c->dir, &err);
     if (rc != 0) {
         fprintf(stderr, "trms: warning: process %d (%s) is not recorded: %s\n", p->pid,
                 p->argv[0], err.message);
@@ -944,27 +955,8 @@ static const struct step_image_recording *step_child_begin(void *ctx,
     t->children[index] = c;
     c->index = index;
     c->dir = recording_file(t->staging, dir);
-    c->r.engine_version = t->root->engine_version;
-    c->r.binding = t->root->binding;
-    c->r.no_trace = t->root->no_trace;
     c->r.step = t->root->step;
-    routine_table_init(&c->r.routines);
-    memory_maps_init(&c->r.maps);
-    c->r.symbols = symbolizer_new();
-    char *top = recording_file(t->staging, PROCESS_TREE_DIR);
-    int rc = (mkdir(top, 0755) == 0 || errno == EEXIST) && mkdir(c->dir, 0755) == 0
-                 ? 0
-                 : error_set(&err, "cannot make %s: %s", c->dir, strerror(errno));
-    free(top);
-    if (rc == 0 && t->root->analysis_options &&
-        !(c->r.analysis = record_analysis_start(t->root->analysis_options, &err)))
-        rc = -1;
-    if (rc == 0) {
-        char *events_path = recording_file(c->dir, RECORDING_EVENTS);
-        c->r.writer = open_writer(&c->r, c->dir, events_path, &err);
-        free(events_path);
-        rc = c->r.writer ? 0 : -1;
-    }
+    int rc = child_record_open(&c->r, t->root, t->staging, c->dir, &err);
     if (rc != 0) {
         fprintf(stderr, "trms: warning: process %d (%s) is not recorded: %s\n", (int)p->pid,
                 p->argv[0], err.message);
