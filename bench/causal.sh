@@ -93,18 +93,7 @@ if [ -f "${PIGZ_SRC:-}/pigz.c" ] && [ -f "${ZLIB_SRC:-}/deflate.c" ]; then
     # 3 MB of text from a fixed seed (as bench/causal_speed.sh); Coz's input
     # is PIGZ_COPIES copies of it (pigz's blocks are 128 KB: each block's
     # work is alike, whatever the copy), trms's the 3 MB once.
-    python3 - "$dir/input3" <<'PY'
-import random, sys
-r = random.Random(26)
-words = ["".join(r.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(r.randint(2, 10)))
-         for _ in range(5000)]
-out, n = [], 0
-while n < 3000000:
-    w = r.choice(words) + (" " if r.random() < 0.9 else "\n")
-    out.append(w)
-    n += len(w)
-open(sys.argv[1], "w").write("".join(out)[:3000000])
-PY
+    python3 bench/words_text.py "$dir/input3"
     for _ in $(seq 1 "$PIGZ_COPIES"); do cat "$dir/input3"; done >"$dir/input"
     names+=(pigz)
 else

@@ -20,18 +20,7 @@ bash tools/build.sh build >/dev/null
 command -v pigz >/dev/null || { echo "causal_speed: pigz is not installed" >&2; exit 1; }
 work=$(mktemp -d /tmp/trms-causal-speed.XXXXXX)
 trap 'rm -rf "$work"' EXIT
-python3 - "$work/in" <<'PY'
-import random, sys
-r = random.Random(26)
-words = ["".join(r.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(r.randint(2, 10)))
-         for _ in range(5000)]
-out, n = [], 0
-while n < 3000000:
-    w = r.choice(words) + (" " if r.random() < 0.9 else "\n")
-    out.append(w)
-    n += len(w)
-open(sys.argv[1], "w").write("".join(out)[:3000000])
-PY
+python3 bench/words_text.py "$work/in"
 build/bin/trms record --engine valgrind --no-analysis -o "$work/pigz.rec" -- pigz -p 3 -c "$work/in" >/dev/null
 python3 - "$work" <<'PY'
 import os, resource, statistics, subprocess, sys, time
