@@ -7,7 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "analyses/causal_model.h"
+#include "analyses/held_locks.h"
 #include "common/oom.h"
 #include "common/u64map.h"
 #include "trace/recording.h"
@@ -24,7 +24,7 @@ struct causal_input {
     char *path, *partial;
     struct u64map cleared;      /* addresses a thread's exit clears (create's ADDR) */
     struct u64map thread_index; /* tid -> index + 1 in THREADS */
-    struct held_locks *threads;
+    struct held_locks *threads; /* what the model follows of each (held_locks.h) */
     size_t n_threads, threads_capacity;
     size_t current;             /* THREADS' index of THREAD */
     uint64_t cost;              /* instructions not yet written, of THREAD */
@@ -32,43 +32,6 @@ struct causal_input {
     int has_thread;
     int wrote_sync;
 };
-
-/* What the model follows of a thread's accesses (causal_model.c): after
- * it takes an address from 0 it does not hold, the next
- * CAUSAL_MODEL_FOLLOWED_ACCESSES reads and writes, until it has given
- * every address back or waits on a futex. Mirrored here so that the
- * stored input keeps exactly those. */
-struct held_locks {
-    uint64_t *held;
-    size_t n_held, capacity;
-    uint32_t follow;
-};
-
-static void held_locks_sync(struct held_locks *t, const struct sync_event *ev)
-{
-    size_t i = 0;
-    while (i < t->n_held && t->held[i] != ev->addr)
-        i++;
-    if (ev->kind == SYNC_FUTEX_WAIT) {
-        t->n_held = 0;
-    } else if (ev->kind == SYNC_ATOMIC && ev->value == SYNC_ATOMIC_FOUND_ZERO) {
-        if (i < t->n_held)
-            return;
-        if (t->n_held == t->capacity) {
-            t->capacity = t->capacity ? 2 * t->capacity : 4;
-            t->held = xrealloc(t->held, t->capacity * sizeof *t->held);
-        }
-        t->held[t->n_held++] = ev->addr;
-        t->follow = CAUSAL_MODEL_FOLLOWED_ACCESSES;
-        return;
-    } else if (ev->kind == SYNC_ATOMIC && ev->value == SYNC_ATOMIC_LEFT_ZERO && i < t->n_held) {
-        t->held[i] = t->held[--t->n_held];
-    } else {
-        return;
-    }
-    if (t->n_held == 0)
-        t->follow = 0;
-}
 
 struct causal_input *causal_input_create(const char *rec_path,
                                          const struct routine_table *routines,
@@ -146,10 +109,8 @@ int causal_input_event(void *ctx, const struct event *ev, struct trms_error *err
     case EVENT_READ:
     case EVENT_WRITE:
         /* The accesses the model follows after a take (causal_model.h). */
-        if (ci->has_thread && ci->threads[ci->current].follow) {
-            ci->threads[ci->current].follow--;
+        if (ci->has_thread && held_locks_follow_access(&ci->threads[ci->current]))
             break;
-        }
         /* Only a read of a cleared address can be a join (causal_model.c). */
         if (ev->type == EVENT_READ && ci->cleared.count && u64map_find(&ci->cleared, ev->addr))
             break;
@@ -225,7 +186,7 @@ void causal_input_abandon(struct causal_input *ci)
     u64map_free(&ci->cleared);
     u64map_free(&ci->thread_index);
     for (size_t i = 0; i < ci->n_threads; i++)
-        free(ci->threads[i].held);
+        held_locks_free(&ci->threads[i]);
     free(ci->threads);
     free(ci->path);
     free(ci->partial);

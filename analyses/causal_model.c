@@ -5,15 +5,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analyses/held_locks.h"
 #include "common/oom.h"
 #include "common/u64map.h"
 
 #define NONE UINT32_MAX
-/* Accesses followed after each take from 0 (while the thread holds an
- * address): a queue operation's few. A word taken from 0 and never given
- * back (a counter) would otherwise have every later access of its thread
- * looked up (pigz: 3.7 times the time of the whole profile). */
-#define CS_ACCESSES CAUSAL_MODEL_FOLLOWED_ACCESSES
 
 struct segment {
     uint32_t prev;      /* the thread's previous segment, or NONE */
@@ -66,15 +62,16 @@ struct thread {
     uint32_t last;          /* the thread's last closed segment, or NONE */
     uint32_t *segments;     /* its closed segments, in order */
     size_t n_segments, segments_capacity;
-    /* The addresses it holds (took from 0, not yet given back), each the
-     * critical section it opened. */
-    struct held {
-        uint32_t addr;          /* address id */
+    /* The addresses it holds (held_locks.h, by address id) and whose
+     * accesses it follows; at the same index, the critical section each
+     * opened. */
+    struct held_locks held;
+    struct critical_section {
         uint32_t first;         /* its first segment, thread-local number */
         size_t reads;           /* cs_reads from here on are its */
         uint64_t writes;        /* write_clock when it opened */
-    } *held;
-    size_t n_held, held_capacity;
+    } *sections;
+    size_t sections_capacity;
     /* What it read and wrote while holding an address. */
     struct {
         uint64_t addr;
@@ -83,7 +80,6 @@ struct thread {
     size_t n_cs_reads, cs_reads_capacity;
     struct u64map cs_writes;    /* address -> write_clock of its last write */
     uint64_t write_clock;
-    uint32_t follow;        /* accesses still followed (CS_ACCESSES after a take) */
 };
 
 struct routine_entry {
@@ -169,7 +165,8 @@ void causal_model_free(struct causal_model *m)
         u64map_free(&m->threads[i].active);
         u64map_free(&m->threads[i].acc);
         free(m->threads[i].segments);
-        free(m->threads[i].held);
+        held_locks_free(&m->threads[i].held);
+        free(m->threads[i].sections);
         free(m->threads[i].cs_reads);
         u64map_free(&m->threads[i].cs_writes);
     }
@@ -341,24 +338,23 @@ static void take(struct causal_model *m, struct thread *t, uint64_t addr)
     if (acquire(m, t, u64map_find(&m->releases, addr)))
         t->dep_addr = id;
     t->lock = id;
-    for (size_t i = 0; i < t->n_held; i++)
-        if (t->held[i].addr == id)
-            return;
-    if (t->n_held == t->held_capacity) {
-        t->held_capacity = t->held_capacity ? 2 * t->held_capacity : 4;
-        t->held = xrealloc(t->held, t->held_capacity * sizeof *t->held);
+    if (!held_locks_take(&t->held, id))
+        return;
+    if (t->sections_capacity < t->held.capacity) {
+        t->sections_capacity = t->held.capacity;
+        t->sections = xrealloc(t->sections, t->sections_capacity * sizeof *t->sections);
     }
-    t->held[t->n_held++] = (struct held){id, (uint32_t)t->n_segments, t->n_cs_reads,
-                                         t->write_clock};
-    t->follow = CS_ACCESSES;
+    t->sections[t->held.n - 1] =
+        (struct critical_section){(uint32_t)t->n_segments, t->n_cs_reads, t->write_clock};
 }
 
 /* T no longer holds its Ith address. */
 static void drop_held(struct thread *t, size_t i)
 {
-    memmove(&t->held[i], &t->held[i + 1], (t->n_held - i - 1) * sizeof *t->held);
-    if (--t->n_held == 0) {
-        t->follow = 0;
+    memmove(&t->sections[i], &t->sections[i + 1],
+            (t->held.n - i - 1) * sizeof *t->sections);
+    held_locks_drop(&t->held, i);
+    if (t->held.n == 0) {
         t->n_cs_reads = 0;
         u64map_free(&t->cs_writes);
         u64map_init(&t->cs_writes);
@@ -371,7 +367,8 @@ static void drop_held(struct thread *t, size_t i)
  * it read and did not write. */
 static void close_critical_section(struct causal_model *m, struct thread *t, size_t i)
 {
-    const struct held *h = &t->held[i];
+    const struct critical_section *h = &t->sections[i];
+    uint32_t lock = (uint32_t)t->held.addrs[i];
     size_t first_flow = m->n_flows;
     for (size_t r = h->reads; r < t->n_cs_reads; r++) {
         /* What it wrote itself is shared, not sent (a count both sides
@@ -394,10 +391,10 @@ static void close_critical_section(struct causal_model *m, struct thread *t, siz
             m->flows = xrealloc(m->flows, m->flows_capacity * sizeof *m->flows);
         }
         m->flows[m->n_flows++] =
-            (struct flow){(uint64_t)index_of(m, t) << 32 | h->first, source, h->addr};
+            (struct flow){(uint64_t)index_of(m, t) << 32 | h->first, source, lock};
     }
     /* The innermost section's reads are no other's. */
-    if (i == t->n_held - 1)
+    if (i == t->held.n - 1)
         t->n_cs_reads = h->reads;
 }
 
@@ -407,10 +404,8 @@ static void give_back(struct causal_model *m, struct thread *t, uint64_t addr)
 {
     uint32_t id = addr_id(m, addr);
     struct sync_addr *a = &m->addrs[id];
-    size_t i = 0;
-    while (i < t->n_held && t->held[i].addr != id)
-        i++;
-    int mine = a->holder == index_of(m, t) + 1 && i < t->n_held;
+    size_t i = held_locks_find(&t->held, id);
+    int mine = a->holder == index_of(m, t) + 1 && i < t->held.n;
     if (mine) {
         a->holder = 0;
         t->unlock = id;
@@ -418,7 +413,7 @@ static void give_back(struct causal_model *m, struct thread *t, uint64_t addr)
         a->invalid = 1;
     }
     release(m, t, addr);
-    if (i < t->n_held) {
+    if (i < t->held.n) {
         if (mine)
             close_critical_section(m, t, i);
         drop_held(t, i);
@@ -565,16 +560,12 @@ int causal_model_event(void *ctx, const struct event *ev, struct trms_error *err
     case EVENT_READ:
         if (m->joinable.count)
             joined_by_read(m, t, ev->addr);
-        if (t->follow) {
-            t->follow--;
+        if (held_locks_follow_access(&t->held))
             cs_read(m, t, ev->addr);
-        }
         break;
     case EVENT_WRITE:
-        if (t->follow) {
-            t->follow--;
+        if (held_locks_follow_access(&t->held))
             cs_write(m, t, ev->addr);
-        }
         break;
     default:
         break;
@@ -595,7 +586,7 @@ int causal_model_events(void *ctx, const struct event *events, size_t n,
             executed(m, m->current, ev->size);
             continue;
         }
-        if (event_is_access(ev->type) && m->current && !m->current->follow &&
+        if (event_is_access(ev->type) && m->current && !m->current->held.follow &&
             (ev->type != EVENT_READ || !m->joinable.count))
             continue;
         if (causal_model_event(ctx, ev, err) != 0)
@@ -610,11 +601,11 @@ int causal_model_events(void *ctx, const struct event *events, size_t n,
  * resume is what orders. */
 static void blocked_holding(struct causal_model *m, struct thread *t)
 {
-    while (t->n_held) {
-        struct sync_addr *a = &m->addrs[t->held[t->n_held - 1].addr];
+    while (t->held.n) {
+        struct sync_addr *a = &m->addrs[t->held.addrs[t->held.n - 1]];
         a->invalid = 1;
         a->holder = 0;
-        drop_held(t, t->n_held - 1);
+        drop_held(t, t->held.n - 1);
     }
 }
 
@@ -673,22 +664,27 @@ int causal_model_sync(void *ctx, const struct sync_event *ev, struct trms_error 
     case SYNC_FUTEX_WAKE:
         release(m, t, ev->addr);
         break;
-    case SYNC_ATOMIC:
-        /* A lock acquires the last unlock; an unlock is a release. */
-        if (ev->value == SYNC_ATOMIC_FOUND_ZERO)
-            take(m, t, ev->addr);
-        else if (ev->value == SYNC_ATOMIC_LEFT_ZERO)
-            give_back(m, t, ev->addr);
-        break;
     case SYNC_BLOCKING:
         close_segment(m, t);
         t->delay += (double)ev->value * m->o.instructions_per_ns;
         m->stats.blocking += (double)ev->value * m->o.instructions_per_ns;
         break;
-    case SYNC_FUTEX_WAIT:
+    default:
+        break;
+    }
+    /* What it holds (held_locks.h): a lock acquires the last unlock; an
+     * unlock is a release. */
+    switch (held_change_of(ev)) {
+    case HELD_TAKE:
+        take(m, t, ev->addr);
+        break;
+    case HELD_GIVE_BACK:
+        give_back(m, t, ev->addr);
+        break;
+    case HELD_BLOCK:
         blocked_holding(m, t);
         break;
-    default:
+    case HELD_UNCHANGED:
         break;
     }
     return 0;
