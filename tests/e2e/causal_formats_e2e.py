@@ -28,10 +28,10 @@ import re
 import shutil
 import subprocess
 import sys
-import tempfile
 
-TRMS = os.environ["TRMS"]
-PROGRAMS = os.environ["PROGRAMS"]
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from e2e_lib import fail, must, record_quietly, run_with_valgrind, trms  # noqa: E402
+
 # Lines of a profile.coz that `coz run` (coz-profiler 0.2.2) wrote: the
 # grammar below must take Coz's own output.
 VIEWER_JS = "/usr/share/coz-profiler/viewer/js/profile.js"
@@ -52,17 +52,6 @@ GRAMMAR = {
 }
 # Coz writes selected-samples too; its viewer does not read it.
 OPTIONAL = {"experiment": {"selected-samples": INT}}
-
-
-def fail(msg):
-    sys.exit("FAIL: " + msg)
-
-
-def must(*args):
-    r = subprocess.run([TRMS] + list(args), capture_output=True, text=True, timeout=900)
-    if r.returncode != 0:
-        fail("trms %s: exit %d: %s" % (" ".join(args), r.returncode, r.stderr))
-    return r.stdout
 
 
 def parse_coz(text):
@@ -128,8 +117,8 @@ def viewer_speedups(lines):
 
 
 def check_coz(rec, query, point_type, point_name):
-    profile = json.loads(must("causal", rec, "--format", "json", "--top", "5", *query))
-    lines = parse_coz(must("causal", rec, "--format", "coz", "--top", "5", *query))
+    profile = json.loads(must("causal", rec, "--format", "json", "--top", "5", *query).stdout)
+    lines = parse_coz(must("causal", rec, "--format", "coz", "--top", "5", *query).stdout)
     points = [f for k, f in lines if k.endswith("-point")]
     if not points or any(k != point_type for k, f in lines if k.endswith("-point")):
         fail("coz %s: the points are not all %s" % (query, point_type))
@@ -156,7 +145,7 @@ def check_coz(rec, query, point_type, point_name):
 def viewer_check(rec, query, profile):
     path = os.path.join(os.path.dirname(rec), "profile.coz")
     with open(path, "w") as f:
-        f.write(must("causal", rec, "--format", "coz", "--top", "5", *query))
+        f.write(must("causal", rec, "--format", "coz", "--top", "5", *query).stdout)
     r = subprocess.run(["node", VIEWER_CHECK, VIEWER_JS, path], capture_output=True, text=True,
                        timeout=300)
     if r.returncode != 0:
@@ -203,8 +192,8 @@ class Page(html.parser.HTMLParser):
 
 
 def check_html(rec):
-    profile = json.loads(must("causal", rec, "--format", "json", "--top", "6"))
-    page = must("causal", rec, "--format", "html", "--top", "6")
+    profile = json.loads(must("causal", rec, "--format", "json", "--top", "6").stdout)
+    page = must("causal", rec, "--format", "html", "--top", "6").stdout
     if not page.startswith("<!DOCTYPE html>") or not page.rstrip().endswith("</html>"):
         fail("html: not a whole page")
     p = Page()
@@ -225,32 +214,21 @@ def check_html(rec):
     print("html: %d plots and rows as the JSON says" % len(names))
 
 
+def test(tmp):
+    rec = record_quietly(tmp, "coz_ab")
+    check_coz(rec, [], "throughput-point", "end-to-end")
+    check_coz(rec, ["--progress", "b"], "throughput-point", "b")
+    check_coz(rec, ["--latency", "b", "a"], "latency-point", "b..a")
+    check_html(rec)
+    bad = trms("causal", rec, "--format", "svg")
+    if bad.returncode != 2 or "coz or html" not in bad.stderr:
+        fail("--format svg: exit %d: %s" % (bad.returncode, bad.stderr))
+
+
 def main():
     with open(REAL_COZ) as f:
         parse_coz(f.read())
-    if shutil.which("valgrind") is None:
-        print("SKIP: no valgrind")
-        return 77
-    tmp = tempfile.mkdtemp(prefix="trms-causal-formats-")
-    try:
-        rec = os.path.join(tmp, "coz.rec")
-        r = subprocess.run([TRMS, "record", "--engine", "valgrind", "-o", rec, "--",
-                            os.path.join(PROGRAMS, "coz_ab")], stdout=subprocess.DEVNULL,
-                           stderr=subprocess.PIPE, text=True, timeout=900)
-        if r.returncode != 0:
-            fail("record: " + r.stderr)
-        check_coz(rec, [], "throughput-point", "end-to-end")
-        check_coz(rec, ["--progress", "b"], "throughput-point", "b")
-        check_coz(rec, ["--latency", "b", "a"], "latency-point", "b..a")
-        check_html(rec)
-        bad = subprocess.run([TRMS, "causal", rec, "--format", "svg"], capture_output=True,
-                             text=True)
-        if bad.returncode != 2 or "coz or html" not in bad.stderr:
-            fail("--format svg: exit %d: %s" % (bad.returncode, bad.stderr))
-        print("PASS")
-        return 0
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
+    return run_with_valgrind("trms-causal-formats-", test)
 
 
 if __name__ == "__main__":

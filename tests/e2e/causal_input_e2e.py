@@ -17,12 +17,11 @@ must be far smaller than the trace.
 Environment: TRMS (the binary), PROGRAMS (the built test programs)."""
 import os
 import shutil
-import subprocess
 import sys
-import tempfile
 
-TRMS = os.environ["TRMS"]
-PROGRAMS = os.environ["PROGRAMS"]
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from e2e_lib import fail, must, record_quietly, run_with_valgrind  # noqa: E402
+
 CAUSAL_INPUT = "causal.trms"
 
 # program, then extra queries beside end-to-end and --cores 1
@@ -31,17 +30,6 @@ CASES = [
     ("causal_pipeline_cut0", [["--progress", "consume"], ["--latency", "produce", "consume"]]),
     ("causal_mutex_cut0", [["--progress", "inside"]]),
 ]
-
-
-def run(*args):
-    return subprocess.run([TRMS] + list(args), capture_output=True, text=True, timeout=900)
-
-
-def must(*args):
-    r = run(*args)
-    if r.returncode != 0:
-        sys.exit("FAIL: trms %s: exit %d: %s" % (" ".join(args), r.returncode, r.stderr))
-    return r
 
 
 def profiles(rec, queries):
@@ -59,58 +47,48 @@ def same(what, expected, got, queries):
     names = ["end-to-end", "--cores 1"] + [" ".join(q) for q in queries]
     for name, a, b in zip(names, expected, got):
         if a != b:
-            sys.exit("FAIL: %s: %s differs:\n%s\n---\n%s" % (what, name, a[:2000], b[:2000]))
+            fail("%s: %s differs:\n%s\n---\n%s" % (what, name, a[:2000], b[:2000]))
+
+
+def test(tmp):
+    for program, queries in CASES:
+        rec = record_quietly(tmp, program)
+        stored = os.path.join(rec, CAUSAL_INPUT)
+        if not os.path.isfile(stored):
+            fail("%s: the recording has no %s" % (program, CAUSAL_INPUT))
+        small, whole = os.path.getsize(stored), os.path.getsize(os.path.join(rec, "events.trms"))
+        print("%s: %s %d bytes, events.trms %d" % (program, CAUSAL_INPUT, small, whole))
+        if small * 5 > whole:
+            fail("%s: the causal input is not much smaller than the trace" % program)
+        fast, err = profiles(rec, queries)
+        if err:
+            fail("%s: stderr with the stored input: %s" % (program, err))
+
+        copy = os.path.join(tmp, program + "-old.rec")
+        shutil.copytree(rec, copy)
+        os.remove(os.path.join(copy, CAUSAL_INPUT))
+        slow, err = profiles(copy, queries)
+        if "no stored causal input" not in err or len(err.strip().splitlines()) != 1:
+            fail("%s: the fallback is not said in one line: %r" % (program, err))
+        same(program + " stored against the whole trace", slow, fast, queries)
+
+        must("analyze", copy)
+        if not os.path.isfile(os.path.join(copy, CAUSAL_INPUT)):
+            fail("%s: trms analyze stored no %s" % (program, CAUSAL_INPUT))
+        analyzed, err = profiles(copy, queries)
+        same(program + " stored by analyze against the whole trace", slow, analyzed, queries)
+
+        with open(os.path.join(copy, CAUSAL_INPUT), "r+b") as f:
+            f.seek(-7, os.SEEK_END)
+            f.write(b"damaged")
+        damaged, err = profiles(copy, queries)
+        if "reading the whole trace instead" not in err:
+            fail("%s: a damaged %s is not said: %r" % (program, CAUSAL_INPUT, err))
+        same(program + " damaged input against the whole trace", slow, damaged, queries)
 
 
 def main():
-    if shutil.which("valgrind") is None:
-        print("SKIP: no valgrind")
-        return 77
-    tmp = tempfile.mkdtemp(prefix="trms-causal-input-")
-    try:
-        for program, queries in CASES:
-            rec = os.path.join(tmp, program + ".rec")
-            r = subprocess.run([TRMS, "record", "--engine", "valgrind", "-o", rec, "--",
-                                os.path.join(PROGRAMS, program)], stdout=subprocess.DEVNULL,
-                               stderr=subprocess.PIPE, text=True, timeout=900)
-            if r.returncode != 0:
-                sys.exit("FAIL: record %s: %s" % (program, r.stderr))
-            stored = os.path.join(rec, CAUSAL_INPUT)
-            if not os.path.isfile(stored):
-                sys.exit("FAIL: %s: the recording has no %s" % (program, CAUSAL_INPUT))
-            small, whole = os.path.getsize(stored), os.path.getsize(os.path.join(rec, "events.trms"))
-            print("%s: %s %d bytes, events.trms %d" % (program, CAUSAL_INPUT, small, whole))
-            if small * 5 > whole:
-                sys.exit("FAIL: %s: the causal input is not much smaller than the trace" % program)
-            fast, err = profiles(rec, queries)
-            if err:
-                sys.exit("FAIL: %s: stderr with the stored input: %s" % (program, err))
-
-            copy = os.path.join(tmp, program + "-old.rec")
-            shutil.copytree(rec, copy)
-            os.remove(os.path.join(copy, CAUSAL_INPUT))
-            slow, err = profiles(copy, queries)
-            if "no stored causal input" not in err or len(err.strip().splitlines()) != 1:
-                sys.exit("FAIL: %s: the fallback is not said in one line: %r" % (program, err))
-            same(program + " stored against the whole trace", slow, fast, queries)
-
-            must("analyze", copy)
-            if not os.path.isfile(os.path.join(copy, CAUSAL_INPUT)):
-                sys.exit("FAIL: %s: trms analyze stored no %s" % (program, CAUSAL_INPUT))
-            analyzed, err = profiles(copy, queries)
-            same(program + " stored by analyze against the whole trace", slow, analyzed, queries)
-
-            with open(os.path.join(copy, CAUSAL_INPUT), "r+b") as f:
-                f.seek(-7, os.SEEK_END)
-                f.write(b"damaged")
-            damaged, err = profiles(copy, queries)
-            if "reading the whole trace instead" not in err:
-                sys.exit("FAIL: %s: a damaged %s is not said: %r" % (program, CAUSAL_INPUT, err))
-            same(program + " damaged input against the whole trace", slow, damaged, queries)
-        print("PASS")
-        return 0
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
+    return run_with_valgrind("trms-causal-input-", test)
 
 
 if __name__ == "__main__":

@@ -53,29 +53,15 @@ of that, and the comparison is the one the issue asks for.
 Environment: TRMS (the binary), PROGRAMS (the built test programs)."""
 import json
 import os
-import shutil
-import subprocess
 import sys
-import tempfile
 
-TRMS = os.environ["TRMS"]
-PROGRAMS = os.environ["PROGRAMS"]
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from e2e_lib import fail, must, record_quietly, run_with_valgrind  # noqa: E402
+
 TOLERANCE = 0.02
 CUTS = (25, 50, 75)
 PROGRAMS_AND_ROUTINES = (("causal_fork_join", "heavy"), ("causal_pipeline", "produce"),
                          ("causal_mutex", "inside"))
-
-
-def record(tmp, program):
-    rec = os.path.join(tmp, program + ".rec")
-    # Output to /dev/null: a write to a pipe can wait on a busy host, and
-    # the model counts a blocking call's wall time.
-    r = subprocess.run([TRMS, "record", "--engine", "valgrind", "-o", rec, "--",
-                        os.path.join(PROGRAMS, program)], stdout=subprocess.DEVNULL,
-                       stderr=subprocess.PIPE, text=True, timeout=900)
-    if r.returncode != 0:
-        sys.exit("FAIL: record %s: %s" % (program, r.stderr))
-    return rec
 
 
 def profile(rec):
@@ -85,19 +71,15 @@ def profile(rec):
     # /dev/null, whose wall time is the host's load (seen beside a CPU
     # hog: a fork-join recording of 76 million instructions of model time
     # instead of 32, 44 ms of blocking, its points off by up to 58).
-    r = subprocess.run([TRMS, "causal", rec, "--format", "json", "--cores", "0",
-                        "--instructions-per-ns", "0"],
-                       capture_output=True, text=True, timeout=900)
-    if r.returncode != 0:
-        sys.exit("FAIL: causal %s: %s" % (rec, r.stderr))
-    return json.loads(r.stdout)
+    return json.loads(must("causal", rec, "--format", "json", "--cores", "0",
+                           "--instructions-per-ns", "0").stdout)
 
 
 def routine(profile, name):
     for r in profile["routines"]:
         if r["name"] == name:
             return r
-    sys.exit("FAIL: no routine %s in %s" % (name, [r["name"] for r in profile["routines"]]))
+    fail("no routine %s in %s" % (name, [r["name"] for r in profile["routines"]]))
 
 
 def fork_join_structure(base, cut):
@@ -140,7 +122,7 @@ STRUCTURE = {"causal_fork_join": fork_join_structure, "causal_pipeline": pipelin
 
 
 def check(tmp, program, name):
-    base = profile(record(tmp, "%s_cut0" % program))
+    base = profile(record_quietly(tmp, "%s_cut0" % program))
     curve = routine(base, name)
     failures = []
     if program in STRUCTURE:
@@ -158,7 +140,7 @@ def check(tmp, program, name):
                                 % (program, name, cut, predicted, expected))
     predicted_points = []
     for cut in CUTS:
-        cut_profile = profile(record(tmp, "%s_cut%d" % (program, cut)))
+        cut_profile = profile(record_quietly(tmp, "%s_cut%d" % (program, cut)))
         left = routine(cut_profile, name)["instructions"] / curve["instructions"]
         if abs(left - (1 - cut / 100)) > 0.01:
             failures.append("%s cut %d%% runs %.3f of %s's instructions" % (program, cut, left,
@@ -182,21 +164,16 @@ def check(tmp, program, name):
     return failures
 
 
+def test(tmp):
+    failures = []
+    for program, name in PROGRAMS_AND_ROUTINES:
+        failures += check(tmp, program, name)
+    if failures:
+        sys.exit("FAIL:\n  " + "\n  ".join(failures))
+
+
 def main():
-    if shutil.which("valgrind") is None:
-        print("SKIP: no valgrind")
-        return 77
-    tmp = tempfile.mkdtemp(prefix="trms-causal-predict-")
-    try:
-        failures = []
-        for program, name in PROGRAMS_AND_ROUTINES:
-            failures += check(tmp, program, name)
-        if failures:
-            sys.exit("FAIL:\n  " + "\n  ".join(failures))
-        print("PASS")
-        return 0
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
+    return run_with_valgrind("trms-causal-predict-", test)
 
 
 if __name__ == "__main__":

@@ -15,11 +15,10 @@ import os
 import re
 import subprocess
 import sys
-import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from record_e2e import PROGRAMS, SKIP, TRMS, Failure, check, meta, run  # noqa: E402
-from step_e2e import can_trace  # noqa: E402
+from e2e_lib import PROGRAMS, TRMS, Failure, check, ptrace_forbidden, run, run_case  # noqa: E402
+from record_e2e import meta  # noqa: E402
 
 # The paper's threads, as the programs make them (tests/programs/step/).
 TABLE2 = ["A B C A C C B A".split(), "C B A C B B A C".split()]
@@ -445,15 +444,4 @@ def case_interrupt(tmp):
 CASES = {name[5:]: fn for name, fn in globals().items() if name.startswith("case_")}
 
 if __name__ == "__main__":
-    if len(sys.argv) != 2 or sys.argv[1] not in CASES:
-        sys.exit(f"usage: explore_e2e.py {'|'.join(CASES)}")
-    if not can_trace():
-        print("skipped: ptrace is forbidden here (kernel.yama.ptrace_scope = 3)",
-              file=sys.stderr)
-        sys.exit(SKIP)
-    with tempfile.TemporaryDirectory(prefix="trms-explore.") as tmp:
-        try:
-            sys.exit(CASES[sys.argv[1]](tmp) or 0)
-        except Failure as e:
-            print(f"FAIL {sys.argv[1]}: {e}", file=sys.stderr)
-            sys.exit(1)
+    run_case(CASES, "explore_e2e.py", "trms-explore.", ptrace_forbidden)

@@ -14,13 +14,9 @@ import math
 import os
 import subprocess
 import sys
-import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from record_e2e import Failure, check, run  # noqa: E402
-
-TRMS = os.environ["TRMS"]
-PROGRAMS = os.environ["PROGRAMS"]
+from e2e_lib import PROGRAMS, SKIP, TRMS, check, ptrace_forbidden, run, run_case  # noqa: E402
 
 SORT_VECTOR = "corpus::sort_vector(std::vector<int, std::allocator<int> >&)"
 COUNT_DISTINCT = "corpus::count_distinct(int const*, unsigned long)"
@@ -225,11 +221,10 @@ def case_setup(tmp):
 
 
 def case_step(tmp):
-    from step_e2e import can_trace
-    if not can_trace():
-        print("skipped: ptrace is forbidden here (kernel.yama.ptrace_scope = 3)",
-              file=sys.stderr)
-        return 77
+    reason = ptrace_forbidden()
+    if reason:
+        print(reason, file=sys.stderr)
+        return SKIP
     _, report = record(tmp, "step", "growth_corpus_static", ["small", "strings", "sorts",
                                                              "tables"])
     check_routines(report, STEP_ROUTINES + ["matrix_multiply"], STEP_EXPECTED)
@@ -330,11 +325,4 @@ def case_real(tmp):
 CASES = {name[5:]: fn for name, fn in globals().items() if name.startswith("case_")}
 
 if __name__ == "__main__":
-    if len(sys.argv) != 2 or sys.argv[1] not in CASES:
-        sys.exit(f"usage: growth_e2e.py {'|'.join(CASES)}")
-    with tempfile.TemporaryDirectory(prefix="trms-growth.") as tmp:
-        try:
-            sys.exit(CASES[sys.argv[1]](tmp) or 0)
-        except Failure as e:
-            print(f"FAIL {sys.argv[1]}: {e}", file=sys.stderr)
-            sys.exit(1)
+    run_case(CASES, "growth_e2e.py", "trms-growth.")

@@ -16,17 +16,12 @@ import subprocess
 import sys
 import tempfile
 
-TRMS = os.environ["TRMS"]
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from e2e_lib import TRMS, must  # noqa: E402
+
 EXAMPLES = os.environ["EXAMPLES"]
 INPUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "examples",
                      "wordfreq-input.txt")
-
-
-def trms(*args):
-    r = subprocess.run([TRMS] + list(args), capture_output=True, text=True, timeout=900)
-    if r.returncode != 0:
-        sys.exit("FAIL: trms %s: exit %d: %s" % (" ".join(args), r.returncode, r.stderr))
-    return r
 
 
 REPORTS = [["--format", "json"], ["--format", "text", "--top", "0"], ["--format", "csv"],
@@ -34,11 +29,11 @@ REPORTS = [["--format", "json"], ["--format", "text", "--top", "0"], ["--format"
 
 
 def reports(rec):
-    return [trms("report", rec, *args).stdout.replace(rec, "REC") for args in REPORTS]
+    return [must("report", rec, *args).stdout.replace(rec, "REC") for args in REPORTS]
 
 
 def info_analyses(rec):
-    out = trms("info", rec).stdout
+    out = must("info", rec).stdout
     return [line for line in out.splitlines() if "cell size" in line]
 
 
@@ -56,17 +51,17 @@ def main():
                            capture_output=True, text=True, timeout=900)
         if r.returncode != 0:
             sys.exit("FAIL: record: " + r.stderr)
-        if trms("info", rec, "--format", "json").stdout.count('"threads": "2"') != 1:
+        if must("info", rec, "--format", "json").stdout.count('"threads": "2"') != 1:
             sys.exit("FAIL: wordfreq did not run two threads")
-        trms("analyze", rec, "--contexts")
-        trms("analyze", rec)
+        must("analyze", rec, "--contexts")
+        must("analyze", rec)
         before = reports(rec)
         if "str_tolower (wordfreq.c:" not in before[1]:
             sys.exit("FAIL: the original report lacks str_tolower's source line")
         analyses = info_analyses(rec)
 
         archive = os.path.join(tmp, "bug-report.trmspack")
-        packed = trms("pack", rec, "-o", archive)
+        packed = must("pack", rec, "-o", archive)
         if "2 results" not in packed.stderr:
             sys.exit("FAIL: pack: " + packed.stderr)
         shutil.rmtree(bin_dir)
@@ -75,7 +70,7 @@ def main():
         elsewhere = os.path.join(tmp, "elsewhere", "deeper")
         os.makedirs(elsewhere)
         copy = os.path.join(elsewhere, "received.rec")
-        trms("unpack", archive, "-o", copy)
+        must("unpack", archive, "-o", copy)
         after = reports(copy)
         for args, a, b in zip(REPORTS, before, after):
             if a != b:
@@ -85,8 +80,8 @@ def main():
 
         # Analyzing the unpacked recording again, the binary still gone,
         # stores the same result under the same names.
-        trms("analyze", copy, "--contexts")
-        trms("analyze", copy)
+        must("analyze", copy, "--contexts")
+        must("analyze", copy)
         again = reports(copy)
         for args, a, b in zip(REPORTS, before, again):
             if a != b:

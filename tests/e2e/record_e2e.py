@@ -11,29 +11,9 @@ import os
 import re
 import subprocess
 import sys
-import tempfile
 
-TRMS = os.environ["TRMS"]
-PROGRAMS = os.environ["PROGRAMS"]
-SKIP = 77
-
-
-class Failure(Exception):
-    pass
-
-
-def check(cond, what):
-    if not cond:
-        raise Failure(what)
-
-
-def run(args, expect=0, cwd=None):
-    p = subprocess.run(args, capture_output=True, text=True, cwd=cwd)
-    if expect is not None and p.returncode != expect:
-        raise Failure(f"{' '.join(args)}: exit {p.returncode}, expected {expect}\n"
-                      f"stdout: {p.stdout}\nstderr: {p.stderr}")
-    return p
-
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from e2e_lib import PROGRAMS, SKIP, TRMS, check, run, run_case  # noqa: E402
 
 RECORDINGS = iter(range(1, 1000))
 
@@ -667,11 +647,4 @@ def case_windows(tmp):
 CASES = {name[5:]: fn for name, fn in globals().items() if name.startswith("case_")}
 
 if __name__ == "__main__":
-    if len(sys.argv) != 2 or sys.argv[1] not in CASES:
-        sys.exit(f"usage: record_e2e.py {'|'.join(CASES)}")
-    with tempfile.TemporaryDirectory(prefix="trms-e2e.") as tmp:
-        try:
-            sys.exit(CASES[sys.argv[1]](tmp) or 0)
-        except Failure as e:
-            print(f"FAIL {sys.argv[1]}: {e}", file=sys.stderr)
-            sys.exit(1)
+    run_case(CASES, "record_e2e.py", "trms-e2e.")

@@ -15,9 +15,8 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from record_e2e import Failure, check, record, run  # noqa: E402
-
-TRMS = os.environ["TRMS"]
+from e2e_lib import TRMS, Failure, check, run, run_case  # noqa: E402
+from record_e2e import record  # noqa: E402
 
 
 def analyze(rec, *options):
@@ -433,11 +432,4 @@ def case_layout(tmp):
 CASES = {name[5:]: fn for name, fn in globals().items() if name.startswith("case_")}
 
 if __name__ == "__main__":
-    if len(sys.argv) != 2 or sys.argv[1] not in CASES:
-        sys.exit(f"usage: report_e2e.py {'|'.join(CASES)}")
-    with tempfile.TemporaryDirectory(prefix="trms-report-e2e.") as tmp:
-        try:
-            sys.exit(CASES[sys.argv[1]](tmp) or 0)
-        except Failure as e:
-            print(f"FAIL {sys.argv[1]}: {e}", file=sys.stderr)
-            sys.exit(1)
+    run_case(CASES, "report_e2e.py", "trms-report-e2e.")

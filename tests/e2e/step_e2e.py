@@ -14,12 +14,12 @@ import shutil
 import signal
 import subprocess
 import sys
-import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from record_e2e import (PROGRAMS, SKIP, TRMS, Failure, activations, check,  # noqa: E402
-                        check_tail_calls, ints, meta, of, run)
+from e2e_lib import (PROGRAMS, SKIP, TRMS, Failure, check, ptrace_forbidden,  # noqa: E402
+                     run, run_case)
+from record_e2e import activations, check_tail_calls, ints, meta, of  # noqa: E402
 
 RECORDINGS = iter(range(1, 1000))
 
@@ -35,17 +35,6 @@ def by_routine(rows, routines):
     """Each routine's activations in order: (depth, rms, trms, cost)."""
     return {r: [(int(a["depth"]), int(a["rms"]), int(a["trms"]), int(a["cost"]))
                 for a in of(rows, r)] for r in routines}
-
-
-def can_trace():
-    """ptrace may be forbidden (a sandbox, yama's ptrace_scope = 3)."""
-    try:
-        with open("/proc/sys/kernel/yama/ptrace_scope") as f:
-            if f.read().strip() == "3":
-                return False
-    except OSError:
-        pass
-    return True
 
 
 # ---- cases ----
@@ -735,15 +724,4 @@ def case_real_rr(tmp):
 CASES = {name[5:]: fn for name, fn in globals().items() if name.startswith("case_")}
 
 if __name__ == "__main__":
-    if len(sys.argv) != 2 or sys.argv[1] not in CASES:
-        sys.exit(f"usage: step_e2e.py {'|'.join(CASES)}")
-    if not can_trace():
-        print("skipped: ptrace is forbidden here (kernel.yama.ptrace_scope = 3)",
-              file=sys.stderr)
-        sys.exit(SKIP)
-    with tempfile.TemporaryDirectory(prefix="trms-step.") as tmp:
-        try:
-            sys.exit(CASES[sys.argv[1]](tmp) or 0)
-        except Failure as e:
-            print(f"FAIL {sys.argv[1]}: {e}", file=sys.stderr)
-            sys.exit(1)
+    run_case(CASES, "step_e2e.py", "trms-step.", ptrace_forbidden)

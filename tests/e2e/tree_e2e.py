@@ -11,29 +11,11 @@ import os
 import shutil
 import subprocess
 import sys
-import tempfile
 
-TRMS = os.environ["TRMS"]
-PROGRAMS = os.environ["PROGRAMS"]
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from e2e_lib import PROGRAMS, SKIP, TRMS, Failure, check, run, run_case  # noqa: E402
+
 TREE = os.path.join(PROGRAMS, "process_tree")
-SKIP = 77
-
-
-class Failure(Exception):
-    pass
-
-
-def check(cond, what):
-    if not cond:
-        raise Failure(what)
-
-
-def run(args, expect=0, cwd=None):
-    p = subprocess.run(args, capture_output=True, text=True, cwd=cwd)
-    if expect is not None and p.returncode != expect:
-        raise Failure(f"{' '.join(args)}: exit {p.returncode}, expected {expect}\n"
-                      f"stdout: {p.stdout}\nstderr: {p.stderr}")
-    return p
 
 
 def record(tmp, args, expect=0, options=(), cwd=None):
@@ -535,19 +517,8 @@ def case_make(tmp):
     check(len(r["processes"]) == 2, "--process NAME selects both cc1")
 
 
-def main():
-    case = sys.argv[1]
-    if not shutil.which("valgrind"):
-        print("valgrind is not installed", file=sys.stderr)
-        return SKIP
-    with tempfile.TemporaryDirectory(prefix="trms-tree.") as tmp:
-        try:
-            globals()[f"case_{case}"](tmp)
-        except Failure as e:
-            print(f"FAIL {case}: {e}", file=sys.stderr)
-            return 1
-    return 0
-
+CASES = {name[5:]: fn for name, fn in globals().items() if name.startswith("case_")}
 
 if __name__ == "__main__":
-    sys.exit(main())
+    run_case(CASES, "tree_e2e.py", "trms-tree.",
+             lambda: None if shutil.which("valgrind") else "valgrind is not installed")
