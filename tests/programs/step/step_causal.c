@@ -29,13 +29,13 @@ static void lock(void)
     if (__atomic_compare_exchange_n(&mutex, &expected, 1, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
         return;
     while (__atomic_exchange_n(&mutex, 2, __ATOMIC_ACQUIRE) != 0)
-        tiny_syscall(SYS_FUTEX, (long)&mutex, FUTEX_WAIT, 2);
+        tiny_syscall(SYS_FUTEX, (long)&mutex, FUTEX_WAIT, 2, 0);
 }
 
 static void unlock(void)
 {
     if (__atomic_exchange_n(&mutex, 0, __ATOMIC_RELEASE) == 2)
-        tiny_syscall(SYS_FUTEX, (long)&mutex, FUTEX_WAKE, 1);
+        tiny_syscall(SYS_FUTEX, (long)&mutex, FUTEX_WAKE, 1, 0);
 }
 
 __attribute__((noinline)) static void critical(void)

@@ -31,7 +31,7 @@ __attribute__((noinline)) static void producer(void)
     for (long r = 0; r < ROUNDS; r++) {
         sums[0] += compute(r);
         char c = (char)r;
-        tiny_syscall(SYS_WRITE, fds[1], (long)&c, 1);
+        tiny_syscall(SYS_WRITE, fds[1], (long)&c, 1, 0);
     }
 }
 
@@ -39,7 +39,7 @@ __attribute__((noinline)) static void consumer(void)
 {
     for (long r = 0; r < ROUNDS; r++) {
         char c;
-        if (tiny_syscall(SYS_READ, fds[0], (long)&c, 1) != 1)
+        if (tiny_syscall(SYS_READ, fds[0], (long)&c, 1, 0) != 1)
             return;
         sums[1] += compute(c);
     }
@@ -55,18 +55,18 @@ static void worker(long i)
 
 int main(void)
 {
-    if (tiny_syscall(SYS_PIPE2, (long)fds, 0, 0) != 0)
+    if (tiny_syscall(SYS_PIPE2, (long)fds, 0, 0, 0) != 0)
         return 2;
     for (long i = 0; i < 2; i++)
         tiny_spawn(&workers[i], worker, i);
     struct { long seconds, nanoseconds; } pause = {0, 30000000};
-    tiny_syscall(SYS_NANOSLEEP, (long)&pause, 0, 0);
+    tiny_syscall(SYS_NANOSLEEP, (long)&pause, 0, 0, 0);
     for (int i = 0; i < 2; i++)
         tiny_join(&workers[i]);
-    long child = tiny_syscall(SYS_FORK, 0, 0, 0);
+    long child = tiny_syscall(SYS_FORK, 0, 0, 0, 0);
     if (child == 0)
-        tiny_syscall(SYS_EXIT_GROUP, compute(7) & 0x7f, 0, 0);
+        tiny_syscall(SYS_EXIT_GROUP, compute(7) & 0x7f, 0, 0, 0);
     int status = 0;
-    tiny_syscall(SYS_WAIT4, child, (long)&status, 0);
+    tiny_syscall(SYS_WAIT4, child, (long)&status, 0, 0);
     return sums[0] == sums[1] && (status >> 8 & 0xff) == (compute(7) & 0x7f) ? 0 : 1;
 }

@@ -10,23 +10,12 @@ enum { SYS_READ = 0 };
 
 static int word;
 
-static long syscall4(long nr, long a, long b, long c, long d)
-{
-    long ret;
-    register long r10 __asm__("r10") = d;
-    __asm__ volatile("syscall"
-                     : "=a"(ret)
-                     : "a"(nr), "D"(a), "S"(b), "d"(c), "r"(r10)
-                     : "rcx", "r11", "memory");
-    return ret;
-}
-
 int main(void)
 {
     char c;
-    if (tiny_syscall(SYS_READ, 0, (long)&c, 1) != 1)
+    if (tiny_syscall(SYS_READ, 0, (long)&c, 1, 0) != 1)
         return 2;
     struct { long seconds, nanoseconds; } limit = {0, 1000000};
-    return syscall4(SYS_FUTEX, (long)&word, FUTEX_WAIT, 0, (long)&limit) == RESULT_ETIMEDOUT
+    return tiny_syscall(SYS_FUTEX, (long)&word, FUTEX_WAIT, 0, (long)&limit) == RESULT_ETIMEDOUT
                ? 0 : 3;
 }

@@ -20,24 +20,14 @@
  *
  * The parent's exit status is its child's (fork-exec, vfork-exec), or 0
  * when every child exited as expected. */
+#include "tiny_syscall.h"
 
 enum { SYS_READ = 0, SYS_WRITE = 1, SYS_CLOSE = 3, SYS_PIPE = 22, SYS_FORK = 57, SYS_EXECVE = 59,
        SYS_WAIT4 = 61, SYS_EXIT_GROUP = 231 };
 
-static long sys4(long nr, long a, long b, long c, long d)
-{
-    long ret;
-    register long r10 __asm__("r10") = d;
-    __asm__ volatile("syscall"
-                     : "=a"(ret)
-                     : "a"(nr), "D"(a), "S"(b), "d"(c), "r"(r10)
-                     : "rcx", "r11", "memory");
-    return ret;
-}
-
 __attribute__((noreturn)) static void leave(int status)
 {
-    sys4(SYS_EXIT_GROUP, status, 0, 0, 0);
+    tiny_syscall(SYS_EXIT_GROUP, status, 0, 0, 0);
     __builtin_unreachable();
 }
 
@@ -100,7 +90,7 @@ static int wait_all(int n, int workers)
     int bad = 0;
     for (int i = 0; i < n; i++) {
         int status = 0;
-        if (sys4(SYS_WAIT4, -1, (long)&status, 0, 0) < 0 || (status & 0x7f) != 0)
+        if (tiny_syscall(SYS_WAIT4, -1, (long)&status, 0, 0) < 0 || (status & 0x7f) != 0)
             bad = 1;
         else if (!workers && (status >> 8 & 0xff) != 0)
             bad = 1;
@@ -120,26 +110,26 @@ __attribute__((noinline)) static int consume(const char *buf, long n)
 static int pipe_tree(int n)
 {
     int fds[2];
-    if (sys4(SYS_PIPE, (long)fds, 0, 0, 0) != 0)
+    if (tiny_syscall(SYS_PIPE, (long)fds, 0, 0, 0) != 0)
         return 1;
     static const char bytes[16] = "abcdefghijklmnop";
     for (int k = 0; k < n; k++) {
-        long pid = sys4(SYS_FORK, 0, 0, 0, 0);
+        long pid = tiny_syscall(SYS_FORK, 0, 0, 0, 0);
         if (pid < 0)
             return 1;
         if (pid == 0) {
             for (int j = 0; j < 4; j++) {
                 sum_worker_part((k + 1) * 10);
-                if (sys4(SYS_WRITE, fds[1], (long)bytes, k + 1, 0) != k + 1)
+                if (tiny_syscall(SYS_WRITE, fds[1], (long)bytes, k + 1, 0) != k + 1)
                     leave(100);
             }
             leave(k);
         }
     }
-    sys4(SYS_CLOSE, fds[1], 0, 0, 0);
+    tiny_syscall(SYS_CLOSE, fds[1], 0, 0, 0);
     char buf[64];
     long got, total = 0;
-    while ((got = sys4(SYS_READ, fds[0], (long)buf, sizeof buf, 0)) > 0) {
+    while ((got = tiny_syscall(SYS_READ, fds[0], (long)buf, sizeof buf, 0)) > 0) {
         consume(buf, got);
         total += got;
     }
@@ -156,9 +146,9 @@ static int run(int argc, char **argv, char **envp)
         return sum_worker_part(number(argv[2]) * 100) > 0 ? 0 : 3;
     }
     if (same(mode, "exec"))
-        return (int)sys4(SYS_EXECVE, (long)argv[2], (long)(argv + 2), (long)envp, 0) ? 127 : 0;
+        return (int)tiny_syscall(SYS_EXECVE, (long)argv[2], (long)(argv + 2), (long)envp, 0) ? 127 : 0;
     if (same(mode, "shim") && argc > 3)
-        return (int)sys4(SYS_EXECVE, (long)argv[3], (long)(argv + 3), (long)envp, 0) ? 127 : 0;
+        return (int)tiny_syscall(SYS_EXECVE, (long)argv[3], (long)(argv + 3), (long)envp, 0) ? 127 : 0;
     if (same(mode, "pipe")) {
         parent_setup();
         return pipe_tree(number(argv[2]));
@@ -167,7 +157,7 @@ static int run(int argc, char **argv, char **envp)
         int n = number(argv[2]), workers = same(mode, "workers");
         parent_setup();
         for (int k = 0; k < n; k++) {
-            long pid = sys4(SYS_FORK, 0, 0, 0, 0);
+            long pid = tiny_syscall(SYS_FORK, 0, 0, 0, 0);
             if (pid < 0)
                 return 1;
             if (pid == 0)
@@ -177,9 +167,9 @@ static int run(int argc, char **argv, char **envp)
     }
     long pid;
     if (same(mode, "fork-exec")) {
-        pid = sys4(SYS_FORK, 0, 0, 0, 0);
+        pid = tiny_syscall(SYS_FORK, 0, 0, 0, 0);
         if (pid == 0) {
-            sys4(SYS_EXECVE, (long)argv[2], (long)(argv + 2), (long)envp, 0);
+            tiny_syscall(SYS_EXECVE, (long)argv[2], (long)(argv + 2), (long)envp, 0);
             leave(127);
         }
     } else if (same(mode, "vfork-exec")) {
@@ -188,7 +178,7 @@ static int run(int argc, char **argv, char **envp)
         return 2;
     }
     int status = 0;
-    if (pid < 0 || sys4(SYS_WAIT4, pid, (long)&status, 0, 0) != pid || (status & 0x7f) != 0)
+    if (pid < 0 || tiny_syscall(SYS_WAIT4, pid, (long)&status, 0, 0) != pid || (status & 0x7f) != 0)
         return 1;
     return status >> 8 & 0xff;
 }

@@ -7,21 +7,12 @@
 #ifndef TINY_THREADS_H
 #define TINY_THREADS_H
 
+#include "tiny_syscall.h"
+
 enum { SYS_CLONE = 56, SYS_EXIT = 60, SYS_FUTEX = 202, SYS_EXIT_GROUP = 231 };
 enum { FUTEX_WAIT = 0, FUTEX_WAKE = 1 };
 /* CLONE_VM FS FILES SIGHAND THREAD SYSVSEM PARENT_SETTID CHILD_CLEARTID */
 #define TINY_CLONE_FLAGS 0x00350f00L
-
-static long tiny_syscall(long nr, long a, long b, long c)
-{
-    long ret;
-    register long r10 __asm__("r10") = 0;
-    __asm__ volatile("syscall"
-                     : "=a"(ret)
-                     : "a"(nr), "D"(a), "S"(b), "d"(c), "r"(r10)
-                     : "rcx", "r11", "memory");
-    return ret;
-}
 
 struct tiny_thread {
     volatile int tid;  /* non-zero while it runs */
@@ -58,7 +49,7 @@ static void tiny_join(struct tiny_thread *t)
 {
     int tid;
     while ((tid = t->tid) != 0)
-        tiny_syscall(SYS_FUTEX, (long)&t->tid, FUTEX_WAIT, tid);
+        tiny_syscall(SYS_FUTEX, (long)&t->tid, FUTEX_WAIT, tid, 0);
 }
 
 /* Returns once N threads have called it. */
@@ -66,11 +57,11 @@ static void tiny_barrier(volatile int *arrived, int n)
 {
     int now = __atomic_add_fetch(arrived, 1, __ATOMIC_SEQ_CST);
     if (now == n) {
-        tiny_syscall(SYS_FUTEX, (long)arrived, FUTEX_WAKE, n);
+        tiny_syscall(SYS_FUTEX, (long)arrived, FUTEX_WAKE, n, 0);
         return;
     }
     while ((now = *arrived) < n)
-        tiny_syscall(SYS_FUTEX, (long)arrived, FUTEX_WAIT, now);
+        tiny_syscall(SYS_FUTEX, (long)arrived, FUTEX_WAIT, now, 0);
 }
 
 int main(void);
