@@ -158,17 +158,29 @@ int input_size_return(struct input_size *is)
     return 0;
 }
 
-/* The deepest pending activation that started at or before time TS: the
- * one whose partial sizes hold the thread's latest access at TS. */
+/* The deepest pending activation that started at or before time TS (which
+ * is before the top's start): the one whose partial sizes hold the
+ * thread's latest access at TS. Searched from the top down, in steps that
+ * double, then by halves: the holder is most often just below the top (a
+ * loop calls the same routine again and again, whose cells its previous
+ * call left to the caller), and deep stacks then cost no walk from the
+ * bottom, nor its cache misses. */
 static struct frame *frame_at(struct thread *t, uint64_t ts)
 {
-    size_t lo = 0, hi = t->top; /* stack[0].ts <= ts always */
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo + 1) / 2;
+    size_t hi = t->top, lo = 0; /* stack[hi].ts > ts >= stack[0].ts */
+    for (size_t step = 1; step < hi; step *= 2) {
+        if (t->stack[hi - step].ts <= ts) {
+            lo = hi - step;
+            break;
+        }
+        hi -= step;
+    }
+    while (hi - lo > 1) {
+        size_t mid = lo + (hi - lo) / 2;
         if (t->stack[mid].ts <= ts)
             lo = mid;
         else
-            hi = mid - 1;
+            hi = mid;
     }
     return &t->stack[lo];
 }
