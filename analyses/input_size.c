@@ -158,23 +158,12 @@ int input_size_return(struct input_size *is)
     return 0;
 }
 
-/* The deepest pending activation that started at or before time TS (which
- * is before the top's start): the one whose partial sizes hold the
- * thread's latest access at TS. Searched from the top down, in steps that
- * double, then by halves: the holder is most often just below the top (a
- * loop calls the same routine again and again, whose cells its previous
- * call left to the caller), and deep stacks then cost no walk from the
- * bottom, nor its cache misses. */
-static struct frame *frame_at(struct thread *t, uint64_t ts)
+/* The deepest pending activation below stack[HI] that started at or before
+ * time TS, by halves (stack[HI].ts > TS >= stack[0].ts). */
+static __attribute__((noinline)) struct frame *frame_below(struct thread *t, uint64_t ts,
+                                                           size_t hi)
 {
-    size_t hi = t->top, lo = 0; /* stack[hi].ts > ts >= stack[0].ts */
-    for (size_t step = 1; step < hi; step *= 2) {
-        if (t->stack[hi - step].ts <= ts) {
-            lo = hi - step;
-            break;
-        }
-        hi -= step;
-    }
+    size_t lo = 0;
     while (hi - lo > 1) {
         size_t mid = lo + (hi - lo) / 2;
         if (t->stack[mid].ts <= ts)
@@ -183,6 +172,23 @@ static struct frame *frame_at(struct thread *t, uint64_t ts)
             hi = mid;
     }
     return &t->stack[lo];
+}
+
+/* The deepest pending activation that started at or before time TS (which
+ * is before the top's start): the one whose partial sizes hold the
+ * thread's latest access at TS. Most often the frame just below the top
+ * (a loop calls the same routine again and again, whose cells its
+ * previous call left to the caller): one look at it, before a search by
+ * halves, which costs accesses from long ago a few frames of a deep stack
+ * each. */
+static ALWAYS_INLINE struct frame *frame_at(struct thread *t, uint64_t ts)
+{
+    if (t->top == 0)
+        return t->stack;
+    size_t below = t->top - 1;
+    if (t->stack[below].ts <= ts)
+        return &t->stack[below];
+    return frame_below(t, ts, below);
 }
 
 /* Another thread (or nobody) owned CELL, whose widened record (RECORD,
