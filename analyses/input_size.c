@@ -19,6 +19,7 @@ struct input_size *input_size_new(unsigned cell_shift, unsigned shard, unsigned 
     is->sink = sink;
     is->sink_ctx = ctx;
     is->time_limit = DEFAULT_TIME_LIMIT;
+    is->records_ahead = 1; /* until a batch shows that accesses keep together */
     shadow_map_init(&is->cells, 1);
     evicted_times_init(&is->evicted);
     u64map_init(&is->channel_cells);
@@ -528,11 +529,11 @@ static ALWAYS_INLINE void run_events(struct input_size *is, const struct batch_e
      * between the events that change them. */
     struct thread *t = is->current;
     struct frame *top = t ? &t->stack[t->top] : NULL;
-    int evicted_ahead = is->evicted_ahead;
-    uint64_t take_overs = is->take_overs;
+    int evicted_ahead = is->evicted_ahead, records_ahead = is->records_ahead;
+    uint64_t take_overs = is->take_overs, misses = is->cells.cache_misses;
     for (size_t i = 0; i < n; i++) {
         const struct batch_event *e = &events[i];
-        if (i + far < n)
+        if (records_ahead && i + far < n)
             prefetch_record(is, &events[i + far], mine, single);
         if (evicted_ahead && i + ahead < n)
             prefetch_evicted(is, t, &events[i + ahead], mine, single);
@@ -576,6 +577,7 @@ static ALWAYS_INLINE void run_events(struct input_size *is, const struct batch_e
     }
     /* (up to four threads, the evicted times come with the record) */
     is->evicted_ahead = (is->take_overs - take_overs) * 16 >= n && is->n_threads > EVICTED_LANES;
+    is->records_ahead = (is->cells.cache_misses - misses) * 4 >= n;
 }
 
 void input_size_run(struct input_size *is, const struct batch_event *events, size_t n)
