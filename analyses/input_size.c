@@ -19,6 +19,7 @@ struct input_size *input_size_new(unsigned cell_shift, unsigned shard, unsigned 
     is->sink = sink;
     is->sink_ctx = ctx;
     is->time_limit = DEFAULT_TIME_LIMIT;
+    is->records_ahead = 1; /* until a batch shows that accesses keep together */
     shadow_map_init(&is->cells, 1);
     evicted_times_init(&is->evicted);
     u64map_init(&is->channel_cells);
@@ -158,19 +159,37 @@ int input_size_return(struct input_size *is)
     return 0;
 }
 
-/* The deepest pending activation that started at or before time TS: the
- * one whose partial sizes hold the thread's latest access at TS. */
-static struct frame *frame_at(struct thread *t, uint64_t ts)
+/* The deepest pending activation below stack[HI] that started at or before
+ * time TS, by halves (stack[HI].ts > TS >= stack[0].ts). */
+static __attribute__((noinline)) struct frame *frame_below(struct thread *t, uint64_t ts,
+                                                           size_t hi)
 {
-    size_t lo = 0, hi = t->top; /* stack[0].ts <= ts always */
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo + 1) / 2;
+    size_t lo = 0;
+    while (hi - lo > 1) {
+        size_t mid = lo + (hi - lo) / 2;
         if (t->stack[mid].ts <= ts)
             lo = mid;
         else
-            hi = mid - 1;
+            hi = mid;
     }
     return &t->stack[lo];
+}
+
+/* The deepest pending activation that started at or before time TS (which
+ * is before the top's start): the one whose partial sizes hold the
+ * thread's latest access at TS. Most often the frame just below the top
+ * (a loop calls the same routine again and again, whose cells its
+ * previous call left to the caller): one look at it, before a search by
+ * halves, which costs accesses from long ago a few frames of a deep stack
+ * each. */
+static ALWAYS_INLINE struct frame *frame_at(struct thread *t, uint64_t ts)
+{
+    if (t->top == 0)
+        return t->stack;
+    size_t below = t->top - 1;
+    if (t->stack[below].ts <= ts)
+        return &t->stack[below];
+    return frame_below(t, ts, below);
 }
 
 /* Another thread (or nobody) owned CELL, whose widened record (RECORD,
@@ -510,11 +529,11 @@ static ALWAYS_INLINE void run_events(struct input_size *is, const struct batch_e
      * between the events that change them. */
     struct thread *t = is->current;
     struct frame *top = t ? &t->stack[t->top] : NULL;
-    int evicted_ahead = is->evicted_ahead;
-    uint64_t take_overs = is->take_overs;
+    int evicted_ahead = is->evicted_ahead, records_ahead = is->records_ahead;
+    uint64_t take_overs = is->take_overs, misses = is->cells.cache_misses;
     for (size_t i = 0; i < n; i++) {
         const struct batch_event *e = &events[i];
-        if (i + far < n)
+        if (records_ahead && i + far < n)
             prefetch_record(is, &events[i + far], mine, single);
         if (evicted_ahead && i + ahead < n)
             prefetch_evicted(is, t, &events[i + ahead], mine, single);
@@ -558,6 +577,7 @@ static ALWAYS_INLINE void run_events(struct input_size *is, const struct batch_e
     }
     /* (up to four threads, the evicted times come with the record) */
     is->evicted_ahead = (is->take_overs - take_overs) * 16 >= n && is->n_threads > EVICTED_LANES;
+    is->records_ahead = (is->cells.cache_misses - misses) * 4 >= n;
 }
 
 void input_size_run(struct input_size *is, const struct batch_event *events, size_t n)

@@ -115,6 +115,12 @@ struct input_size {
      * since the asking costs every access a look at its record, and among
      * more than four threads (the first four's are in the record's line). */
     int evicted_ahead;
+    /* Whether the records are asked for ahead: only while accesses are
+     * scattered (the chunk cache missed in one event in 4 of the last
+     * batch, or more); accesses that keep to a few places find their
+     * records in the caches, and the asking would cost each event a
+     * lookup for nothing. */
+    int records_ahead;
     uint64_t take_overs;        /* accesses to a cell another thread owned */
     int skip_kernel_writes;     /* no TRMS wanted (input_size_skip_kernel_writes) */
     /* Cells whose latest write may be a kernel write of bytes a read

@@ -33,6 +33,7 @@ void shadow_map_init(struct shadow_map *map, unsigned words)
     map->blocks = NULL;
     map->n_blocks = 0;
     map->block_used = 0;
+    map->cache_misses = 0;
 }
 
 static int free_page(void *ctx, uint64_t key, uint64_t value)

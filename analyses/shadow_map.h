@@ -92,6 +92,8 @@ struct shadow_map {
     struct shadow_block *blocks;
     size_t n_blocks;
     size_t block_used;         /* bytes handed out from the last block */
+    uint64_t cache_misses;     /* lookups the chunk cache missed (a sign of
+                                  scattered accesses, which prefetching pays for) */
 };
 
 /* WORDS per record: 1, 2 or 4. */
@@ -116,6 +118,7 @@ static ALWAYS_INLINE shadow_chunk shadow_map_chunk_of(struct shadow_map *map, ui
                                  : 0;
         e->chunk = chunk ? chunk : shadow_map_chunk(map, number, 1);
         e->number = number;
+        map->cache_misses++;
     }
     return e->chunk;
 }
