@@ -501,33 +501,58 @@ static void count_repeats(struct reuse_distance *rd, uint64_t n)
     rd->histogram[0] += n - 1;
 }
 
-size_t reuse_distance_events(struct reuse_distance *rd, const struct batch_event *events,
-                             size_t n, unsigned line_shift, uint32_t stop)
+/* One event of the global loop at I; 0 where it stops (STOP). MARKS: the
+ * marks are asked for ahead; TAIL: the last PREFETCH_AHEAD events, whose
+ * lookahead runs past the batch (the loop apart, so that the events before
+ * them test nothing for it). */
+static ALWAYS_INLINE int global_event(struct reuse_distance *rd,
+                                      const struct batch_event *events, size_t i, size_t n,
+                                      unsigned line_shift, uint32_t stop, uint64_t **ring,
+                                      uint64_t *repeats, int marks, int tail)
+{
+    const struct batch_event *ev = &events[i];
+    if (!tail || i + PREFETCH_AHEAD < n)
+        prefetch_slot(rd, &events[i + PREFETCH_AHEAD], line_shift, ring, i + PREFETCH_AHEAD);
+    if (marks && (!tail || i + PREFETCH_AHEAD / 2 < n))
+        prefetch_marks(rd, ring[(i + PREFETCH_AHEAD / 2) % SLOT_RING]);
+    if (!is_load_or_store(ev))
+        /* the kernel's accesses are no reuse */
+        return !(ev->type == EVENT_THREAD && (stop == REUSE_STOP_ANY || ev->size == stop));
+    if (repeats_latest(rd, ev, line_shift))
+        ++*repeats;
+    else
+        access_lines(rd, ev, line_shift, ring[i % SLOT_RING]);
+    return 1;
+}
+
+/* The global loop, once asking for marks ahead and once not: whether it
+ * does is the stack's choice when the batch starts (it changes every few
+ * thousand accesses at most, and a batch is a few thousand events). */
+static ALWAYS_INLINE size_t global_events(struct reuse_distance *rd,
+                                          const struct batch_event *events, size_t n,
+                                          unsigned line_shift, uint32_t stop, int marks)
 {
     uint64_t *ring[SLOT_RING];
     clear_slot_ring(ring, n);
     uint64_t repeats = 0;
-    size_t i = 0;
-    for (; i < n; i++) {
-        const struct batch_event *ev = &events[i];
-        if (i + PREFETCH_AHEAD < n)
-            prefetch_slot(rd, &events[i + PREFETCH_AHEAD], line_shift, ring, i + PREFETCH_AHEAD);
-        if (i + PREFETCH_AHEAD / 2 < n)
-            prefetch_marks(rd, ring[(i + PREFETCH_AHEAD / 2) % SLOT_RING]);
-        if (!is_load_or_store(ev)) {
-            if (ev->type == EVENT_THREAD && (stop == REUSE_STOP_ANY || ev->size == stop))
-                break;
-            continue; /* the kernel's accesses are no reuse */
-        }
-        if (repeats_latest(rd, ev, line_shift)) {
-            repeats++;
-            continue;
-        }
-        access_lines(rd, ev, line_shift, ring[i % SLOT_RING]);
-    }
+    size_t i = 0, ahead = n > PREFETCH_AHEAD ? n - PREFETCH_AHEAD : 0;
+    for (; i < ahead; i++)
+        if (!global_event(rd, events, i, n, line_shift, stop, ring, &repeats, marks, 0))
+            goto stopped;
+    for (; i < n; i++)
+        if (!global_event(rd, events, i, n, line_shift, stop, ring, &repeats, marks, 1))
+            goto stopped;
+stopped:
     count_repeats(rd, repeats);
     count_pending(rd);
     return i;
+}
+
+size_t reuse_distance_events(struct reuse_distance *rd, const struct batch_event *events,
+                             size_t n, unsigned line_shift, uint32_t stop)
+{
+    return rd->marks_ahead ? global_events(rd, events, n, line_shift, stop, 1)
+                           : global_events(rd, events, n, line_shift, stop, 0);
 }
 
 static ALWAYS_INLINE struct reuse_distance *stack_of(struct reuse_distance *const *stacks,
