@@ -332,6 +332,28 @@ int analysis_events(struct analysis *a, const struct event *events, size_t n, si
     return rc;
 }
 
+int analysis_access_room(struct analysis *a, struct batch_event **next,
+                         struct batch_event **end, int *streaming)
+{
+    struct engine_fill *f = a->fill;
+    if (f->shard_shift != 0 || !a->has_thread)
+        return 1;
+    if (f->next == f->end)
+        engine_publish_full(a->engine);
+    *next = f->next;
+    *end = f->end;
+    *streaming = f->streaming;
+    return 0;
+}
+
+void analysis_accesses_written(struct analysis *a, struct batch_event *next, uint64_t accesses,
+                               uint64_t writes)
+{
+    a->fill->next = next;
+    a->events[EVENT_READ] += accesses - writes;
+    a->events[EVENT_WRITE] += writes;
+}
+
 /* The input-size pass computes RMS and TRMS together: what was not asked
  * for goes, so that the result holds exactly its parts (R->analyses). */
 static void leave_out_parts(struct analysis_result *r)

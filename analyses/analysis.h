@@ -17,6 +17,8 @@
 #include "trace/event.h"
 #include "trace/routine_table.h"
 
+struct batch_event;
+
 #define ANALYSIS_DEFAULT_CELL_SIZE 4   /* aprof's default memory resolution */
 #define ANALYSIS_DEFAULT_LINE_SIZE 64
 /* The default first reuse window (reuse_distance.c): a smaller one is for
@@ -71,6 +73,19 @@ int analysis_event(struct analysis *a, const struct event *ev, struct trms_error
  * many were taken before the one that failed. */
 int analysis_events(struct analysis *a, const struct event *events, size_t n, size_t *done,
                     struct trms_error *err);
+
+/* For a producer of valid loads and stores (sizes 1..4095 below 2^48,
+ * after the first thread event) that writes them straight into the
+ * batches, with no struct event in between: 0 and room for at least one
+ * in [*NEXT, *END), each written as {addr, size, type, shards 0xff}
+ * (with streaming stores when *STREAMING); non-zero when they must come
+ * through analysis_events (several shards, or no thread yet). Then
+ * analysis_accesses_written: NEXT past the last written, ACCESSES of
+ * them, WRITES of those stores. */
+int analysis_access_room(struct analysis *a, struct batch_event **next,
+                         struct batch_event **end, int *streaming);
+void analysis_accesses_written(struct analysis *a, struct batch_event *next, uint64_t accesses,
+                               uint64_t writes);
 
 /* Completes pending activations and returns the result, which names
  * routines from ROUTINES (copied). A finished analysis takes no events. */

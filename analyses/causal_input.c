@@ -143,6 +143,12 @@ int causal_input_events(void *ctx, const struct event *events, size_t n,
     return 0;
 }
 
+int causal_input_wants_accesses(const struct causal_input *ci)
+{
+    /* As causal_input_events decides for a load or store. */
+    return (ci->has_thread && ci->threads[ci->current].follow) || ci->cleared.count;
+}
+
 int causal_input_sync(void *ctx, const struct sync_event *ev, struct trms_error *err)
 {
     struct causal_input *ci = ctx;

@@ -46,6 +46,11 @@ int causal_input_events(void *ctx, const struct event *events, size_t n,
                         struct trms_error *err);
 int causal_input_sync(void *ctx, const struct sync_event *ev, struct trms_error *err);
 
+/* Whether a load or store of the current thread, now, would be kept:
+ * when not, a run of them may pass it by (causal_input_events would pass
+ * over each; none changes that answer). */
+int causal_input_wants_accesses(const struct causal_input *ci);
+
 /* Completes the file and puts it in place: 0, or -1 with ERR (nothing is
  * left behind). A trace without sync records has no causal profile: no
  * file then (*WRITTEN 0). Frees CI. */

@@ -352,6 +352,11 @@ void engine_put_next_batch(struct engine *e, struct batch_event ev)
     engine_put(e, &e->fill, ev);
 }
 
+void engine_publish_full(struct engine *e)
+{
+    publish(e, 0);
+}
+
 void engine_quiesce(struct engine *e)
 {
     if (filled(e))

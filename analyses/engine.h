@@ -68,6 +68,9 @@ struct engine_fill *engine_fill(struct engine *e);
 /* Hands the full batch to the jobs, then puts EV in the next one. */
 void engine_put_next_batch(struct engine *e, struct batch_event ev);
 
+/* Hands the full batch to the jobs: the cursor is at the next one. */
+void engine_publish_full(struct engine *e);
+
 /* Writes EV (tagged) into SLOT of the batch being filled. */
 static inline void engine_store(const struct engine_fill *f, struct batch_event *slot,
                                 struct batch_event ev)

@@ -6,7 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#if defined(__SSE2__)
+#include <emmintrin.h> /* _mm_stream_si128 */
+#endif
 
+#include "analyses/batch_event.h"
 #include "common/compiler.h"
 #include "common/oom.h"
 #include "recorder/raw_stream.h"
@@ -262,11 +266,41 @@ static size_t skip_access_run(struct raw_decoder *d, const uint64_t *w, size_t n
 /* Events the writer's tap gets at a time from the hot loop. */
 #define TAP_RUN 256
 
-/* The hot loop, with or without the writer's tap (TAPPED: each access is
- * also kept as an event, for it). */
-static ALWAYS_INLINE size_t encode_access_run(struct raw_decoder *d, const uint64_t *w,
-                                              size_t n, int tapped, struct trms_error *err)
+/* How the hot loop hands its accesses on, besides the trace. */
+enum access_copy {
+    COPY_NONE,      /* no tap */
+    COPY_EVENTS,    /* as struct events, for the tap's run */
+    COPY_BATCH,     /* straight into the tap's batches (trace_writer_access_room) */
+};
+
+/* A load or store as the analysis's batches hold it (analyses/batch_event.h),
+ * from its raw word's op and size: {addr, size, type, shards 0xff}. */
+_Static_assert(EVENT_READ == RAW_READ + 2 && EVENT_WRITE == RAW_WRITE + 2,
+               "a batch event's type is its raw op plus two");
+static ALWAYS_INLINE void put_batch_access(struct batch_event *slot, uint64_t op_and_sub,
+                                           uint64_t addr, int streaming)
 {
+    uint64_t high = (op_and_sub & RAW_SUB_MASK) |
+                    ((op_and_sub >> RAW_OP_SHIFT) + 2) << 32 | UINT64_C(0xff) << 40;
+#if defined(__SSE2__)
+    /* Streaming: a worker on another core reads the batch (engine_store). */
+    if (streaming) {
+        _mm_stream_si128((__m128i *)slot, _mm_set_epi64x((long long)high, (long long)addr));
+        return;
+    }
+#endif
+    (void)streaming;
+    memcpy(slot, &(uint64_t[2]){addr, high}, sizeof *slot);
+}
+
+/* The hot loop, with COPY of each access (a constant where it is inlined;
+ * COPY_BATCH: into SLOT on, room for N). */
+static ALWAYS_INLINE size_t encode_access_run(struct raw_decoder *d, const uint64_t *w,
+                                              size_t n, enum access_copy copy,
+                                              struct batch_event *slot, int streaming,
+                                              struct trms_error *err)
+{
+    int tapped = copy == COPY_EVENTS;
     struct trace_window win;
     if (trace_writer_open_window(d->writer, &win, err) != 0)
         return SIZE_MAX;
@@ -291,6 +325,8 @@ static ALWAYS_INLINE size_t encode_access_run(struct raw_decoder *d, const uint6
             p += event_encode_load_store(&win.encoder, opcodes, raw_word_low(word),
                                          op_and_sub & RAW_SUB_MASK, p);
             ops += op_and_sub >> RAW_OP_SHIFT;
+            if (copy == COPY_BATCH)
+                put_batch_access(slot++, op_and_sub, raw_word_low(word), streaming);
             if (tapped)
                 run[k++] = (struct event){
                     .type = (op_and_sub >> RAW_OP_SHIFT) == RAW_READ ? EVENT_READ : EVENT_WRITE,
@@ -309,6 +345,8 @@ done:
     trace_writer_close_window(d->writer, &win, (uint32_t)i);
     if (tapped && !failed && trace_writer_tap(d->writer, run, k, err) != 0)
         failed = 1;
+    if (copy == COPY_BATCH)
+        trace_writer_accesses_written(d->writer, slot, i, ops - i);
     d->summary->events[EVENT_READ] += i - (ops - i);
     d->summary->events[EVENT_WRITE] += ops - i;
     d->summary->words += i;
@@ -327,8 +365,19 @@ static size_t decode_access_run(struct raw_decoder *d, const uint64_t *w, size_t
         if (room < n)
             n = (size_t)room;
     }
-    return trace_writer_tapped(d->writer) ? encode_access_run(d, w, n, 1, err)
-                                          : encode_access_run(d, w, n, 0, err);
+    if (!trace_writer_tapped(d->writer))
+        return encode_access_run(d, w, n, COPY_NONE, NULL, 0, err);
+    struct batch_event *slot, *end;
+    int streaming;
+    int room = trace_writer_access_room(d->writer, &slot, &end, &streaming, err);
+    if (room < 0)
+        return SIZE_MAX;
+    if (room > 0)
+        return encode_access_run(d, w, n, COPY_EVENTS, NULL, 0, err);
+    if ((size_t)(end - slot) < n)
+        n = (size_t)(end - slot);
+    return streaming ? encode_access_run(d, w, n, COPY_BATCH, slot, 1, err)
+                     : encode_access_run(d, w, n, COPY_BATCH, slot, 0, err);
 }
 
 static int is_access(uint64_t word)

@@ -22,7 +22,11 @@
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
+#include "analyses/batch_event.h"
 #include "common/error.h"
 #include "recorder/raw_decoder.h"
 #include "recorder/raw_stream.h"
@@ -1117,6 +1121,57 @@ static int compare_run(void *ctx, const struct event *events, size_t n, struct t
     return 0;
 }
 
+/* A tap that also takes the hot loop's loads and stores straight into
+ * batches (as `trms record`'s analysis does): room of varying sizes,
+ * refused now and then (they come through RUN then), written with and
+ * without streaming stores; each batch is read back as events. */
+struct batch_tap {
+    struct expected_events *x;
+    _Alignas(16) struct batch_event slots[700];  /* as the streaming stores need */
+    struct batch_event *start;
+    unsigned calls;
+    uint64_t direct;    /* accesses that came as batch events */
+};
+
+static int batch_tap_run(void *ctx, const struct event *events, size_t n, struct trms_error *err)
+{
+    struct batch_tap *t = ctx;
+    return compare_run(t->x, events, n, err);
+}
+
+static int batch_tap_room(void *ctx, struct batch_event **next, struct batch_event **end,
+                          int *streaming)
+{
+    struct batch_tap *t = ctx;
+    unsigned call = t->calls++;
+    if (call % 5 == 4)
+        return 1;
+    t->start = t->slots;
+    *next = t->slots;
+    *end = t->slots + 1 + call * 37 % 700;
+    *streaming = call & 1;
+    return 0;
+}
+
+static void batch_tap_written(void *ctx, struct batch_event *next, uint64_t accesses,
+                              uint64_t writes)
+{
+    struct batch_tap *t = ctx;
+    uint64_t seen_writes = 0;
+#if defined(__SSE2__)
+    _mm_sfence();
+#endif
+    CHECK_EQ((uint64_t)(next - t->start), accesses);
+    for (const struct batch_event *b = t->start; b < next; b++) {
+        CHECK_EQ(b->shards, 0xff);
+        seen_writes += b->type == EVENT_WRITE;
+        struct event ev = {.type = (enum event_type)b->type, .addr = b->value, .size = b->size};
+        compare_event(t->x, &ev, NULL);
+    }
+    CHECK_EQ(seen_writes, writes);
+    t->direct += accesses;
+}
+
 static uint64_t next_random(uint64_t *state)
 {
     *state = *state * 6364136223846793005u + 1442695040888963407u;
@@ -1129,7 +1184,7 @@ static uint64_t next_random(uint64_t *state)
  * general path mixed in (sizes the record spells out, accesses of no
  * bytes, costs, thread switches), must read back exactly, address deltas
  * of every varint length and the 48-bit extremes included. */
-static void long_access_runs(void)
+static void long_access_runs(int batches)
 {
     enum { WORDS = 1600000 };
     uint64_t *w = malloc((WORDS + 1) * sizeof *w);
@@ -1190,6 +1245,11 @@ static void long_access_runs(void)
     struct expected_events tapped = {.items = x.items, .n = x.n, .first_mismatch = SIZE_MAX};
     struct trace_writer_options options = {.level = TRACE_ZSTD_LEVEL,
                                            .tap = {.run = compare_run, .ctx = &tapped}};
+    struct batch_tap bt = {.x = &tapped};
+    if (batches)
+        options.tap = (struct trace_event_tap){.run = batch_tap_run, .ctx = &bt,
+                                               .access_room = batch_tap_room,
+                                               .accesses_written = batch_tap_written};
     struct trace_writer *tw = trace_writer_create_with(path, &options, &r.err);
     CHECK(tw != NULL);
     struct raw_decoder *d = raw_decoder_new(tw, &r.routines, &r.cb, &r.summary);
@@ -1209,6 +1269,8 @@ static void long_access_runs(void)
     CHECK_EQ(x.first_mismatch, SIZE_MAX);
     CHECK_EQ(tapped.seen, x.n);
     CHECK_EQ(tapped.first_mismatch, SIZE_MAX);
+    if (batches) /* most of them, not all */
+        CHECK(bt.direct > (reads + writes) / 2 && bt.direct < reads + writes);
     CHECK(stats.blocks >= 10);
     CHECK_EQ(r.summary.words, WORDS);
     CHECK_EQ(r.summary.events[EVENT_READ], reads);
@@ -1237,7 +1299,8 @@ int main(void)
     feed_leaves_cut_records();
     packets_arrive_split();
     fd_trailing_partial_record();
-    long_access_runs();
+    long_access_runs(0);
+    long_access_runs(1);
     if (rmdir(tmpdir) != 0)
         perror("rmdir");
     return check_report("test_raw_decoder");

@@ -60,6 +60,25 @@ static int feed(void *ctx, const struct event *events, size_t n, struct trms_err
     return 0;
 }
 
+/* The recorder's loads and stores, straight into the analysis's batches:
+ * while the analysis works and the causal input passes them by. */
+static int access_room(void *ctx, struct batch_event **next, struct batch_event **end,
+                       int *streaming)
+{
+    struct record_analysis *ra = ctx;
+    if (ra->failed || (ra->causal && causal_input_wants_accesses(ra->causal)))
+        return 1;
+    return analysis_access_room(ra->analysis, next, end, streaming);
+}
+
+static void accesses_written(void *ctx, struct batch_event *next, uint64_t accesses,
+                             uint64_t writes)
+{
+    struct record_analysis *ra = ctx;
+    analysis_accesses_written(ra->analysis, next, accesses, writes);
+    ra->events += accesses;
+}
+
 struct record_analysis *record_analysis_start(const struct analysis_options *opt,
                                               struct trms_error *err)
 {
@@ -74,7 +93,9 @@ struct record_analysis *record_analysis_start(const struct analysis_options *opt
 struct trace_event_tap record_analysis_tap(struct record_analysis *ra)
 {
     return (struct trace_event_tap){.run = feed, .ctx = ra,
-                                    .sync = ra->causal ? feed_sync : NULL};
+                                    .sync = ra->causal ? feed_sync : NULL,
+                                    .access_room = access_room,
+                                    .accesses_written = accesses_written};
 }
 
 void record_analysis_keep_causal_input(struct record_analysis *ra, const char *dir,

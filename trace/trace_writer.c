@@ -317,6 +317,22 @@ int trace_writer_tap(struct trace_writer *w, const struct event *events, size_t 
     return n ? w->tap.run(w->tap.ctx, events, n, err) : 0;
 }
 
+int trace_writer_access_room(struct trace_writer *w, struct batch_event **next,
+                             struct batch_event **end, int *streaming, struct trms_error *err)
+{
+    if (!w->tap.access_room)
+        return 1;
+    if (flush_tap(w, err) != 0)
+        return -1;
+    return w->tap.access_room(w->tap.ctx, next, end, streaming) ? 1 : 0;
+}
+
+void trace_writer_accesses_written(struct trace_writer *w, struct batch_event *next,
+                                   uint64_t accesses, uint64_t writes)
+{
+    w->tap.accesses_written(w->tap.ctx, next, accesses, writes);
+}
+
 static void free_buffers(struct trace_block *b)
 {
     while (b) {

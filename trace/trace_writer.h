@@ -20,6 +20,7 @@
 #include "trace/sync_event.h"
 
 struct trace_writer;
+struct batch_event;
 
 /* The current format, events blocks compressed (TRACE_ZSTD_LEVEL). */
 struct trace_writer *trace_writer_create(const char *path, struct trms_error *err);
@@ -34,6 +35,20 @@ struct trace_event_tap {
     /* NULL, or sees every sync record written, in order with the events
      * (its TID the current thread's), with CTX. */
     sync_sink sync;
+    /* NULL, or the recorder's hot loop writes its loads and stores
+     * straight into the consumer's batches (struct batch_event,
+     * analyses/batch_event.h), in place of RUN: no event is copied on the
+     * way. ACCESS_ROOM returns 0 with room for at least one in
+     * [*NEXT, *END) (*STREAMING: write them with streaming stores, which
+     * need the slots 16-byte aligned), or
+     * non-zero when the consumer wants them through RUN for now;
+     * ACCESSES_WRITTEN says where the producer stopped and how many it
+     * wrote, WRITES of them stores. Called through
+     * trace_writer_access_room, which gives the tap its pending run first. */
+    int (*access_room)(void *ctx, struct batch_event **next, struct batch_event **end,
+                       int *streaming);
+    void (*accesses_written)(void *ctx, struct batch_event *next, uint64_t accesses,
+                             uint64_t writes);
 };
 
 struct trace_writer_options {
@@ -88,6 +103,15 @@ void trace_writer_close_window(struct trace_writer *w, const struct trace_window
 int trace_writer_tapped(const struct trace_writer *w);
 int trace_writer_tap(struct trace_writer *w, const struct event *events, size_t n,
                      struct trms_error *err);
+
+/* For such a producer: 0 and room in the tap's own batches (its
+ * ACCESS_ROOM), after the events before; 1 when the accesses go through
+ * trace_writer_tap instead; -1 when giving the tap its pending run failed
+ * (*ERR says). trace_writer_accesses_written: the tap's ACCESSES_WRITTEN. */
+int trace_writer_access_room(struct trace_writer *w, struct batch_event **next,
+                             struct batch_event **end, int *streaming, struct trms_error *err);
+void trace_writer_accesses_written(struct trace_writer *w, struct batch_event *next,
+                                   uint64_t accesses, uint64_t writes);
 
 /* Bytes of the file written so far (the writer thread's progress: the
  * blocks still queued come later). */
