@@ -253,7 +253,9 @@ def case_vfork_exec(tmp):
           f"echo followed: {procs}")
 
 
-def case_pipeline(tmp):
+def record_sort_xz(tmp):
+    """`sort f | xz -c > out.xz` recorded in TMP, f 3000 numbers (SKIP
+    without sort or xz); returns the recording."""
     for tool in ("sort", "xz"):
         if not shutil.which(tool):
             print(f"{tool} is not installed", file=sys.stderr)
@@ -262,6 +264,11 @@ def case_pipeline(tmp):
         for i in range(3000):
             f.write(f"{(i * 7919) % 3001}\n")
     rec, _ = record(tmp, ["sh", "-c", "sort f | xz -c > out.xz"], cwd=tmp)
+    return rec
+
+
+def case_pipeline(tmp):
+    rec = record_sort_xz(tmp)
     out = subprocess.run(["xz", "-dc", os.path.join(tmp, "out.xz")], capture_output=True,
                          text=True).stdout
     with open(os.path.join(tmp, "f")) as f:
@@ -342,14 +349,7 @@ def case_pipe_input(tmp):
 
 def case_pipe_sort_xz(tmp):
     """Item 4 on real programs: xz's input comes from sort."""
-    for tool in ("sort", "xz"):
-        if not shutil.which(tool):
-            print(f"{tool} is not installed", file=sys.stderr)
-            sys.exit(SKIP)
-    with open(os.path.join(tmp, "f"), "w") as f:
-        for i in range(3000):
-            f.write(f"{(i * 7919) % 3001}\n")
-    rec, _ = record(tmp, ["sh", "-c", "sort f | xz -c > out.xz"], cwd=tmp)
+    rec = record_sort_xz(tmp)
     procs = check_tree(rec, 5)
     sort_pid = [p["pid"] for p in procs if name_of(p) == "sort"][0]
     d = report(rec)
