@@ -16,6 +16,7 @@ struct segment {
     uint32_t dep;       /* the release it acquired, or NONE */
     uint32_t thread;
     uint32_t dep_addr;  /* the address whose recorded order gave DEP, or NONE */
+    uint8_t dep_by_order;   /* DEP is the last give-back before a take from 0 */
     uint32_t lock;      /* the lock (address id) it takes at its start, or NONE */
     uint32_t unlock;    /* the lock it releases at its end, or NONE */
     uint64_t cost;      /* instructions */
@@ -31,6 +32,7 @@ struct sync_addr {
     uint32_t holder;    /* thread index + 1 while taken, in the recording */
     uint32_t holds;     /* takes from 0 */
     uint8_t invalid;
+    uint8_t handed_over;    /* given back by a thread that had not taken it */
     uint8_t is_lock;    /* decided by causal_model_finish */
 };
 
@@ -58,6 +60,7 @@ struct thread {
     /* The open segment. */
     uint64_t cost;
     uint32_t dep, dep_addr, lock, unlock;
+    uint8_t dep_by_order;
     double delay;
     uint32_t last;          /* the thread's last closed segment, or NONE */
     uint32_t *segments;     /* its closed segments, in order */
@@ -102,6 +105,7 @@ struct causal_model {
     } *costs;
     size_t n_costs, costs_capacity;
     struct u64map releases;         /* address -> last segment releasing it | thread << 32 */
+    struct u64map posts;            /* address -> the segment before its last take from 0 */
     struct u64map start_after;      /* child tid -> creating segment + 1 */
     struct u64map clear_tid;        /* tid -> the address its exit clears */
     struct u64map joinable;         /* addresses an exit cleared, not yet joined */
@@ -148,6 +152,7 @@ struct causal_model *causal_model_new(const struct causal_model_options *options
     m->o = *options;
     u64map_init(&m->thread_index);
     u64map_init(&m->releases);
+    u64map_init(&m->posts);
     u64map_init(&m->start_after);
     u64map_init(&m->clear_tid);
     u64map_init(&m->joinable);
@@ -173,6 +178,7 @@ void causal_model_free(struct causal_model *m)
     free(m->threads);
     u64map_free(&m->thread_index);
     u64map_free(&m->releases);
+    u64map_free(&m->posts);
     u64map_free(&m->start_after);
     u64map_free(&m->clear_tid);
     u64map_free(&m->joinable);
@@ -273,6 +279,7 @@ static uint32_t close_segment(struct causal_model *m, struct thread *t)
     u64map_init(&t->acc);
     m->segments[m->n_segments] = (struct segment){
         .prev = t->last, .dep = t->dep, .thread = index_of(m, t), .dep_addr = t->dep_addr,
+        .dep_by_order = t->dep_by_order,
         .lock = t->lock, .unlock = t->unlock, .cost = t->cost, .delay = t->delay};
     t->last = (uint32_t)m->n_segments++;
     if (t->n_segments == t->segments_capacity) {
@@ -283,6 +290,7 @@ static uint32_t close_segment(struct causal_model *m, struct thread *t)
     t->cost = 0;
     t->dep = NONE;
     t->dep_addr = NONE;
+    t->dep_by_order = 0;
     t->lock = NONE;
     t->unlock = NONE;
     t->delay = 0;
@@ -325,7 +333,8 @@ static uint32_t addr_id(struct causal_model *m, uint64_t addr)
 }
 
 /* T took ADDR from 0: a new segment takes the lock (if it is one), after
- * the last unlock of it by another thread (if it is not). */
+ * the last unlock of it by another thread (if it is not, and no thread
+ * gave it back that had not taken it). */
 static void take(struct causal_model *m, struct thread *t, uint64_t addr)
 {
     uint32_t id = addr_id(m, addr);
@@ -334,9 +343,13 @@ static void take(struct causal_model *m, struct thread *t, uint64_t addr)
         a->invalid = 1;
     a->holder = index_of(m, t) + 1;
     a->holds++;
-    close_segment(m, t);
-    if (acquire(m, t, u64map_find(&m->releases, addr)))
+    uint32_t before = close_segment(m, t);
+    if (before != NONE)
+        *u64map_upsert(&m->posts, addr, NULL) = before | (uint64_t)index_of(m, t) << 32;
+    if (acquire(m, t, u64map_find(&m->releases, addr))) {
         t->dep_addr = id;
+        t->dep_by_order = 1;
+    }
     t->lock = id;
     if (!held_locks_take(&t->held, id))
         return;
@@ -399,7 +412,11 @@ static void close_critical_section(struct causal_model *m, struct thread *t, siz
 }
 
 /* T took ADDR to 0: the segment that ends here releases the lock, if T
- * held it. */
+ * held it. A word that another thread took from 0 and T gives back is
+ * handed over (a condition variable's signals: one thread posts, the
+ * waiter consumes): T goes on after the post. Such a word orders nothing
+ * the other way: a post does not wait for the last one to be consumed,
+ * its recorded order is only the schedule's (the waiter came first). */
 static void give_back(struct causal_model *m, struct thread *t, uint64_t addr)
 {
     uint32_t id = addr_id(m, addr);
@@ -411,8 +428,12 @@ static void give_back(struct causal_model *m, struct thread *t, uint64_t addr)
         t->unlock = id;
     } else {
         a->invalid = 1;
+        if (a->holder && a->holder != index_of(m, t) + 1)
+            a->handed_over = 1;
     }
     release(m, t, addr);
+    if (!mine && acquire(m, t, u64map_find(&m->posts, addr)))
+        t->dep_addr = id;
     if (i < t->held.n) {
         if (mine)
             close_critical_section(m, t, i);
@@ -705,7 +726,8 @@ static void decide_locks(struct causal_model *m)
         m->n_locks += m->addrs[i].is_lock;
     for (size_t i = 0; i < m->n_segments; i++) {
         struct segment *s = &m->segments[i];
-        if (s->dep_addr != NONE && m->addrs[s->dep_addr].is_lock)
+        if (s->dep_addr != NONE && (m->addrs[s->dep_addr].is_lock ||
+                                    (s->dep_by_order && m->addrs[s->dep_addr].handed_over)))
             s->dep = NONE;
         if (s->lock != NONE && !m->addrs[s->lock].is_lock)
             s->lock = NONE;

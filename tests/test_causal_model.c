@@ -18,7 +18,10 @@
  *    queue, the consumer never on an empty one): the consumer takes each
  *    item when it is produced (what its critical section read), not when
  *    the recording happened to schedule it, and the producer's recorded
- *    wait costs nothing where the slot is free in time. */
+ *    wait costs nothing where the slot is free in time.
+ *  - a condition variable's signal word, posted by one thread and consumed
+ *    by the other: a consume waits for its post; a post does not wait for
+ *    the last consume, whatever order the recording had. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -300,6 +303,53 @@ static void test_queue_waits_vanish(void)
     routine_table_free(&routines);
 }
 
+/* A condition variable's signal word (0x900), handed over: thread 3
+ * posts (takes it from 0), thread 2, the waiter, consumes the post (gives
+ * it back) without blocking. Recorded: thread 3 posts after p (10), thread
+ * 2 consumes after w, then runs x; thread 3 posts again after q (10) and
+ * runs its tail. The second post came after the consume only because the
+ * recording ran the waiter first: it must not wait for it. The consume
+ * must wait for the first post. */
+static char *signal_trace(int w, int x, int tail)
+{
+    char *text;
+    size_t len;
+    FILE *out = open_memstream(&text, &len);
+    fprintf(out, "thread 1\n#@sync create 2 0\n#@sync create 3 0\n"
+                 "thread 3\n#@sync start\ncall p\ncost 10\nreturn\n#@sync atomic 0x900 1\n"
+                 "thread 2\n#@sync start\ncall w\ncost %d\nreturn\n#@sync atomic 0x900 2\n"
+                 "call x\ncost %d\nreturn\n"
+                 "thread 3\ncall q\ncost 10\nreturn\n#@sync atomic 0x900 1\n"
+                 "call tail\ncost %d\nreturn\n",
+            w, x, tail);
+    fclose(out);
+    return text;
+}
+
+static void test_signal_word_order(void)
+{
+    struct routine_table routines;
+    routine_table_init(&routines);
+    /* Thread 3 ends at 10 + 10 + 100, thread 2 at 100 + 10; in recorded
+     * order, the tail would start at 100 and end at 200. */
+    char *text = signal_trace(100, 10, 100);
+    struct causal_model *m = model_of(text, &routines);
+    CHECK_NEAR(causal_model_time(m, CAUSAL_NO_ROUTINE, 0, 0), 120, 1e-9);
+    causal_model_free(m);
+    free(text);
+    routine_table_free(&routines);
+    /* w gone: x waits for the first post (at 10), [10, 115], where it
+     * would run [0, 105] without it; thread 3 ends at 40. */
+    routine_table_init(&routines);
+    text = signal_trace(100, 105, 20);
+    m = model_of(text, &routines);
+    CHECK_NEAR(causal_model_time(m, CAUSAL_NO_ROUTINE, 0, 0), 205, 1e-9);
+    CHECK_NEAR(causal_model_time(m, routine_named(&routines, "w"), 1, 0), 115, 1e-9);
+    causal_model_free(m);
+    free(text);
+    routine_table_free(&routines);
+}
+
 /* Blocking system calls are delays: shrinking the work around them helps,
  * the delay stays. */
 static void test_blocking(void)
@@ -453,6 +503,7 @@ int main(void)
     test_mutex();
     test_lock_in_simulated_order();
     test_queue_waits_vanish();
+    test_signal_word_order();
     test_blocking();
     test_round_trip(dir);
     test_bad_sync_lines();
