@@ -39,8 +39,12 @@ void call_tracker_free(struct call_tracker *t)
     u64map_free(&t->stacks);
 }
 
+/* Calls and returns come in long runs of one thread: its stack is kept at
+ * hand (index + 1 in LAST_INDEX), not looked up for each. */
 static struct thread_stack *stack_of(struct call_tracker *t, uint32_t tid)
 {
+    if (t->last_index && t->last_tid == tid)
+        return &t->threads[t->last_index - 1];
     int inserted;
     uint64_t *index = u64map_upsert(&t->stacks, tid, &inserted);
     if (inserted) {
@@ -48,6 +52,8 @@ static struct thread_stack *stack_of(struct call_tracker *t, uint32_t tid)
         t->threads[t->n_threads] = (struct thread_stack){0};
         *index = t->n_threads++;
     }
+    t->last_tid = tid;
+    t->last_index = *index + 1;
     return &t->threads[*index];
 }
 

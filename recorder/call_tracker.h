@@ -66,6 +66,8 @@ struct call_tracker {
     struct u64map stacks;            /* tid -> index into threads */
     struct thread_stack *threads;
     size_t n_threads;
+    uint32_t last_tid;               /* the thread of the last lookup */
+    size_t last_index;               /* its index + 1, 0 before any */
     uint64_t tail_calls;             /* statistics, for the recording's meta */
     uint64_t unwound;                /* frames popped by a stack pointer jump */
 };

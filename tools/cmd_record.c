@@ -19,6 +19,7 @@
 #include "common/parse_number.h"
 #include "common/plural.h"
 #include "common/stop_signals.h"
+#include "recorder/code_class_cache.h"
 #include "recorder/raw_stream.h"
 #include "recorder/rr_engine.h"
 #include "recorder/step_recording.h"
@@ -49,6 +50,7 @@ struct record {
     struct routine_table routines;
     struct memory_maps maps;        /* every file mapping seen, for names */
     struct symbolizer *symbols;     /* the live ones, for PLTs and entries */
+    struct code_class_cache classes;    /* their answers for recent targets */
     struct routine_resolver *resolver;  /* names routines meanwhile, or NULL */
     size_t routines_queued;         /* to the resolver */
     const char *tool_dir;           /* valgrind */
@@ -156,11 +158,14 @@ static void classify(void *ctx, uint64_t addr, struct code_class *out)
     struct record *r = ctx;
     if (r->resolver && r->routines_queued < r->routines.count)
         queue_new_routines(r);
+    if (code_class_cache_get(&r->classes, addr, out))
+        return;
     struct symbol_info info;
     symbolizer_classify(r->symbols, addr, &info);  /* PLT stubs have no name */
     out->is_plt = info.is_plt;
     out->is_function_entry = info.name && info.entry == addr;
     out->is_recorder = info.module && valgrind_preload_path(info.module);
+    code_class_cache_put(&r->classes, addr, out);
 }
 
 static int add_mapping(void *ctx, const struct raw_mapping *m, struct trms_error *err)
@@ -172,6 +177,7 @@ static int add_mapping(void *ctx, const struct raw_mapping *m, struct trms_error
                           .prot = m->prot, .path = (char *)m->path};
     if (memory_maps_add(&r->maps, &e) != 0)
         return error_set(err, "cannot keep the mapping of %s", m->path);
+    code_class_cache_forget(&r->classes);
     /* Code only; a file without symbols just leaves its routines unnamed. */
     if (e.prot & MAPS_PROT_X)
         symbolizer_add_map(r->symbols, &e);
@@ -185,6 +191,7 @@ static void remove_mapping(void *ctx, uint64_t start, uint64_t length)
     struct record *r = ctx;
     /* The maps file keeps it: its routines still need names. */
     symbolizer_remove_range(r->symbols, start, start + length);
+    code_class_cache_forget(&r->classes);
 }
 
 /* PROG.rec, or PROG.2.rec and so on when taken. */
