@@ -22,6 +22,7 @@
 
 #include <stddef.h>
 
+#include "analyses/batch_event.h"
 #include "common/error.h"
 #include "trace/event.h"
 #include "trace/routine_table.h"
@@ -46,10 +47,24 @@ int causal_input_events(void *ctx, const struct event *events, size_t n,
                         struct trms_error *err);
 int causal_input_sync(void *ctx, const struct sync_event *ev, struct trms_error *err);
 
-/* Whether a load or store of the current thread, now, would be kept:
- * when not, a run of them may pass it by (causal_input_events would pass
- * over each; none changes that answer). */
-int causal_input_wants_accesses(const struct causal_input *ci);
+/* Whether the current thread's loads and stores are followed now (a lock
+ * take's window, held_locks.h): then every one is looked at, through
+ * causal_input_events; when not, causal_input_access_run may take a run
+ * of them instead (none of a run changes that answer). */
+int causal_input_follows_accesses(const struct causal_input *ci);
+
+/* Whether a run of loads and stores may hold one it keeps (a read of an
+ * address a thread's exit clears: once a thread was created). */
+int causal_input_keeps_reads(const struct causal_input *ci);
+
+/* A run of N loads and stores of the current thread as the analysis's
+ * batches hold them (analyses/batch_event.h), in order after every event
+ * and sync record given before, while causal_input_follows_accesses is 0:
+ * keeps the reads of a cleared address exactly as causal_input_events
+ * would (the run holds no cost, so the instructions summed before each
+ * kept read are the same). CTX the causal_input. */
+int causal_input_access_run(void *ctx, const struct batch_event *run, size_t n,
+                            struct trms_error *err);
 
 /* Completes the file and puts it in place: 0, or -1 with ERR (nothing is
  * left behind). A trace without sync records has no causal profile: no
