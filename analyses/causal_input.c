@@ -154,14 +154,12 @@ int causal_input_events(void *ctx, const struct event *events, size_t n,
     return 0;
 }
 
-int causal_input_follows_accesses(const struct causal_input *ci)
+enum causal_access_need causal_input_access_need(const struct causal_input *ci)
 {
-    return ci->has_thread && ci->threads[ci->current].follow;
-}
-
-int causal_input_keeps_reads(const struct causal_input *ci)
-{
-    return ci->cleared.count != 0;
+    /* As causal_input_events decides for a load or store. */
+    if (ci->has_thread && ci->threads[ci->current].follow)
+        return CAUSAL_FOLLOWS_ACCESSES;
+    return ci->cleared.count ? CAUSAL_KEEPS_SOME_READS : CAUSAL_PASSES_ACCESSES;
 }
 
 int causal_input_access_run(void *ctx, const struct batch_event *run, size_t n,

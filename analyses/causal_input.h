@@ -16,7 +16,8 @@
  * point or a latency (`--progress`, `--latency`) cuts segments at returns
  * chosen when `trms causal` runs.
  *
- * Engine-agnostic: events and sync records in, a trace out. */
+ * Engine-agnostic: events (or runs of loads and stores as batch events)
+ * and sync records in, a trace out. */
 #ifndef TRMS_CAUSAL_INPUT_H
 #define TRMS_CAUSAL_INPUT_H
 
@@ -47,19 +48,22 @@ int causal_input_events(void *ctx, const struct event *events, size_t n,
                         struct trms_error *err);
 int causal_input_sync(void *ctx, const struct sync_event *ev, struct trms_error *err);
 
-/* Whether the current thread's loads and stores are followed now (a lock
- * take's window, held_locks.h): then every one is looked at, through
- * causal_input_events; when not, causal_input_access_run may take a run
- * of them instead (none of a run changes that answer). */
-int causal_input_follows_accesses(const struct causal_input *ci);
-
-/* Whether a run of loads and stores may hold one it keeps (a read of an
- * address a thread's exit clears: once a thread was created). */
-int causal_input_keeps_reads(const struct causal_input *ci);
+/* What the causal input needs of the current thread's next loads and
+ * stores (none of a run of them changes the answer). */
+enum causal_access_need {
+    CAUSAL_PASSES_ACCESSES,     /* nothing: they may pass it by */
+    CAUSAL_KEEPS_SOME_READS,    /* the reads of an address a thread's exit
+                                   clears (once a thread was created):
+                                   causal_input_access_run may take a run */
+    CAUSAL_FOLLOWS_ACCESSES,    /* each (a lock take's window, held_locks.h):
+                                   through causal_input_events */
+};
+enum causal_access_need causal_input_access_need(const struct causal_input *ci);
 
 /* A run of N loads and stores of the current thread as the analysis's
  * batches hold them (analyses/batch_event.h), in order after every event
- * and sync record given before, while causal_input_follows_accesses is 0:
+ * and sync record given before, while they are not followed
+ * (causal_input_access_need):
  * keeps the reads of a cleared address exactly as causal_input_events
  * would (the run holds no cost, so the instructions summed before each
  * kept read are the same). CTX the causal_input. */

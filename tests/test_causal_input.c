@@ -75,7 +75,8 @@ static void feed_run(struct feeder *f, const struct event *run, size_t n)
         size_t piece = 1 + next_random() % 700;
         if (piece > n - i)
             piece = n - i;
-        if (!f->runs_as_batches || causal_input_follows_accesses(f->ci)) {
+        if (!f->runs_as_batches ||
+            causal_input_access_need(f->ci) == CAUSAL_FOLLOWS_ACCESSES) {
             CHECK(causal_input_events(f->ci, &run[i], piece, &err) == 0);
         } else {
             for (size_t k = 0; k < piece; k++) {
@@ -117,7 +118,7 @@ static void feed_trace(struct feeder *f, struct expected *x)
         feed_event(f, &(struct event){.type = EVENT_COST, .size = cost});
         x->cost += cost;
         size_t n = (size_t)(next_random() % 4096);
-        int followed = causal_input_follows_accesses(f->ci);
+        int followed = causal_input_access_need(f->ci) == CAUSAL_FOLLOWS_ACCESSES;
         for (size_t i = 0; i < n; i++) {
             uint64_t r = next_random();
             enum event_type type = r & 1 ? EVENT_READ : EVENT_WRITE;

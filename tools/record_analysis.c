@@ -78,10 +78,12 @@ static int access_room(void *ctx, struct batch_event **next, struct batch_event 
 {
     struct record_analysis *ra = ctx;
     ra->scanning = 0;
-    if (ra->failed || (ra->causal && causal_input_follows_accesses(ra->causal)))
+    enum causal_access_need need =
+        ra->causal ? causal_input_access_need(ra->causal) : CAUSAL_PASSES_ACCESSES;
+    if (ra->failed || need == CAUSAL_FOLLOWS_ACCESSES)
         return 1;
     int rc = analysis_access_room(ra->analysis, next, end, streaming);
-    if (rc != 0 || !ra->causal || !causal_input_keeps_reads(ra->causal))
+    if (rc != 0 || need == CAUSAL_PASSES_ACCESSES)
         return rc;
     ra->scanning = 1;
     size_t room = (size_t)(*end - *next);
