@@ -87,6 +87,14 @@ int analysis_access_room(struct analysis *a, struct batch_event **next,
 void analysis_accesses_written(struct analysis *a, struct batch_event *next, uint64_t accesses,
                                uint64_t writes);
 
+/* For a producer that wrote N such loads and stores into a buffer of its
+ * own (FROM, 16-byte aligned) to look at them first: copies them into the
+ * room analysis_access_room gave (N at most its size), as
+ * analysis_accesses_written would after writing them there, WRITES of
+ * them stores. */
+void analysis_accesses_copy(struct analysis *a, const struct batch_event *from, size_t n,
+                            uint64_t writes);
+
 /* Completes pending activations and returns the result, which names
  * routines from ROUTINES (copied). A finished analysis takes no events. */
 struct analysis_result *analysis_finish(struct analysis *a, const struct routine_table *routines);

@@ -18,11 +18,22 @@
  * killed before do not stand in each other's way. */
 #define PARTIAL_MAX 64
 
+/* A bit per hash of the cleared addresses: a run of accesses looks an
+ * address up in CLEARED only when its bit is set (a few threads' clear
+ * addresses, often on the same page offset, hence the hash). */
+#define CLEARED_FILTER_BITS 4096
+
+static inline unsigned cleared_bit(uint64_t addr)
+{
+    return (unsigned)((addr * UINT64_C(0x9e3779b97f4a7c15)) >> 52);
+}
+
 struct causal_input {
     struct trace_writer *w;
     const struct routine_table *routines;
     char *path, *partial;
     struct u64map cleared;      /* addresses a thread's exit clears (create's ADDR) */
+    uint64_t cleared_filter[CLEARED_FILTER_BITS / 64]; /* CLEARED's, by cleared_bit */
     struct u64map thread_index; /* tid -> index + 1 in THREADS */
     struct held_locks *threads; /* what the model follows of each (held_locks.h) */
     size_t n_threads, threads_capacity;
@@ -143,10 +154,30 @@ int causal_input_events(void *ctx, const struct event *events, size_t n,
     return 0;
 }
 
-int causal_input_wants_accesses(const struct causal_input *ci)
+enum causal_access_need causal_input_access_need(const struct causal_input *ci)
 {
     /* As causal_input_events decides for a load or store. */
-    return (ci->has_thread && ci->threads[ci->current].follow) || ci->cleared.count;
+    if (ci->has_thread && ci->threads[ci->current].follow)
+        return CAUSAL_FOLLOWS_ACCESSES;
+    return ci->cleared.count ? CAUSAL_KEEPS_SOME_READS : CAUSAL_PASSES_ACCESSES;
+}
+
+int causal_input_access_run(void *ctx, const struct batch_event *run, size_t n,
+                            struct trms_error *err)
+{
+    struct causal_input *ci = ctx;
+    if (!ci->cleared.count)
+        return 0;
+    for (size_t i = 0; i < n; i++) {
+        unsigned bit = cleared_bit(run[i].value);
+        if (run[i].type != EVENT_READ || !(ci->cleared_filter[bit / 64] >> (bit % 64) & 1))
+            continue;
+        /* As the decoder's struct event of it (causal_input_event decides). */
+        struct event ev = {.type = EVENT_READ, .addr = run[i].value, .size = run[i].size};
+        if (causal_input_event(ci, &ev, err) != 0)
+            return -1;
+    }
+    return 0;
 }
 
 int causal_input_sync(void *ctx, const struct sync_event *ev, struct trms_error *err)
@@ -156,8 +187,11 @@ int causal_input_sync(void *ctx, const struct sync_event *ev, struct trms_error 
     struct event thread = {.type = EVENT_THREAD, .tid = ev->tid};
     if (causal_input_event(ci, &thread, err) != 0 || flush_cost(ci, err) != 0)
         return -1;
-    if (ev->kind == SYNC_CREATE && ev->addr)
+    if (ev->kind == SYNC_CREATE && ev->addr) {
         *u64map_upsert(&ci->cleared, ev->addr, NULL) = 1;
+        unsigned bit = cleared_bit(ev->addr);
+        ci->cleared_filter[bit / 64] |= UINT64_C(1) << (bit % 64);
+    }
     held_locks_sync(&ci->threads[ci->current], ev);
     ci->wrote_sync = 1;
     return trace_writer_sync(ci->w, ev, err);

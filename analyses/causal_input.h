@@ -16,12 +16,14 @@
  * point or a latency (`--progress`, `--latency`) cuts segments at returns
  * chosen when `trms causal` runs.
  *
- * Engine-agnostic: events and sync records in, a trace out. */
+ * Engine-agnostic: events (or runs of loads and stores as batch events)
+ * and sync records in, a trace out. */
 #ifndef TRMS_CAUSAL_INPUT_H
 #define TRMS_CAUSAL_INPUT_H
 
 #include <stddef.h>
 
+#include "analyses/batch_event.h"
 #include "common/error.h"
 #include "trace/event.h"
 #include "trace/routine_table.h"
@@ -46,10 +48,27 @@ int causal_input_events(void *ctx, const struct event *events, size_t n,
                         struct trms_error *err);
 int causal_input_sync(void *ctx, const struct sync_event *ev, struct trms_error *err);
 
-/* Whether a load or store of the current thread, now, would be kept:
- * when not, a run of them may pass it by (causal_input_events would pass
- * over each; none changes that answer). */
-int causal_input_wants_accesses(const struct causal_input *ci);
+/* What the causal input needs of the current thread's next loads and
+ * stores (none of a run of them changes the answer). */
+enum causal_access_need {
+    CAUSAL_PASSES_ACCESSES,     /* nothing: they may pass it by */
+    CAUSAL_KEEPS_SOME_READS,    /* the reads of an address a thread's exit
+                                   clears (once a thread was created):
+                                   causal_input_access_run may take a run */
+    CAUSAL_FOLLOWS_ACCESSES,    /* each (a lock take's window, held_locks.h):
+                                   through causal_input_events */
+};
+enum causal_access_need causal_input_access_need(const struct causal_input *ci);
+
+/* A run of N loads and stores of the current thread as the analysis's
+ * batches hold them (analyses/batch_event.h), in order after every event
+ * and sync record given before, while they are not followed
+ * (causal_input_access_need):
+ * keeps the reads of a cleared address exactly as causal_input_events
+ * would (the run holds no cost, so the instructions summed before each
+ * kept read are the same). CTX the causal_input. */
+int causal_input_access_run(void *ctx, const struct batch_event *run, size_t n,
+                            struct trms_error *err);
 
 /* Completes the file and puts it in place: 0, or -1 with ERR (nothing is
  * left behind). A trace without sync records has no causal profile: no

@@ -11,6 +11,10 @@
 #include "analyses/causal_input.h"
 #include "store/result_store.h"
 
+/* Loads and stores the causal input looks at in one go (access_room):
+ * 16 KiB, within the first-level cache. */
+#define SCAN_EVENTS 1024
+
 struct record_analysis {
     struct analysis *analysis;
     uint64_t events;
@@ -18,6 +22,8 @@ struct record_analysis {
     struct trms_error error;
     struct causal_input *causal;    /* NULL when not kept, or dropped */
     struct trms_error causal_error; /* why it was dropped ("" when not) */
+    struct batch_event *scan;       /* SCAN_EVENTS, for access_room */
+    int scanning;                   /* the last access_room gave SCAN */
 };
 
 /* The causal input could not be written: the recording goes on without
@@ -61,22 +67,45 @@ static int feed(void *ctx, const struct event *events, size_t n, struct trms_err
 }
 
 /* The recorder's loads and stores, straight into the analysis's batches:
- * while the analysis works and the causal input passes them by. */
+ * while the analysis works and the causal input passes them by. Once a
+ * thread was created, the causal input keeps the reads of its clear
+ * address: the recorder then writes a run into SCAN, which the causal
+ * input looks at before it is copied into the batch (still in the cache:
+ * the batch itself may be written around it). A run in a lock take's
+ * followed window comes as struct events (a bounded stretch). */
 static int access_room(void *ctx, struct batch_event **next, struct batch_event **end,
                        int *streaming)
 {
     struct record_analysis *ra = ctx;
-    if (ra->failed || (ra->causal && causal_input_wants_accesses(ra->causal)))
+    ra->scanning = 0;
+    enum causal_access_need need =
+        ra->causal ? causal_input_access_need(ra->causal) : CAUSAL_PASSES_ACCESSES;
+    if (ra->failed || need == CAUSAL_FOLLOWS_ACCESSES)
         return 1;
-    return analysis_access_room(ra->analysis, next, end, streaming);
+    int rc = analysis_access_room(ra->analysis, next, end, streaming);
+    if (rc != 0 || need == CAUSAL_PASSES_ACCESSES)
+        return rc;
+    ra->scanning = 1;
+    size_t room = (size_t)(*end - *next);
+    *next = ra->scan;
+    *end = ra->scan + (room < SCAN_EVENTS ? room : SCAN_EVENTS);
+    *streaming = 0;
+    return 0;
 }
 
 static void accesses_written(void *ctx, struct batch_event *next, uint64_t accesses,
                              uint64_t writes)
 {
     struct record_analysis *ra = ctx;
-    analysis_accesses_written(ra->analysis, next, accesses, writes);
     ra->events += accesses;
+    if (!ra->scanning) {
+        analysis_accesses_written(ra->analysis, next, accesses, writes);
+        return;
+    }
+    struct trms_error why;
+    if (ra->causal && causal_input_access_run(ra->causal, ra->scan, accesses, &why) != 0)
+        drop_causal_input(ra, &why);
+    analysis_accesses_copy(ra->analysis, ra->scan, accesses, writes);
 }
 
 struct record_analysis *record_analysis_start(const struct analysis_options *opt,
@@ -87,6 +116,7 @@ struct record_analysis *record_analysis_start(const struct analysis_options *opt
         return NULL;
     struct record_analysis *ra = xcalloc(1, sizeof *ra);
     ra->analysis = a;
+    ra->scan = xaligned_alloc(64, SCAN_EVENTS * sizeof *ra->scan);
     return ra;
 }
 
@@ -112,6 +142,7 @@ void record_analysis_abandon(struct record_analysis *ra)
         return;
     causal_input_abandon(ra->causal);
     analysis_free(ra->analysis);
+    free(ra->scan);
     free(ra);
 }
 
