@@ -4,9 +4,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
 
 #include "analyses/analysis_internal.h"
 #include "analyses/analysis_parts.h"
@@ -362,13 +359,8 @@ void analysis_accesses_copy(struct analysis *a, const struct batch_event *from, 
 {
     struct engine_fill *f = a->fill;
     struct batch_event *to = f->next;
-#if defined(__SSE2__)
-    if (f->streaming) { /* as engine_store: around the caches, 16 bytes at once */
-        for (size_t i = 0; i < n; i++)
-            _mm_stream_si128((__m128i *)&to[i], _mm_load_si128((const __m128i *)&from[i]));
-    } else
-#endif
-        memcpy(to, from, n * sizeof *to);
+    for (size_t i = 0; i < n; i++)
+        engine_store(f, &to[i], from[i]); /* around the caches when workers read them */
     analysis_accesses_written(a, to + n, n, writes);
 }
 

@@ -88,7 +88,7 @@ void analysis_accesses_written(struct analysis *a, struct batch_event *next, uin
                                uint64_t writes);
 
 /* For a producer that wrote N such loads and stores into a buffer of its
- * own (FROM, 16-byte aligned) to look at them first: copies them into the
+ * own (FROM) to look at them first: copies them into the
  * room analysis_access_room gave (N at most its size), as
  * analysis_accesses_written would after writing them there, WRITES of
  * them stores. */
