@@ -41,6 +41,7 @@ struct causal_input {
     uint64_t cost;              /* instructions not yet written, of THREAD */
     uint32_t thread;
     int has_thread;
+    int threaded;               /* a create, or a second thread, was seen */
     int wrote_sync;
 };
 
@@ -65,7 +66,15 @@ struct causal_input *causal_input_create(const char *rec_path,
     return ci;
 }
 
-/* TID's index in THREADS, made on first sight. */
+/* Whether the current thread's accesses may be followed: the model
+ * counts them only once the program is threaded (causal_model.h). */
+static inline int following(const struct causal_input *ci)
+{
+    return ci->has_thread && ci->threaded;
+}
+
+/* TID's index in THREADS, made on first sight (a second thread makes the
+ * program threaded, as in the model). */
 static size_t thread_of(struct causal_input *ci, uint64_t tid)
 {
     uint64_t *index = u64map_upsert(&ci->thread_index, tid, NULL);
@@ -76,6 +85,7 @@ static size_t thread_of(struct causal_input *ci, uint64_t tid)
         ci->threads = xrealloc(ci->threads, ci->threads_capacity * sizeof *ci->threads);
     }
     ci->threads[ci->n_threads] = (struct held_locks){0};
+    ci->threaded |= ci->n_threads > 0;
     *index = ++ci->n_threads;
     return ci->n_threads - 1;
 }
@@ -120,7 +130,7 @@ int causal_input_event(void *ctx, const struct event *ev, struct trms_error *err
     case EVENT_READ:
     case EVENT_WRITE:
         /* The accesses the model follows after a take (causal_model.h). */
-        if (ci->has_thread && held_locks_follow_access(&ci->threads[ci->current]))
+        if (following(ci) && held_locks_follow_access(&ci->threads[ci->current]))
             break;
         /* Only a read of a cleared address can be a join (causal_model.c). */
         if (ev->type == EVENT_READ && ci->cleared.count && u64map_find(&ci->cleared, ev->addr))
@@ -145,7 +155,7 @@ int causal_input_events(void *ctx, const struct event *events, size_t n,
             ci->cost += ev->size;
             continue;
         }
-        if (event_is_access(ev->type) && !(ci->has_thread && ci->threads[ci->current].follow) &&
+        if (event_is_access(ev->type) && !(following(ci) && ci->threads[ci->current].follow) &&
             (ev->type != EVENT_READ || !ci->cleared.count))
             continue;
         if (causal_input_event(ctx, ev, err) != 0)
@@ -157,7 +167,7 @@ int causal_input_events(void *ctx, const struct event *events, size_t n,
 enum causal_access_need causal_input_access_need(const struct causal_input *ci)
 {
     /* As causal_input_events decides for a load or store. */
-    if (ci->has_thread && ci->threads[ci->current].follow)
+    if (following(ci) && ci->threads[ci->current].follow)
         return CAUSAL_FOLLOWS_ACCESSES;
     return ci->cleared.count ? CAUSAL_KEEPS_SOME_READS : CAUSAL_PASSES_ACCESSES;
 }
@@ -187,6 +197,8 @@ int causal_input_sync(void *ctx, const struct sync_event *ev, struct trms_error 
     struct event thread = {.type = EVENT_THREAD, .tid = ev->tid};
     if (causal_input_event(ci, &thread, err) != 0 || flush_cost(ci, err) != 0)
         return -1;
+    if (ev->kind == SYNC_CREATE)
+        ci->threaded = 1;
     if (ev->kind == SYNC_CREATE && ev->addr) {
         *u64map_upsert(&ci->cleared, ev->addr, NULL) = 1;
         unsigned bit = cleared_bit(ev->addr);

@@ -96,6 +96,7 @@ struct causal_model {
     size_t n_threads, threads_capacity;
     struct u64map thread_index;     /* tid -> index */
     struct thread *current;
+    int threaded;                   /* a create, or a second thread, was seen */
     struct segment *segments;
     size_t n_segments, segments_capacity;
     /* (routine, segment, cost), as segments close; by routine once built. */
@@ -224,6 +225,7 @@ static struct thread *thread_of(struct causal_model *m, uint32_t tid)
                 m->current = &m->threads[current];
         }
         *index = m->n_threads;
+        m->threaded |= m->n_threads > 0;
         struct thread *t = &m->threads[m->n_threads++];
         *t = (struct thread){.tid = tid, .dep = NONE, .dep_addr = NONE, .lock = NONE,
                              .unlock = NONE, .last = NONE};
@@ -581,11 +583,11 @@ int causal_model_event(void *ctx, const struct event *ev, struct trms_error *err
     case EVENT_READ:
         if (m->joinable.count)
             joined_by_read(m, t, ev->addr);
-        if (held_locks_follow_access(&t->held))
+        if (m->threaded && held_locks_follow_access(&t->held))
             cs_read(m, t, ev->addr);
         break;
     case EVENT_WRITE:
-        if (held_locks_follow_access(&t->held))
+        if (m->threaded && held_locks_follow_access(&t->held))
             cs_write(m, t, ev->addr);
         break;
     default:
@@ -607,7 +609,8 @@ int causal_model_events(void *ctx, const struct event *events, size_t n,
             executed(m, m->current, ev->size);
             continue;
         }
-        if (event_is_access(ev->type) && m->current && !m->current->held.follow &&
+        if (event_is_access(ev->type) && m->current &&
+            !(m->threaded && m->current->held.follow) &&
             (ev->type != EVENT_READ || !m->joinable.count))
             continue;
         if (causal_model_event(ctx, ev, err) != 0)
@@ -639,6 +642,7 @@ int causal_model_sync(void *ctx, const struct sync_event *ev, struct trms_error 
     m->stats.sync_records++;
     switch (ev->kind) {
     case SYNC_CREATE: {
+        m->threaded = 1;
         uint32_t segment = close_segment(m, t);
         if (segment != NONE)
             *u64map_upsert(&m->start_after, ev->value, NULL) =

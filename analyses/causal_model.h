@@ -73,8 +73,14 @@ void causal_model_free(struct causal_model *m);
  * sync_sink), CTX the model. Of the memory accesses it reads a thread's
  * while it holds an address (took it from 0 and has neither given all
  * back to 0 nor waited on a futex since), at most 4096 after each take,
- * and the reads of an address a thread's exit clears: a reduced trace
- * must keep at least those for the same model. */
+ * counted only once the program is threaded (a thread creation, or a
+ * second thread, was seen), and the reads of an address a thread's exit
+ * clears: a reduced trace must keep at least those for the same model.
+ * Before the first creation no other thread can read what a critical
+ * section wrote but after the creation, which orders it all: following
+ * then would only add flows the creation implies, and cost the causal
+ * input every access of a single-threaded program's locked sections
+ * (sqlite3 takes a mutex around each allocation). */
 #define CAUSAL_MODEL_FOLLOWED_ACCESSES 4096u
 int causal_model_event(void *ctx, const struct event *ev, struct trms_error *err);
 int causal_model_events(void *ctx, const struct event *events, size_t n,

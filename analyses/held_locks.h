@@ -7,7 +7,8 @@
  * futex (then it holds nothing: what it held was no lock). After each
  * take of an address it did not hold, its next
  * CAUSAL_MODEL_FOLLOWED_ACCESSES reads and writes are followed, until it
- * holds nothing.
+ * holds nothing. Its callers count and follow accesses only once the
+ * program is threaded (causal_model.h): before that nothing is asked.
  *
  * Addresses are any one-to-one name of them (the model's address ids).
  * Held addresses keep the order they were taken in, innermost last, so a

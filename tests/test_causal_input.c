@@ -9,7 +9,8 @@
  * followed windows end inside runs, costs and calls between the runs, is
  * written both ways: the files must be equal byte for byte, and hold
  * every read of the clear address, each after the instructions that came
- * before it. */
+ * before it. A single thread's lock windows follow nothing until it
+ * creates a thread (test_window_once_threaded). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -198,6 +199,49 @@ static int see(void *ctx, const struct event *ev, struct trms_error *err)
     return 0;
 }
 
+/* The accesses read back: count them. */
+static int count_accesses(void *ctx, const struct event *ev, struct trms_error *err)
+{
+    (void)err;
+    *(uint64_t *)ctx += event_is_access(ev->type);
+    return 0;
+}
+
+/* Before the program is threaded, a lock take's window follows nothing
+ * (causal_model.h): a single thread's locked accesses pass by, through
+ * batches, and none is kept; once it created a thread, the window still
+ * open follows its accesses. */
+static void test_window_once_threaded(const char *dir)
+{
+    struct routine_table routines;
+    routine_table_init(&routines);
+    struct trms_error err;
+    struct feeder f = {.ci = causal_input_create(dir, &routines, &err)};
+    CHECK(f.ci != NULL);
+    feed_event(&f, &(struct event){.type = EVENT_THREAD, .tid = 1});
+    feed_sync(&f, 1, SYNC_ATOMIC, LOCK_ADDR, SYNC_ATOMIC_FOUND_ZERO);
+    CHECK(causal_input_access_need(f.ci) == CAUSAL_PASSES_ACCESSES);
+    for (int i = 0; i < 10; i++)
+        feed_event(&f, &(struct event){.type = EVENT_WRITE, .addr = 0x10000 + 8 * i, .size = 8});
+    feed_sync(&f, 1, SYNC_CREATE, 0, 2);
+    CHECK(causal_input_access_need(f.ci) == CAUSAL_FOLLOWS_ACCESSES);
+    for (int i = 0; i < 5; i++)
+        feed_event(&f, &(struct event){.type = EVENT_READ, .addr = 0x10000 + 8 * i, .size = 8});
+    feed_sync(&f, 1, SYNC_ATOMIC, LOCK_ADDR, SYNC_ATOMIC_LEFT_ZERO);
+    int written;
+    CHECK(causal_input_finish(f.ci, &written, &err) == 0);
+    CHECK(written);
+    routine_table_free(&routines);
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", dir, CAUSAL_INPUT_FILE);
+    routine_table_init(&routines);
+    uint64_t accesses = 0;
+    CHECK(trace_read(path, &routines, count_accesses, &accesses, NULL, &err) == 0);
+    CHECK_EQ(accesses, 5);
+    routine_table_free(&routines);
+    unlink(path);
+}
+
 int main(void)
 {
     char dir_events[] = "/tmp/test_causal_input_XXXXXX", dir_runs[] = "/tmp/test_causal_input_XXXXXX";
@@ -237,5 +281,9 @@ int main(void)
     rmdir(dir_runs);
     free(by_events);
     free(by_runs);
+    char dir_threads[] = "/tmp/test_causal_input_XXXXXX";
+    CHECK(mkdtemp(dir_threads) != NULL);
+    test_window_once_threaded(dir_threads);
+    rmdir(dir_threads);
     return check_report("test_causal_input");
 }

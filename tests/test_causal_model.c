@@ -493,6 +493,37 @@ static void test_bad_sync_lines(void)
     }
 }
 
+/* Accesses count toward a take's followed window only once the program
+ * is threaded: thread 1 writes 0x700 under the mutex 0x500, then creates
+ * thread 2, whose critical section reads it. Written before the creation,
+ * no flow (the creation orders it); written after, one. The model's time
+ * is the same either way. */
+static void test_flows_once_threaded(void)
+{
+    static const char *const texts[] = {
+        "thread 1\n#@sync atomic 0x500 1\nwrite 0x700 8\n#@sync atomic 0x500 2\n"
+        "#@sync create 2 0\ncall a\ncost 100\nreturn\n"
+        "thread 2\n#@sync start\n#@sync atomic 0x500 1\nread 0x700 8\n"
+        "#@sync atomic 0x500 2\ncall b\ncost 50\nreturn\n",
+        "thread 1\n#@sync create 2 0\n#@sync atomic 0x500 1\nwrite 0x700 8\n"
+        "#@sync atomic 0x500 2\ncall a\ncost 100\nreturn\n"
+        "thread 2\n#@sync start\n#@sync atomic 0x500 1\nread 0x700 8\n"
+        "#@sync atomic 0x500 2\ncall b\ncost 50\nreturn\n",
+    };
+    for (int after = 0; after < 2; after++) {
+        struct routine_table routines;
+        routine_table_init(&routines);
+        struct causal_model *m = model_of(texts[after], &routines);
+        struct causal_model_stats st;
+        causal_model_stats(m, &st);
+        CHECK_EQ(st.locks, 1);
+        CHECK_EQ(st.flows, (uint64_t)after);
+        CHECK_NEAR(causal_model_time(m, CAUSAL_NO_ROUTINE, 0, 0), 100, 1e-9);
+        causal_model_free(m);
+        routine_table_free(&routines);
+    }
+}
+
 int main(void)
 {
     char dir[] = "/tmp/trms-causal-XXXXXX";
@@ -505,6 +536,7 @@ int main(void)
     test_queue_waits_vanish();
     test_signal_word_order();
     test_blocking();
+    test_flows_once_threaded();
     test_round_trip(dir);
     test_bad_sync_lines();
     rmdir(dir);
