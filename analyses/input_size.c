@@ -160,17 +160,26 @@ int input_size_return(struct input_size *is)
 }
 
 /* The deepest pending activation below stack[HI] that started at or before
- * time TS, by halves (stack[HI].ts > TS >= stack[0].ts). */
+ * time TS (stack[HI].ts > TS >= stack[0].ts): by steps that double from
+ * HI down, as the frame sought is most often a few below the top, then by
+ * halves. Both without a branch on the comparison: which way a probe goes
+ * is as good as random, and a mispredicted branch per probe cost more than
+ * the probe (sort's input-size pass spent 4.5% of its time here). */
 static __attribute__((noinline)) struct frame *frame_below(struct thread *t, uint64_t ts,
                                                            size_t hi)
 {
-    size_t lo = 0;
-    while (hi - lo > 1) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (t->stack[mid].ts <= ts)
-            lo = mid;
-        else
-            hi = mid;
+    const struct frame *s = t->stack;
+    /* The frame is in [lo, lo + len): stack[lo].ts <= TS < stack[lo + len].ts. */
+    size_t step = 1;
+    while (step < hi && s[hi - step].ts > ts) {
+        hi -= step;
+        step *= 2;
+    }
+    size_t lo = step < hi ? hi - step : 0, len = hi - lo;
+    while (len > 1) {
+        size_t half = len / 2;
+        lo = s[lo + half].ts <= ts ? lo + half : lo;
+        len -= half;
     }
     return &t->stack[lo];
 }
