@@ -84,6 +84,15 @@ static uint32_t child_context(struct analysis *a, uint32_t parent, uint32_t rout
     return (uint32_t)a->n_contexts++;
 }
 
+/* The profiles take the completed activations on the input-size pass's
+ * worker, off the thread that feeds the events, unless the calling
+ * contexts (which that thread assigns as it goes) or a sink of the
+ * caller's need them on the feeding thread. */
+void analysis_choose_collector(struct analysis *a)
+{
+    engine_collect_in_job(a->engine, !a->options.contexts && !a->extra_sink);
+}
+
 void analysis_collect(void *ctx, const struct activation *act)
 {
     struct analysis *a = ctx;
@@ -144,6 +153,7 @@ struct analysis *analysis_new(const struct analysis_options *opt, struct trms_er
         a->n_contexts = a->contexts_capacity = 1;
     }
     a->engine = engine_new(&config, analysis_collect, a);
+    analysis_choose_collector(a);
     a->fill = engine_fill(a->engine);
     return a;
 }
@@ -172,6 +182,7 @@ void analysis_on_activation(struct analysis *a, activation_sink sink, void *ctx)
 {
     a->extra_sink = sink;
     a->extra_ctx = ctx;
+    analysis_choose_collector(a);
 }
 
 static uint32_t thread_index_of(struct analysis *a, uint32_t tid)

@@ -61,4 +61,7 @@ int analysis_engine_config(const struct analysis_options *opt, struct engine_con
  * caller's extra sink). */
 void analysis_collect(void *ctx, const struct activation *act);
 
+/* Tells the engine where analysis_collect may run (analysis.c). */
+void analysis_choose_collector(struct analysis *a);
+
 #endif

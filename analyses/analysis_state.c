@@ -239,8 +239,10 @@ struct analysis *analysis_load(struct state_reader *r, int threads, uint64_t rou
         profiles_load(a->profiles, &bounds, r);
     if (!r->failed)
         a->engine = engine_load(&config, &bounds, analysis_collect, a, r);
-    if (a->engine)
+    if (a->engine) {
+        analysis_choose_collector(a);
         a->fill = engine_fill(a->engine);
+    }
     if (r->failed) {
         error_set(err, "%s", r->error ? r->error : "the saved analysis is damaged");
         analysis_free(a);

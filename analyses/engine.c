@@ -33,6 +33,12 @@ static void run_input_size(struct job *job, const struct batch *b)
     input_size_run(job->input_size, b->events, b->count);
     if (b->final)
         input_size_finish(job->input_size);
+    struct engine *e = job->e;
+    if (!e->collect_in_job || e->config.shard_shift)
+        return; /* merge() collects them */
+    for (size_t i = 0; i < job->out->count; i++)
+        e->collect(e->collect_ctx, &job->out->items[i]);
+    job->out->count = 0;
 }
 
 /* The global stack: the whole batch, with a pause where the second thread
@@ -339,6 +345,11 @@ struct engine *engine_new(const struct engine_config *config, activation_sink co
         }
     }
     return e;
+}
+
+void engine_collect_in_job(struct engine *e, int on)
+{
+    e->collect_in_job = on;
 }
 
 struct engine_fill *engine_fill(struct engine *e)

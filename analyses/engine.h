@@ -45,9 +45,18 @@ struct engine_config {
 struct engine;
 
 /* COLLECT receives every completed activation, whole, in completion order,
- * on the calling thread. */
+ * on the calling thread (but see engine_collect_in_job). */
 struct engine *engine_new(const struct engine_config *config, activation_sink collect,
                           void *ctx);
+
+/* With ON, and one input-size shard, COLLECT runs in the input-size job
+ * instead, on whichever worker runs it, still in completion order; every
+ * activation of a batch is collected before engine_quiesce or
+ * engine_finish returns past it. For a COLLECT that touches nothing the
+ * calling thread touches meanwhile: the calling thread feeds the events
+ * of the next batches, and for call-heavy programs (sqlite3) it is the
+ * recording's slowest stage. Call before the first event. */
+void engine_collect_in_job(struct engine *e, int on);
 
 /* Stops the workers (dropping what they would still deliver) and frees. */
 void engine_free(struct engine *e);

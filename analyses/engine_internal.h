@@ -68,6 +68,7 @@ struct engine {
     struct engine_config config;
     activation_sink collect;
     void *collect_ctx;
+    int collect_in_job;                        /* engine_collect_in_job */
     struct batch ring[RING];
     uint64_t next_seq;                         /* of the batch being filled */
     uint64_t merged_seq;                       /* batches before it are merged */

@@ -445,6 +445,70 @@ static void large_accesses(void)
     }
 }
 
+static int same_points(const struct profile_point *a, const struct profile_point *b, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (a[i].n != b[i].n || a[i].calls != b[i].calls || a[i].min != b[i].min ||
+            a[i].max != b[i].max || a[i].sum != b[i].sum || a[i].sumsq != b[i].sumsq ||
+            a[i].real_sum != b[i].real_sum || a[i].self_min != b[i].self_min ||
+            a[i].self_max != b[i].self_max || a[i].self_sum != b[i].self_sum ||
+            a[i].self_sumsq != b[i].self_sumsq)
+            return 0;
+    return 1;
+}
+
+/* Without a sink of the caller's (as `trms record` and a plain `trms
+ * analyze` run), the profiles take the activations on the input-size
+ * pass's worker (engine_collect_in_job): the same profiles, point for
+ * point, and the same count of activations, as when the feeding thread
+ * takes them, over traces longer than the engine's ring. */
+static void collect_on_worker(void)
+{
+    for (uint64_t seed = 1; seed <= 4; seed++) {
+        struct random_trace_shape shape = {.threads = 1 + (unsigned)(seed % 4),
+                                           .events = 150000 + 50000 * (unsigned)seed,
+                                           .routines = 6, .regions = 3, .region_span = 4000,
+                                           .max_depth = 7};
+        struct event_list events = {0};
+        struct routine_table routines;
+        routine_table_init(&routines);
+        random_trace(seed * 104729, &shape, &events, &routines);
+        struct analysis_options opt;
+        analysis_options_default(&opt);
+        opt.shards = 1;
+        opt.threads = 1;
+        struct run fed;
+        fixture_run_with(events.items, events.count, &routines, &opt, &fed);
+        struct trms_error err;
+        struct analysis *a = analysis_new(&opt, &err);
+        CHECK(a != NULL);
+        if (!a)
+            return;
+        for (size_t i = 0; i < events.count; i++)
+            CHECK(analysis_event(a, &events.items[i], &err) == 0);
+        struct analysis_result *r = analysis_finish(a, &routines);
+        analysis_free(a);
+        const struct analysis_result *f = fed.result;
+        CHECK_EQ(r->activations, f->activations);
+        CHECK_EQ(r->activations, fed.n_activations);
+        CHECK_EQ(r->n_profiles, f->n_profiles);
+        for (size_t i = 0; i < r->n_profiles && r->n_profiles == f->n_profiles; i++) {
+            const struct routine_profile *x = &r->profiles[i], *y = &f->profiles[i];
+            CHECK(x->routine == y->routine && x->tid == y->tid && x->calls == y->calls &&
+                  x->cost == y->cost && x->self_cost == y->self_cost &&
+                  x->induced_thread == y->induced_thread &&
+                  x->induced_external == y->induced_external);
+            CHECK(x->n_rms_points == y->n_rms_points && x->n_trms_points == y->n_trms_points &&
+                  same_points(x->rms_points, y->rms_points, x->n_rms_points) &&
+                  same_points(x->trms_points, y->trms_points, x->n_trms_points));
+        }
+        analysis_result_free(r);
+        run_free(&fed);
+        event_list_free(&events);
+        routine_table_free(&routines);
+    }
+}
+
 int main(int argc, char **argv)
 {
     /* How many short traces: the argument, else TRMS_DIFFERENTIAL_TRACES,
@@ -452,6 +516,7 @@ int main(int argc, char **argv)
     invalid_accesses();
     ring_wraps();
     late_threads();
+    collect_on_worker();
     large_accesses();
     const char *env = getenv("TRMS_DIFFERENTIAL_TRACES");
     unsigned traces = argc > 1 ? (unsigned)atoi(argv[1]) : env ? (unsigned)atoi(env) : 4000;
