@@ -248,5 +248,7 @@ int main(void)
     CHECK(total.local > 0);
     printf("%zu files, %zu addresses, %zu named (%zu by a sizeless symbol, %zu local)\n", files.n,
            total.probes, total.named, total.sizeless, total.local);
+    for (size_t i = 0; i < files.n; i++)
+        free(files.paths[i]);
     return check_report("test_symbol_table");
 }
