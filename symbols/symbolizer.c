@@ -13,6 +13,7 @@
 #include "common/regular_file.h"
 #include "symbols/build_id.h"
 #include "symbols/safe_debuginfo.h"
+#include "symbols/symbol_table.h"
 
 /* A loadable segment of a file: what a map's file offset says about where
  * the file was loaded. */
@@ -31,6 +32,7 @@ struct module {
     uint64_t bias;
     Dwfl *dwfl;                 /* NULL until the first lookup in it */
     Dwfl_Module *mod;           /* NULL when libdw refused the file */
+    struct symbol_table *symbols; /* NULL: ask libdw (dwfl_module_addrinfo) */
     struct address_range *plt;  /* PLT sections, in the process */
     size_t n_plt;
     struct symbol_info *unnamed[2]; /* answers without a name, by is_plt */
@@ -95,6 +97,7 @@ void symbolizer_free(struct symbolizer *s)
         for (size_t j = 0; j < f->n_modules; j++) {
             if (f->modules[j]->dwfl)
                 dwfl_end(f->modules[j]->dwfl);
+            symbol_table_free(f->modules[j]->symbols);
             free(f->modules[j]->plt);
             free(f->modules[j]);
         }
@@ -257,8 +260,10 @@ static Dwfl_Module *loaded(struct sym_file *f, struct module *m)
     if (!m->mod && fd >= 0)
         close(fd);
     dwfl_report_end(m->dwfl, NULL, NULL);
-    if (m->mod)
+    if (m->mod) {
         find_plt_sections(m);
+        m->symbols = symbol_table_build(m->mod);
+    }
     return m->mod;
 }
 
@@ -343,13 +348,21 @@ static const struct symbol_info *resolve(struct symbolizer *s, uint64_t addr)
     for (size_t i = 0; i < m->n_plt; i++)
         if (m->plt[i].start <= addr && addr < m->plt[i].end)
             return m->unnamed[1]; /* stubs have no symbols; a neighbour's would mislead */
-    GElf_Off offset;
-    GElf_Sym sym;
-    const char *name = dwfl_module_addrinfo(mod, addr, &offset, &sym, NULL, NULL, NULL);
-    int type = name ? GELF_ST_TYPE(sym.st_info) : -1;
+    uint64_t entry = 0;
+    unsigned char st_info = 0;
+    const char *name;
+    if (m->symbols) {
+        name = symbol_table_find(m->symbols, addr, &entry, &st_info);
+    } else {
+        GElf_Off offset;
+        GElf_Sym sym;
+        name = dwfl_module_addrinfo(mod, addr, &offset, &sym, NULL, NULL, NULL);
+        entry = addr - offset;
+        st_info = name ? sym.st_info : 0;
+    }
+    int type = name ? GELF_ST_TYPE(st_info) : -1;
     if (type != STT_FUNC && type != STT_GNU_IFUNC && type != STT_NOTYPE)
         return m->unnamed[0];
-    uint64_t entry = addr - offset;
     uint64_t *cached = u64map_find(&s->by_entry, entry);
     if (cached)
         return (const struct symbol_info *)(uintptr_t)*cached;
