@@ -370,8 +370,7 @@ void analysis_accesses_copy(struct analysis *a, const struct batch_event *from, 
 {
     struct engine_fill *f = a->fill;
     struct batch_event *to = f->next;
-    for (size_t i = 0; i < n; i++)
-        engine_store(f, &to[i], from[i]); /* around the caches when workers read them */
+    engine_store_run(f, to, from, n);
     analysis_accesses_written(a, to + n, n, writes);
 }
 
