@@ -47,9 +47,9 @@ static int files;  /* names trace and stream files uniquely */
 /* ---- building streams ---- */
 
 struct stream {
-    uint64_t w[1024];
+    uint64_t w[4096];
     size_t n;
-    size_t starts[512];  /* where each record begins (the magic included) */
+    size_t starts[2048];  /* where each record begins (the magic included) */
     size_t n_starts;
 };
 
@@ -1324,7 +1324,7 @@ static void decode_through_window(const struct stream *s, const struct record_wi
  * frames, a tail call and a return before any call of its thread. */
 static void window_flow_short_way(void)
 {
-    struct stream s;
+    static struct stream s;
     start(&s);
     ctl(&s, RAW_THREAD, 1);
     ctl1(&s, RAW_RET, 0x400000, S + 8);        /* pops nothing */
@@ -1336,6 +1336,13 @@ static void window_flow_short_way(void)
         ctl1(&s, RAW_CALL, 0x405000, S - 0x20);
         ctl1(&s, RAW_JUMP, 0x200, S - 0x20);   /* a tail call (an entry) */
         ctl(&s, RAW_COST, 200000);
+        /* deeper by up to 7, then back one return at a time */
+        for (uint64_t k = 0; k < (uint64_t)i % 8; k++)
+            ctl1(&s, RAW_CALL, 0x407000 + 0x100 * k, S - 0x40 - 0x20 * k);
+        for (uint64_t k = (uint64_t)i % 8; k > 0; k--) {
+            ctl(&s, RAW_COST, k);
+            ctl1(&s, RAW_RET, 0x401010, S - 0x38 - 0x20 * (k - 1));
+        }
         if (i % 7 == 3) {
             ctl(&s, RAW_THREAD, 2);
             ctl1(&s, RAW_CALL, 0x406000, S2);
