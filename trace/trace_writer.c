@@ -545,8 +545,8 @@ int trace_writer_event(struct trace_writer *w, const struct event *ev,
     /* Calls of routines already defined, returns and costs in a block begun
      * and short of its target: nothing to write before them, nothing to
      * note, and room (one event in three of call-heavy programs). */
-    if (event_is_flow(ev->type) && !(ev->type == EVENT_CALL && ev->routine >= w->routines_written) &&
-        w->used - 1 < TRACE_BLOCK_TARGET_PAYLOAD - 1) {
+    int defined = ev->type != EVENT_CALL || ev->routine < w->routines_written;
+    if (event_is_flow(ev->type) && defined && w->used - 1 < TRACE_BLOCK_TARGET_PAYLOAD - 1) {
         w->used += event_encode_flow(ev->type, ev->routine, ev->size, w->payload + w->used);
         w->block_events++;
         w->total_events++;
