@@ -3,12 +3,17 @@
  * recorder's per-event path (raw_decoder, trace_writer, checksums, the
  * write of each block) without Valgrind, for timing and for callgrind.
  *
- *   trms-raw-replay RAW OUT [REPEAT]
+ *   trms-raw-replay RAW OUT [REPEAT [WINDOW]]
  *
  * The stream is read into memory first (not timed) and decoded in ring
  * segment-sized pieces; code addresses are classified from the mappings
  * the stream announces, as `trms record` does. OUT is written REPEAT times
- * (default 1), removed before each run; prints each run's time. */
+ * (default 1), removed before each run; prints each run's time. WINDOW
+ * "open" puts a recording window that leaves nothing out in between, as
+ * `trms record` does; "limit" one with an event limit never reached, which
+ * takes the window's general path for every event: the three traces must
+ * be the same bytes (the window's short way for calls, returns and costs
+ * against its general path). */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -22,6 +27,7 @@
 
 #include "recorder/raw_decoder.h"
 #include "recorder/raw_stream.h"
+#include "recorder/record_window.h"
 #include "symbols/symbolizer.h"
 #include "trace/trace_writer.h"
 
@@ -55,8 +61,8 @@ static double now(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-static int replay(const uint64_t *words, size_t n, const char *out, struct raw_summary *summary,
-                  struct trms_error *err)
+static int replay(const uint64_t *words, size_t n, const char *out, const char *window,
+                  struct raw_summary *summary, struct trms_error *err)
 {
     unlink(out);
     struct trace_writer *w = trace_writer_create(out, err);
@@ -68,6 +74,11 @@ static int replay(const uint64_t *words, size_t n, const char *out, struct raw_s
     struct raw_decoder_callbacks cb = {.classify = classify, .map = add_mapping,
                                        .unmap = remove_mapping, .ctx = symbols};
     struct raw_decoder *d = raw_decoder_new(w, &routines, &cb, summary);
+    struct record_window_options o = {.max_events = strcmp(window, "limit") == 0 ? UINT64_MAX : 0};
+    struct record_window *win =
+        strcmp(window, "none") ? record_window_new(&o, w, &routines, NULL, NULL) : NULL;
+    if (win)
+        raw_decoder_set_window(d, win);
     int rc = 0;
     for (size_t pos = 0, used; rc == 0 && pos < n; pos += used) {
         size_t piece = n - pos < RAW_SEGMENT_WORDS ? n - pos : RAW_SEGMENT_WORDS;
@@ -77,6 +88,7 @@ static int replay(const uint64_t *words, size_t n, const char *out, struct raw_s
     }
     if (raw_decoder_finish(d, rc == 0 ? err : &(struct trms_error){0}) != 0)
         rc = -1;
+    record_window_free(win);
     if (rc == 0)
         rc = trace_writer_close(w, &routines, err);
     else
@@ -88,11 +100,13 @@ static int replay(const uint64_t *words, size_t n, const char *out, struct raw_s
 
 int main(int argc, char **argv)
 {
-    if (argc < 3 || argc > 4) {
-        fprintf(stderr, "usage: trms-raw-replay RAW OUT [REPEAT]\n");
+    const char *window = argc == 5 ? argv[4] : "none";
+    if (argc < 3 || argc > 5 ||
+        (strcmp(window, "none") && strcmp(window, "open") && strcmp(window, "limit"))) {
+        fprintf(stderr, "usage: trms-raw-replay RAW OUT [REPEAT [none|open|limit]]\n");
         return 2;
     }
-    int repeat = argc == 4 ? atoi(argv[3]) : 1;
+    int repeat = argc >= 4 ? atoi(argv[3]) : 1;
     int fd = open(argv[1], O_RDONLY);
     struct stat st;
     if (fd < 0 || fstat(fd, &st) != 0) {
@@ -111,7 +125,7 @@ int main(int argc, char **argv)
         struct raw_summary summary;
         struct trms_error err = {0};
         double start = now();
-        int rc = replay(words, n, argv[2], &summary, &err);
+        int rc = replay(words, n, argv[2], window, &summary, &err);
         double seconds = now() - start;
         uint64_t events = 0;
         for (int t = 0; t < EVENT_TYPE_COUNT; t++)

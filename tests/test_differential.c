@@ -11,6 +11,7 @@
  * the engine's ring of batches reuses its slots. Invalid accesses are
  * refused. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "analyses/analysis.h"
 #include "common/oom.h"
@@ -509,6 +510,151 @@ static void collect_on_worker(void)
     }
 }
 
+static void keep(void *ctx, const struct activation *act)
+{
+    struct run *run = ctx;
+    size_t n = run->n_activations;
+    if ((n & (n - 1)) == 0)
+        run->activations = xrealloc(run->activations, (n ? 2 * n : 1) * sizeof *run->activations);
+    run->activations[run->n_activations++] = *act;
+}
+
+/* EVENTS through analysis_events in runs of RUN_MAX at most (its fast
+ * paths: loads and stores, calls, returns and costs straight into the
+ * batch), into OUT; *FAILED_AT the index of the event refused, or N. */
+static void run_in_runs(const struct event *events, size_t n, const struct routine_table *routines,
+                        const struct analysis_options *opt, uint64_t seed, size_t run_max,
+                        struct run *out, size_t *failed_at)
+{
+    memset(out, 0, sizeof *out);
+    struct trms_error err;
+    struct analysis *a = analysis_new(opt, &err);
+    CHECK(a != NULL);
+    if (!a)
+        return;
+    analysis_on_activation(a, keep, out);
+    *failed_at = n;
+    for (size_t i = 0; i < n;) {
+        size_t len = 1 + (size_t)random_below(&seed, run_max);
+        if (len > n - i)
+            len = n - i;
+        size_t done;
+        if (analysis_events(a, &events[i], len, &done, &err) != 0) {
+            *failed_at = i + done;
+            break;
+        }
+        i += len;
+    }
+    out->result = analysis_finish(a, routines);
+    analysis_free(a);
+}
+
+/* The same events one at a time (analysis_event: every call, return and
+ * cost through the general path); *FAILED_AT as above. */
+static void run_one_by_one(const struct event *events, size_t n,
+                           const struct routine_table *routines,
+                           const struct analysis_options *opt, struct run *out, size_t *failed_at)
+{
+    memset(out, 0, sizeof *out);
+    struct trms_error err;
+    struct analysis *a = analysis_new(opt, &err);
+    CHECK(a != NULL);
+    if (!a)
+        return;
+    analysis_on_activation(a, keep, out);
+    *failed_at = n;
+    for (size_t i = 0; i < n; i++)
+        if (analysis_event(a, &events[i], &err) != 0) {
+            *failed_at = i;
+            break;
+        }
+    out->result = analysis_finish(a, routines);
+    analysis_free(a);
+}
+
+static int same_results(const struct run *x, const struct run *y)
+{
+    if (x->n_activations != y->n_activations || x->result->activations != y->result->activations)
+        return 0;
+    for (size_t i = 0; i < x->n_activations; i++)
+        if (!same_activation(&x->activations[i], &y->activations[i], 1))
+            return 0;
+    for (int t = 0; t < EVENT_TYPE_COUNT; t++)
+        if (x->result->events[t] != y->result->events[t])
+            return 0;
+    const struct reuse_histogram *g = &x->result->reuse_global, *h = &y->result->reuse_global;
+    if (g->accesses != h->accesses || g->cold != h->cold || g->n_bins != h->n_bins)
+        return 0;
+    for (size_t i = 0; i < g->n_bins; i++)
+        if (g->bins[i].distance != h->bins[i].distance || g->bins[i].count != h->bins[i].count)
+            return 0;
+    if (x->result->n_profiles != y->result->n_profiles)
+        return 0;
+    for (size_t i = 0; i < x->result->n_profiles; i++) {
+        const struct routine_profile *p = &x->result->profiles[i], *q = &y->result->profiles[i];
+        if (p->routine != q->routine || p->tid != q->tid || p->calls != q->calls ||
+            p->cost != q->cost || p->self_cost != q->self_cost ||
+            p->n_rms_points != q->n_rms_points || p->n_trms_points != q->n_trms_points ||
+            !same_points(p->rms_points, q->rms_points, p->n_rms_points) ||
+            !same_points(p->trms_points, q->trms_points, p->n_trms_points))
+            return 0;
+    }
+    return 1;
+}
+
+/* analysis_events (what `trms record` and `trms analyze` feed) against
+ * analysis_event one at a time: the same activations, counts, histograms
+ * and profiles, with one shard (the fast paths) and with two (none), over
+ * runs of every length; and a trace made invalid by a return with no
+ * pending call, or by an instruction count past 2^64, refused at the same
+ * event either way. */
+static void runs_as_one_by_one(void)
+{
+    for (uint64_t seed = 1; seed <= 24; seed++) {
+        struct random_trace_shape shape = {.threads = 1 + (unsigned)(seed % 3),
+                                           .events = 3000 + 400 * (unsigned)seed,
+                                           .routines = 5, .regions = 3, .region_span = 700,
+                                           .max_depth = 6};
+        struct event_list events = {0};
+        struct routine_table routines;
+        routine_table_init(&routines);
+        random_trace(seed * 7717, &shape, &events, &routines);
+        size_t bad = events.count;
+        if (seed % 4 == 1 || seed % 4 == 2) {
+            /* past the first thread event: a return with no pending call
+             * (after a thread switch to a new thread), or a huge cost twice */
+            bad = events.count / 2;
+            if (seed % 4 == 1) {
+                events.items[bad] = (struct event){.type = EVENT_THREAD, .tid = 999999};
+                events.items[bad + 1] = (struct event){.type = EVENT_RETURN};
+            } else {
+                events.items[bad] = (struct event){.type = EVENT_COST, .size = UINT64_MAX / 2 + 1};
+                events.items[bad + 1] = events.items[bad];
+            }
+        }
+        struct analysis_options opt;
+        analysis_options_default(&opt);
+        opt.cell_size = seed % 2 ? 4 : 1;
+        opt.shards = seed % 5 == 0 ? 2 : 1;
+        opt.threads = seed % 3 == 0;
+        struct run one, runs;
+        size_t one_failed, runs_failed;
+        run_one_by_one(events.items, events.count, &routines, &opt, &one, &one_failed);
+        run_in_runs(events.items, events.count, &routines, &opt, seed, 1 + seed * seed, &runs,
+                    &runs_failed);
+        CHECK_EQ(runs_failed, one_failed);
+        if (seed % 4 == 1 || seed % 4 == 2)
+            CHECK(one_failed < events.count); /* the invalid event was refused */
+        if (one.result && runs.result && !same_results(&one, &runs))
+            describe(seed, opt.cell_size, opt.line_size,
+                     "analysis_events differs from analysis_event one at a time");
+        run_free(&one);
+        run_free(&runs);
+        event_list_free(&events);
+        routine_table_free(&routines);
+    }
+}
+
 int main(int argc, char **argv)
 {
     /* How many short traces: the argument, else TRMS_DIFFERENTIAL_TRACES,
@@ -517,6 +663,7 @@ int main(int argc, char **argv)
     ring_wraps();
     late_threads();
     collect_on_worker();
+    runs_as_one_by_one();
     large_accesses();
     const char *env = getenv("TRMS_DIFFERENTIAL_TRACES");
     unsigned traces = argc > 1 ? (unsigned)atoi(argv[1]) : env ? (unsigned)atoi(env) : 4000;

@@ -32,24 +32,11 @@ size_t event_encode(struct event_encoder *enc, const struct event *ev, uint8_t *
     }
     if (event_is_access(ev->type))
         return event_encode_access(enc, ev->type, ev->addr, ev->size, dst);
-    switch (ev->type) {
-    case EVENT_THREAD:
+    if (event_is_flow(ev->type))
+        return event_encode_flow(ev->type, ev->routine, ev->size, dst);
+    if (ev->type == EVENT_THREAD) {
         dst[n++] = OP_THREAD;
         n += put_varint(dst + n, ev->tid);
-        break;
-    case EVENT_CALL:
-        dst[n++] = OP_CALL;
-        n += put_varint(dst + n, ev->routine);
-        break;
-    case EVENT_RETURN:
-        dst[n++] = OP_RETURN;
-        break;
-    case EVENT_COST:
-        dst[n++] = OP_COST;
-        n += put_varint(dst + n, ev->size);
-        break;
-    default:
-        break;
     }
     return n;
 }

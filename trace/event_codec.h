@@ -186,6 +186,26 @@ static inline size_t event_encode_access(struct event_encoder *enc, enum event_t
     return n;
 }
 
+/* Encodes a call of ROUTINE, a return or a cost of SIZE instructions (TYPE
+ * says which; the other operand is ignored) at DST (1 + VARINT_MAX bytes
+ * available); returns bytes used. Inline: calls, returns and costs are the
+ * recorder's most common events after the loads and stores. */
+static inline size_t event_encode_flow(enum event_type type, uint32_t routine, uint64_t size,
+                                       uint8_t *dst)
+{
+    if (type == EVENT_RETURN) {
+        dst[0] = OP_RETURN;
+        return 1;
+    }
+    dst[0] = type == EVENT_CALL ? OP_CALL : OP_COST;
+    return 1 + put_varint(dst + 1, type == EVENT_CALL ? routine : size);
+}
+
+static inline int event_is_flow(enum event_type type)
+{
+    return type == EVENT_CALL || type == EVENT_RETURN || type == EVENT_COST;
+}
+
 /* Encodes EV at DST (EVENT_RECORD_MAX bytes available); returns bytes used. */
 size_t event_encode(struct event_encoder *enc, const struct event *ev, uint8_t *dst);
 

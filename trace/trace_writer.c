@@ -507,8 +507,10 @@ static inline int open_block(struct trace_writer *w, struct trms_error *err)
     return 0;
 }
 
-int trace_writer_event(struct trace_writer *w, const struct event *ev,
-                       const struct routine_table *routines, struct trms_error *err)
+/* Any event (trace_writer_event). */
+static __attribute__((noinline)) int write_event(struct trace_writer *w, const struct event *ev,
+                                                 const struct routine_table *routines,
+                                                 struct trms_error *err)
 {
     if (open_block(w, err) != 0)
         return -1;
@@ -531,6 +533,26 @@ int trace_writer_event(struct trace_writer *w, const struct event *ev,
     w->block_events++;
     w->total_events++;
     return tap_one(w, ev, err);
+}
+
+/* A block's buffer holds TRACE_BLOCK_TARGET_PAYLOAD + 4096 bytes at least
+ * (take_buffer), and open_block seals it once it is filled past the target. */
+_Static_assert(EVENT_RECORD_MAX < 4096, "an event always fits a block short of its target");
+
+int trace_writer_event(struct trace_writer *w, const struct event *ev,
+                       const struct routine_table *routines, struct trms_error *err)
+{
+    /* Calls of routines already defined, returns and costs in a block begun
+     * and short of its target: nothing to write before them, nothing to
+     * note, and room (one event in three of call-heavy programs). */
+    int defined = ev->type != EVENT_CALL || ev->routine < w->routines_written;
+    if (event_is_flow(ev->type) && defined && w->used - 1 < TRACE_BLOCK_TARGET_PAYLOAD - 1) {
+        w->used += event_encode_flow(ev->type, ev->routine, ev->size, w->payload + w->used);
+        w->block_events++;
+        w->total_events++;
+        return tap_one(w, ev, err);
+    }
+    return write_event(w, ev, routines, err);
 }
 
 int trace_writer_sync(struct trace_writer *w, const struct sync_event *ev,
