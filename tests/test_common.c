@@ -1,9 +1,11 @@
 /* test_common: the shared containers and parsers. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "analyses/shadow_map.h"
 #include "common/parse_number.h"
 #include "common/u64map.h"
+#include "common/varint.h"
 #include "tests/check.h"
 #include "tests/random_trace.h"
 #include "trace/routine_table.h"
@@ -108,11 +110,63 @@ static void routines(void)
     routine_table_free(&t);
 }
 
+/* LEB128 as a byte loop: what put_varint's word store and get_varint8's
+ * word load must agree with, byte for byte. */
+static size_t reference_put_varint(uint8_t *dst, uint64_t v)
+{
+    size_t n = 0;
+    do {
+        dst[n] = (uint8_t)(v & 0x7f);
+        v >>= 7;
+        if (v)
+            dst[n] |= 0x80;
+        n++;
+    } while (v);
+    return n;
+}
+
+static void varints(void)
+{
+    uint64_t rng = 11;
+    for (int i = 0; i < 200000; i++) {
+        /* Every length: values up to a random bit width, and the edges of
+         * each length (2^7k - 1, 2^7k) and of the word path (2^56). */
+        unsigned bits = (unsigned)(random_next(&rng) % 65);
+        uint64_t v = bits == 64 ? random_next(&rng) : random_next(&rng) & ((UINT64_C(1) << bits) - 1);
+        if (i % 4 == 1)
+            v = (UINT64_C(1) << (7 * (i / 4 % 9 + 1))) - (uint64_t)(i % 8 < 4);
+        uint8_t want[VARINT_MAX + 8], got[VARINT_MAX + 8];
+        memset(want, 0xa5, sizeof want);
+        memset(got, 0xa5, sizeof got);
+        size_t n = reference_put_varint(want, v);
+        size_t m = put_varint(got, v);
+        if (m != n || memcmp(want, got, n) != 0) {
+            fprintf(stderr, "put_varint(%" PRIu64 "): %zu bytes, expected %zu\n", v, m, n);
+            check_failures++;
+            return;
+        }
+        /* Followed by anything: get_varint8 reads 8 bytes whatever the length. */
+        for (size_t j = n; j < sizeof got; j++)
+            got[j] = (uint8_t)random_next(&rng);
+        uint64_t back = 0;
+        size_t len = get_varint8(got, &back);
+        if (n <= 8 ? len != n || back != v : len != 0) {
+            fprintf(stderr, "get_varint8 of %" PRIu64 " (%zu bytes): %zu bytes, %" PRIu64 "\n", v,
+                    n, len, back);
+            check_failures++;
+            return;
+        }
+        const uint8_t *p = got;
+        CHECK(get_varint(&p, got + n, &back) == 0 && back == v && p == got + n);
+    }
+}
+
 int main(void)
 {
     u64map_against_array();
     shadow_map_slots();
     numbers();
     routines();
+    varints();
     return check_report("test_common");
 }

@@ -225,24 +225,14 @@ size_t event_decode_run(struct event_decoder *dec, struct event *events, size_t 
             if ((op & 0x60) || (op & 7) == EVENT_SIZE_FOLLOWS || (op & 0x18) == 0x18)
                 break;
             size = 1ull << (op & 7);
-            /* Most addresses take one to three bytes: read them unrolled
-             * while the block surely holds them. */
-            if (end - p > 3 && p[1] < 0x80) {
-                zigzag = p[1];
-                len = 2;
-            } else if (end - p > 3 && p[2] < 0x80) {
-                zigzag = (uint64_t)(p[1] & 0x7f) | (uint64_t)p[2] << 7;
-                len = 3;
-            } else if (end - p > 3 && p[3] < 0x80) {
-                zigzag = (uint64_t)(p[1] & 0x7f) | (uint64_t)(p[2] & 0x7f) << 7 |
-                         (uint64_t)p[3] << 14;
-                len = 4;
-            } else {
+            /* Addresses take one to seven bytes, unpredictably: read in
+             * one word while the block surely holds it. */
+            len = end - p > 8 ? get_varint8(p + 1, &zigzag) : 0;
+            if (!len)
                 len = short_varint(p + 1, end, &zigzag);
-                if (!len)
-                    break;
-                len++;
-            }
+            if (!len)
+                break;
+            len++;
             ev->type = access_types[(op >> 3) & 3];
         } else {
             if (op == OP_RETURN) {
@@ -253,7 +243,9 @@ size_t event_decode_run(struct event_decoder *dec, struct event *events, size_t 
             }
             if (op != OP_COST && op != OP_CALL)
                 break;
-            len = short_varint(p + 1, end, &v);
+            len = end - p > 8 ? get_varint8(p + 1, &v) : 0;
+            if (!len)
+                len = short_varint(p + 1, end, &v);
             if (!len || (op == OP_CALL && v >= routines))
                 break;
             if (op == OP_CALL) {
