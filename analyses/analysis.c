@@ -450,12 +450,12 @@ int analysis_flows(struct analysis *a, const struct flow_note *flows, size_t n, 
 }
 
 void analysis_accesses_copy(struct analysis *a, const struct batch_event *from, size_t n,
-                            uint64_t writes)
+                            uint64_t accesses, uint64_t writes)
 {
     struct engine_fill *f = a->fill;
     struct batch_event *to = f->next;
     engine_store_run(f, to, from, n);
-    analysis_accesses_written(a, to + n, n, writes);
+    analysis_accesses_written(a, to + n, accesses, writes);
 }
 
 /* The input-size pass computes RMS and TRMS together: what was not asked

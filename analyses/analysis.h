@@ -101,13 +101,14 @@ struct flow_note;
 int analysis_flows(struct analysis *a, const struct flow_note *flows, size_t n, size_t *done,
                    struct trms_error *err);
 
-/* For a producer that wrote N such loads and stores into a buffer of its
- * own (FROM) to look at them first: copies them into the
- * room analysis_access_room gave (N at most its size), as
- * analysis_accesses_written would after writing them there, WRITES of
- * them stores. */
+/* For a producer that wrote N such loads and stores, and calls, returns
+ * and costs as analysis_access_room says, into a buffer of its own (FROM)
+ * to look at them first: copies them into the room analysis_access_room
+ * gave (N at most its size), as analysis_accesses_written would after
+ * writing them there, ACCESSES of them loads and stores, WRITES of those
+ * stores (then analysis_flows of the rest). */
 void analysis_accesses_copy(struct analysis *a, const struct batch_event *from, size_t n,
-                            uint64_t writes);
+                            uint64_t accesses, uint64_t writes);
 
 /* Completes pending activations and returns the result, which names
  * routines from ROUTINES (copied). A finished analysis takes no events. */

@@ -69,12 +69,13 @@ static int feed(void *ctx, const struct event *events, size_t n, struct trms_err
 
 /* The calls, returns and costs the writer put in the analysis's batch
  * with a run of accesses (the fused flow path): what feed does for them
- * but the batch events themselves. BEFORE: the events fed before the run. */
+ * but the batch events themselves (and the causal input's part unless
+ * not CAUSAL: it had them). BEFORE: the events fed before the run. */
 static void take_flows(struct record_analysis *ra, uint64_t before,
-                       const struct flow_note *flows, size_t n)
+                       const struct flow_note *flows, size_t n, int causal)
 {
     struct trms_error why;
-    if (ra->causal && causal_input_flows(ra->causal, flows, n, &why) != 0)
+    if (causal && ra->causal && causal_input_flows(ra->causal, flows, n, &why) != 0)
         drop_causal_input(ra, &why);
     size_t done;
     if (!ra->failed && analysis_flows(ra->analysis, flows, n, &done, &ra->error) != 0) {
@@ -91,7 +92,9 @@ static void take_flows(struct record_analysis *ra, uint64_t before,
  * address: the recorder then writes a run into SCAN, which the causal
  * input looks at before it is copied into the batch (still in the cache:
  * the batch itself may be written around it). A run in a lock take's
- * followed window comes as struct events (a bounded stretch). */
+ * followed window comes as struct events (a bounded stretch). The calls,
+ * returns and costs between runs come in the same room (*FLOWS, the
+ * trace writer keeping it), noted apart. */
 static int access_room(void *ctx, struct batch_event **next, struct batch_event **end,
                        int *streaming, int *flows)
 {
@@ -102,14 +105,11 @@ static int access_room(void *ctx, struct batch_event **next, struct batch_event 
     if (ra->failed || need == CAUSAL_FOLLOWS_ACCESSES)
         return 1;
     int rc = analysis_access_room(ra->analysis, next, end, streaming, flows);
-    /* Calls, returns and costs come in the room too (accesses_written)
-     * while the causal input passes the accesses by, and unless a test
-     * turns it off (record_analysis_no_fused_flow). */
-    if (rc != 0 || need == CAUSAL_PASSES_ACCESSES) {
-        *flows &= !ra->no_fused_flow;
+    /* Calls, returns and costs come in the room too (accesses_written),
+     * unless a test turns it off (record_analysis_no_fused_flow). */
+    *flows &= !ra->no_fused_flow;
+    if (rc != 0 || need == CAUSAL_PASSES_ACCESSES)
         return rc;
-    }
-    *flows = 0;
     ra->scanning = 1;
     size_t room = (size_t)(*end - *next);
     *next = ra->scan;
@@ -127,13 +127,25 @@ static void accesses_written(void *ctx, struct batch_event *next, uint64_t acces
     if (!ra->scanning) {
         analysis_accesses_written(ra->analysis, next, accesses, writes);
         if (n_flows)
-            take_flows(ra, before, flows, n_flows);
+            take_flows(ra, before, flows, n_flows, 1);
         return;
     }
+    /* The causal input looks at the run first: the loads and stores
+     * between the flow events, and each of those, in order. */
+    size_t n = (size_t)accesses + n_flows, from = 0;
     struct trms_error why;
-    if (ra->causal && causal_input_access_run(ra->causal, ra->scan, accesses, &why) != 0)
-        drop_causal_input(ra, &why);
-    analysis_accesses_copy(ra->analysis, ra->scan, accesses, writes);
+    for (size_t j = 0; ra->causal && j <= n_flows; j++) {
+        size_t to = j < n_flows ? flows[j].at : n;
+        if (causal_input_access_run(ra->causal, ra->scan + from, to - from, &why) != 0 ||
+            (j < n_flows && causal_input_flows(ra->causal, &flows[j], 1, &why) != 0)) {
+            drop_causal_input(ra, &why);
+            break;
+        }
+        from = to + 1;
+    }
+    analysis_accesses_copy(ra->analysis, ra->scan, n, accesses, writes);
+    if (n_flows)
+        take_flows(ra, before, flows, n_flows, 0);
 }
 
 struct record_analysis *record_analysis_start(const struct analysis_options *opt,
