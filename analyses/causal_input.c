@@ -174,12 +174,14 @@ int causal_input_flows(void *ctx, const struct flow_note *flows, size_t n,
             ci->cost += fl->value;
             continue;
         }
-        /* As the decoder's struct event of it. */
+        /* As the decoder's struct event of it; a call or return is
+         * written as causal_input_event does, without its switch. */
         struct event ev = {.type = (enum event_type)fl->type,
                            .routine = fl->type == EVENT_CALL ? (uint32_t)fl->value : 0,
                            .addr = fl->type == EVENT_RETURN ? fl->value : 0,
                            .size = fl->type == EVENT_COST ? fl->value : 0};
-        if (causal_input_event(ci, &ev, err) != 0)
+        if (fl->type == EVENT_COST ? causal_input_event(ci, &ev, err) != 0
+                                   : flush_cost(ci, err) != 0 || write_event(ci, &ev, err) != 0)
             return -1;
     }
     return 0;

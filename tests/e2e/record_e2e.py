@@ -567,9 +567,9 @@ def case_fused_flow(tmp):
     # tap's run), the one-pass result and causal.trms must be what `trms
     # analyze` of the recording stores, byte for byte. (Two recordings of
     # one program differ: thread ids, and a few reuse distances.)
-    # cxx_sorts is call-heavy and single-threaded (the path throughout),
-    # coz_ab threaded (the path until a thread is created) with sync
-    # records (a causal.trms).
+    # cxx_sorts is call-heavy and single-threaded, coz_ab threaded (once
+    # a thread was created, the flow events come with the accesses the
+    # causal input looks at) with sync records (a causal.trms).
     def contents(rec, name):
         path = os.path.join(rec, name)
         if not os.path.exists(path):
