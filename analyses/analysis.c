@@ -7,6 +7,7 @@
 
 #include "analyses/analysis_internal.h"
 #include "analyses/analysis_parts.h"
+#include "analyses/batch_event.h"
 #include "analyses/engine.h"
 #include "analyses/profiles.h"
 #include "common/compiler.h"
@@ -385,11 +386,12 @@ int analysis_events(struct analysis *a, const struct event *events, size_t n, si
 }
 
 int analysis_access_room(struct analysis *a, struct batch_event **next,
-                         struct batch_event **end, int *streaming)
+                         struct batch_event **end, int *streaming, int *flows)
 {
     struct engine_fill *f = a->fill;
     if (f->shard_shift != 0 || !a->has_thread)
         return 1;
+    *flows = !a->options.contexts; /* flow_event's condition */
     if (f->next == f->end)
         engine_publish_full(a->engine);
     *next = f->next;
@@ -406,13 +408,54 @@ void analysis_accesses_written(struct analysis *a, struct batch_event *next, uin
     a->events[EVENT_WRITE] += writes;
 }
 
+int analysis_flows(struct analysis *a, const struct flow_note *flows, size_t n, size_t *done,
+                   struct trms_error *err)
+{
+    /* flow_event's bookkeeping, the batch events already written. */
+    uint32_t t = a->current_index;
+    uint64_t depth = a->depth[t], cost = a->cost[t];
+    uint64_t counts[EVENT_TYPE_COUNT] = {0};
+    size_t i = 0;
+    int rc = 0;
+    for (; i < n; i++) {
+        const struct flow_note *fl = &flows[i];
+        if (fl->type == EVENT_CALL) {
+            depth++;
+        } else if (fl->type == EVENT_RETURN && depth > 0) {
+            depth--;
+        } else if (fl->type == EVENT_COST && cost + fl->value >= cost) {
+            cost += fl->value;
+        } else {
+            /* The general path says what is wrong, as for an event. */
+            a->depth[t] = depth;
+            a->cost[t] = cost;
+            struct event ev = {.type = (enum event_type)fl->type, .addr = fl->value,
+                               .size = fl->value};
+            rc = other_event(a, &ev, err);
+            depth = a->depth[t];
+            cost = a->cost[t];
+            if (rc != 0)
+                break;
+            continue;
+        }
+        counts[fl->type]++;
+    }
+    a->depth[t] = depth;
+    a->cost[t] = cost;
+    a->events[EVENT_CALL] += counts[EVENT_CALL];
+    a->events[EVENT_RETURN] += counts[EVENT_RETURN];
+    a->events[EVENT_COST] += counts[EVENT_COST];
+    *done = i;
+    return rc;
+}
+
 void analysis_accesses_copy(struct analysis *a, const struct batch_event *from, size_t n,
-                            uint64_t writes)
+                            uint64_t accesses, uint64_t writes)
 {
     struct engine_fill *f = a->fill;
     struct batch_event *to = f->next;
     engine_store_run(f, to, from, n);
-    analysis_accesses_written(a, to + n, n, writes);
+    analysis_accesses_written(a, to + n, accesses, writes);
 }
 
 /* The input-size pass computes RMS and TRMS together: what was not asked

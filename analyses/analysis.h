@@ -81,19 +81,34 @@ int analysis_events(struct analysis *a, const struct event *events, size_t n, si
  * (with streaming stores when *STREAMING); non-zero when they must come
  * through analysis_events (several shards, or no thread yet). Then
  * analysis_accesses_written: NEXT past the last written, ACCESSES of
- * them, WRITES of those stores. */
+ * them, WRITES of those stores. *FLOWS non-zero: the current thread's
+ * calls, returns and costs may go there too (no calling contexts to
+ * keep), each written as analysis_events would ({routine, size, type,
+ * 0xff} for a call, {addr, ...} for a return, {instructions, (uint32_t)
+ * instructions, ...} for a cost), noted in order (struct flow_note) for
+ * analysis_flows. */
 int analysis_access_room(struct analysis *a, struct batch_event **next,
-                         struct batch_event **end, int *streaming);
+                         struct batch_event **end, int *streaming, int *flows);
 void analysis_accesses_written(struct analysis *a, struct batch_event *next, uint64_t accesses,
                                uint64_t writes);
 
-/* For a producer that wrote N such loads and stores into a buffer of its
- * own (FROM) to look at them first: copies them into the
- * room analysis_access_room gave (N at most its size), as
- * analysis_accesses_written would after writing them there, WRITES of
- * them stores. */
+/* The N calls, returns and costs a producer wrote into the room
+ * analysis_access_room gave, after analysis_accesses_written of the run
+ * they came in: their thread's depth and instructions checked and
+ * counted, as analysis_events would. On a failure, *DONE says how many
+ * were taken before the one that failed. */
+struct flow_note;
+int analysis_flows(struct analysis *a, const struct flow_note *flows, size_t n, size_t *done,
+                   struct trms_error *err);
+
+/* For a producer that wrote N such loads and stores, and calls, returns
+ * and costs as analysis_access_room says, into a buffer of its own (FROM)
+ * to look at them first: copies them into the room analysis_access_room
+ * gave (N at most its size), as analysis_accesses_written would after
+ * writing them there, ACCESSES of them loads and stores, WRITES of those
+ * stores (then analysis_flows of the rest). */
 void analysis_accesses_copy(struct analysis *a, const struct batch_event *from, size_t n,
-                            uint64_t writes);
+                            uint64_t accesses, uint64_t writes);
 
 /* Completes pending activations and returns the result, which names
  * routines from ROUTINES (copied). A finished analysis takes no events. */

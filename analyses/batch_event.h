@@ -23,6 +23,18 @@ struct batch_event {
  * input-size one pass over it. */
 #define BATCH_KSOURCE EVENT_TYPE_COUNT
 
+/* A call, return or cost that a producer wrote straight into a batch
+ * (`trms record`'s trace writer, trace_writer.h): what the analysis driver
+ * (its thread's depth and instructions) and the causal input (which writes
+ * calls and returns) still need of it, kept apart in the cache while the
+ * batch itself may be written around it. VALUE as the batch event's; AT:
+ * its slot, counted from the first of the run it came in. */
+struct flow_note {
+    uint64_t value;
+    uint32_t at;
+    uint8_t type;    /* EVENT_CALL, EVENT_RETURN or EVENT_COST */
+};
+
 _Static_assert(sizeof(struct batch_event) == 16, "a batch event is one 16-byte store");
 /* engine_put() builds the second half of a batch event in a register. */
 _Static_assert(__builtin_offsetof(struct batch_event, size) == 8 &&

@@ -164,6 +164,29 @@ int causal_input_events(void *ctx, const struct event *events, size_t n,
     return 0;
 }
 
+int causal_input_flows(void *ctx, const struct flow_note *flows, size_t n,
+                       struct trms_error *err)
+{
+    struct causal_input *ci = ctx;
+    for (size_t i = 0; i < n; i++) {
+        const struct flow_note *fl = &flows[i];
+        if (fl->type == EVENT_COST && ci->has_thread) {
+            ci->cost += fl->value;
+            continue;
+        }
+        /* As the decoder's struct event of it; a call or return is
+         * written as causal_input_event does, without its switch. */
+        struct event ev = {.type = (enum event_type)fl->type,
+                           .routine = fl->type == EVENT_CALL ? (uint32_t)fl->value : 0,
+                           .addr = fl->type == EVENT_RETURN ? fl->value : 0,
+                           .size = fl->type == EVENT_COST ? fl->value : 0};
+        if (fl->type == EVENT_COST ? causal_input_event(ci, &ev, err) != 0
+                                   : flush_cost(ci, err) != 0 || write_event(ci, &ev, err) != 0)
+            return -1;
+    }
+    return 0;
+}
+
 enum causal_access_need causal_input_access_need(const struct causal_input *ci)
 {
     /* As causal_input_events decides for a load or store. */

@@ -70,6 +70,14 @@ enum causal_access_need causal_input_access_need(const struct causal_input *ci);
 int causal_input_access_run(void *ctx, const struct batch_event *run, size_t n,
                             struct trms_error *err);
 
+/* N calls, returns and costs of the current thread, in order, as notes
+ * (analyses/batch_event.h), after every event and sync record given
+ * before (the loads and stores in between included: passed by, or given
+ * to causal_input_access_run): as causal_input_events of them. CTX the
+ * causal_input. */
+int causal_input_flows(void *ctx, const struct flow_note *flows, size_t n,
+                       struct trms_error *err);
+
 /* Completes the file and puts it in place: 0, or -1 with ERR (nothing is
  * left behind). A trace without sync records has no causal profile: no
  * file then (*WRITTEN 0). Frees CI. */

@@ -1131,7 +1131,9 @@ struct batch_tap {
     _Alignas(16) struct batch_event slots[700];  /* as the streaming stores need */
     struct batch_event *start;
     unsigned calls;
+    int flows;          /* calls, returns and costs may come in the room */
     uint64_t direct;    /* accesses that came as batch events */
+    uint64_t direct_flows;  /* calls, returns and costs that did */
 };
 
 static int batch_tap_run(void *ctx, const struct event *events, size_t n, struct trms_error *err)
@@ -1141,7 +1143,7 @@ static int batch_tap_run(void *ctx, const struct event *events, size_t n, struct
 }
 
 static int batch_tap_room(void *ctx, struct batch_event **next, struct batch_event **end,
-                          int *streaming)
+                          int *streaming, int *flows)
 {
     struct batch_tap *t = ctx;
     unsigned call = t->calls++;
@@ -1151,26 +1153,57 @@ static int batch_tap_room(void *ctx, struct batch_event **next, struct batch_eve
     *next = t->slots;
     *end = t->slots + 1 + call * 37 % 700;
     *streaming = call & 1;
+    *flows = t->flows && call % 3 != 2;
     return 0;
 }
 
+/* A batch event of the tap's as the struct event the writer was given
+ * (analysis.h, analysis_access_room, says how each type is held). */
+static struct event event_of_batch(const struct batch_event *b)
+{
+    struct event ev = {.type = (enum event_type)b->type, .addr = b->value, .size = b->size};
+    if (b->type == EVENT_CALL) {
+        ev.routine = (uint32_t)b->value;
+        ev.addr = 0;
+    } else if (b->type == EVENT_COST) {
+        ev.size = b->value;
+        ev.addr = 0;
+        CHECK_EQ(b->size, (uint32_t)b->value);
+    }
+    return ev;
+}
+
 static void batch_tap_written(void *ctx, struct batch_event *next, uint64_t accesses,
-                              uint64_t writes)
+                              uint64_t writes, const struct flow_note *flows, size_t n_flows)
 {
     struct batch_tap *t = ctx;
     uint64_t seen_writes = 0;
+    size_t seen_flows = 0;
 #if defined(__SSE2__)
     _mm_sfence();
 #endif
-    CHECK_EQ((uint64_t)(next - t->start), accesses);
+    CHECK_EQ((uint64_t)(next - t->start), accesses + n_flows);
+    CHECK(t->flows || n_flows == 0);
     for (const struct batch_event *b = t->start; b < next; b++) {
         CHECK_EQ(b->shards, 0xff);
         seen_writes += b->type == EVENT_WRITE;
-        struct event ev = {.type = (enum event_type)b->type, .addr = b->value, .size = b->size};
+        if (event_is_flow((enum event_type)b->type)) {
+            /* noted in order, with its slot */
+            CHECK(seen_flows < n_flows);
+            if (seen_flows < n_flows) {
+                CHECK_EQ(flows[seen_flows].at, (uint32_t)(b - t->start));
+                CHECK_EQ(flows[seen_flows].type, b->type);
+                CHECK_EQ(flows[seen_flows].value, b->value);
+            }
+            seen_flows++;
+        }
+        struct event ev = event_of_batch(b);
         compare_event(t->x, &ev, NULL);
     }
+    CHECK_EQ(seen_flows, n_flows);
     CHECK_EQ(seen_writes, writes);
     t->direct += accesses;
+    t->direct_flows += n_flows;
 }
 
 static uint64_t next_random(uint64_t *state)
@@ -1185,6 +1218,7 @@ static uint64_t next_random(uint64_t *state)
  * general path mixed in (sizes the record spells out, accesses of no
  * bytes, costs, thread switches), must read back exactly, address deltas
  * of every varint length and the 48-bit extremes included. */
+/* BATCHES: 0 none, 1 for accesses, 2 for calls, returns and costs too. */
 static void long_access_runs(int batches)
 {
     enum { WORDS = 1600000 };
@@ -1200,7 +1234,8 @@ static void long_access_runs(int batches)
     static const uint64_t odd_sizes[] = {3, 12, 100, RAW_MAX_ACCESS};
     while (n < WORDS + 1) {
         uint64_t r = next_random(&state), pick = r % 1000;
-        if (pick == 0) {
+        /* with the fused flow path, costs between most runs */
+        if (pick == 0 || (batches == 2 && pick >= 800)) {
             uint64_t cost = r % 5000 + 1;
             w[n++] = raw_control_word(RAW_COST, cost);
             expect_event(&x, (struct event){.type = EVENT_COST, .size = cost});
@@ -1246,7 +1281,7 @@ static void long_access_runs(int batches)
     struct expected_events tapped = {.items = x.items, .n = x.n, .first_mismatch = SIZE_MAX};
     struct trace_writer_options options = {.level = TRACE_ZSTD_LEVEL,
                                            .tap = {.run = compare_run, .ctx = &tapped}};
-    struct batch_tap bt = {.x = &tapped};
+    struct batch_tap bt = {.x = &tapped, .flows = batches == 2};
     if (batches)
         options.tap = (struct trace_event_tap){.run = batch_tap_run, .ctx = &bt,
                                                .access_room = batch_tap_room,
@@ -1272,6 +1307,11 @@ static void long_access_runs(int batches)
     CHECK_EQ(tapped.first_mismatch, SIZE_MAX);
     if (batches) /* most of them, not all */
         CHECK(bt.direct > (reads + writes) / 2 && bt.direct < reads + writes);
+    if (batches == 2) /* most costs came in the batches, not all */
+        CHECK(bt.direct_flows > r.summary.events[EVENT_COST] / 2 &&
+              bt.direct_flows < r.summary.events[EVENT_COST]);
+    else
+        CHECK_EQ(bt.direct_flows, 0);
     CHECK(stats.blocks >= 10);
     CHECK_EQ(r.summary.words, WORDS);
     CHECK_EQ(r.summary.events[EVENT_READ], reads);
@@ -1397,6 +1437,7 @@ int main(void)
     fd_trailing_partial_record();
     long_access_runs(0);
     long_access_runs(1);
+    long_access_runs(2);
     if (rmdir(tmpdir) != 0)
         perror("rmdir");
     return check_report("test_raw_decoder");

@@ -93,6 +93,9 @@ static struct trace_writer *open_writer(struct record *r, const char *dir, const
          * not with --trace none, which keeps no trace of any kind. */
         if (!r->no_trace)
             record_analysis_keep_causal_input(r->analysis, dir, &r->routines);
+        /* For a test that compares the two paths' results. */
+        if (getenv("TRMS_RECORD_NO_FUSED_FLOW"))
+            record_analysis_no_fused_flow(r->analysis);
         o.tap = record_analysis_tap(r->analysis);
     }
     return trace_writer_create_with(path, &o, err);

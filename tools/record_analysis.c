@@ -24,6 +24,7 @@ struct record_analysis {
     struct trms_error causal_error; /* why it was dropped ("" when not) */
     struct batch_event *scan;       /* SCAN_EVENTS, for access_room */
     int scanning;                   /* the last access_room gave SCAN */
+    int no_fused_flow;              /* calls, returns and costs through feed */
 };
 
 /* The causal input could not be written: the recording goes on without
@@ -66,15 +67,36 @@ static int feed(void *ctx, const struct event *events, size_t n, struct trms_err
     return 0;
 }
 
+/* The calls, returns and costs the writer put in the analysis's batch
+ * with a run of accesses (the fused flow path): what feed does for them
+ * but the batch events themselves (and the causal input's part unless
+ * not CAUSAL: it had them). BEFORE: the events fed before the run. */
+static void take_flows(struct record_analysis *ra, uint64_t before,
+                       const struct flow_note *flows, size_t n, int causal)
+{
+    struct trms_error why;
+    if (causal && ra->causal && causal_input_flows(ra->causal, flows, n, &why) != 0)
+        drop_causal_input(ra, &why);
+    size_t done;
+    if (!ra->failed && analysis_flows(ra->analysis, flows, n, &done, &ra->error) != 0) {
+        char inner[sizeof ra->error.message];
+        memcpy(inner, ra->error.message, sizeof inner);
+        error_set(&ra->error, "event %" PRIu64 ": %s", before + flows[done].at + 1, inner);
+        ra->failed = 1;
+    }
+}
+
 /* The recorder's loads and stores, straight into the analysis's batches:
  * while the analysis works and the causal input passes them by. Once a
  * thread was created, the causal input keeps the reads of its clear
  * address: the recorder then writes a run into SCAN, which the causal
  * input looks at before it is copied into the batch (still in the cache:
  * the batch itself may be written around it). A run in a lock take's
- * followed window comes as struct events (a bounded stretch). */
+ * followed window comes as struct events (a bounded stretch). The calls,
+ * returns and costs between runs come in the same room (*FLOWS, the
+ * trace writer keeping it), noted apart. */
 static int access_room(void *ctx, struct batch_event **next, struct batch_event **end,
-                       int *streaming)
+                       int *streaming, int *flows)
 {
     struct record_analysis *ra = ctx;
     ra->scanning = 0;
@@ -82,7 +104,10 @@ static int access_room(void *ctx, struct batch_event **next, struct batch_event 
         ra->causal ? causal_input_access_need(ra->causal) : CAUSAL_PASSES_ACCESSES;
     if (ra->failed || need == CAUSAL_FOLLOWS_ACCESSES)
         return 1;
-    int rc = analysis_access_room(ra->analysis, next, end, streaming);
+    int rc = analysis_access_room(ra->analysis, next, end, streaming, flows);
+    /* Calls, returns and costs come in the room too (accesses_written),
+     * unless a test turns it off (record_analysis_no_fused_flow). */
+    *flows &= !ra->no_fused_flow;
     if (rc != 0 || need == CAUSAL_PASSES_ACCESSES)
         return rc;
     ra->scanning = 1;
@@ -94,18 +119,33 @@ static int access_room(void *ctx, struct batch_event **next, struct batch_event 
 }
 
 static void accesses_written(void *ctx, struct batch_event *next, uint64_t accesses,
-                             uint64_t writes)
+                             uint64_t writes, const struct flow_note *flows, size_t n_flows)
 {
     struct record_analysis *ra = ctx;
-    ra->events += accesses;
+    uint64_t before = ra->events;
+    ra->events += accesses + n_flows;
     if (!ra->scanning) {
         analysis_accesses_written(ra->analysis, next, accesses, writes);
+        if (n_flows)
+            take_flows(ra, before, flows, n_flows, 1);
         return;
     }
+    /* The causal input looks at the run first: the loads and stores
+     * between the flow events, and each of those, in order. */
+    size_t n = (size_t)accesses + n_flows, from = 0;
     struct trms_error why;
-    if (ra->causal && causal_input_access_run(ra->causal, ra->scan, accesses, &why) != 0)
-        drop_causal_input(ra, &why);
-    analysis_accesses_copy(ra->analysis, ra->scan, accesses, writes);
+    for (size_t j = 0; ra->causal && j <= n_flows; j++) {
+        size_t to = j < n_flows ? flows[j].at : n;
+        if (causal_input_access_run(ra->causal, ra->scan + from, to - from, &why) != 0 ||
+            (j < n_flows && causal_input_flows(ra->causal, &flows[j], 1, &why) != 0)) {
+            drop_causal_input(ra, &why);
+            break;
+        }
+        from = to + 1;
+    }
+    analysis_accesses_copy(ra->analysis, ra->scan, n, accesses, writes);
+    if (n_flows)
+        take_flows(ra, before, flows, n_flows, 0);
 }
 
 struct record_analysis *record_analysis_start(const struct analysis_options *opt,
@@ -126,6 +166,11 @@ struct trace_event_tap record_analysis_tap(struct record_analysis *ra)
                                     .sync = ra->causal ? feed_sync : NULL,
                                     .access_room = access_room,
                                     .accesses_written = accesses_written};
+}
+
+void record_analysis_no_fused_flow(struct record_analysis *ra)
+{
+    ra->no_fused_flow = 1;
 }
 
 void record_analysis_keep_causal_input(struct record_analysis *ra, const char *dir,

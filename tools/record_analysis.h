@@ -22,6 +22,12 @@ struct record_analysis;
 struct record_analysis *record_analysis_start(const struct analysis_options *opt,
                                               struct trms_error *err);
 
+/* Calls, returns and costs reach the analysis and the causal input as
+ * events (the tap's RUN), not through the batches with the accesses: the
+ * path before the fused one, which a test compares it with (the
+ * environment's TRMS_RECORD_NO_FUSED_FLOW, cmd_record.c). */
+void record_analysis_no_fused_flow(struct record_analysis *ra);
+
 /* Also writes the causal model's part of the trace into the recording
  * being made in DIR (analyses/causal_input.h), its routines ROUTINES; a
  * failure is said on stderr and the recording goes on without it. */

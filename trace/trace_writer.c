@@ -10,7 +10,11 @@
 #include <string.h>
 #include <unistd.h>
 #include <zstd.h>
+#if defined(__SSE2__)
+#include <emmintrin.h> /* _mm_stream_si128 */
+#endif
 
+#include "analyses/batch_event.h"
 #include "common/oom.h"
 #include "trace/crc32.h"
 #include "trace/event_codec.h"
@@ -23,6 +27,9 @@
 #define BLOCK_BUFFERS 24
 /* Events written through the writer wait for the tap in runs of this many. */
 #define TAP_RUN 256
+/* Calls, returns and costs noted at most in the tap's held room (8 KiB,
+ * within the first-level cache). */
+#define HELD_FLOWS 512
 
 /* A block buffer: room for the block header, then the payload. */
 struct trace_block {
@@ -59,6 +66,15 @@ struct trace_writer {
     struct trace_event_tap tap;
     struct event tap_run[TAP_RUN];
     size_t tap_n;
+    /* The room in the tap's batches kept past a run of accesses
+     * (trace_event_tap's FLOWS): the calls, returns and costs between
+     * runs go straight there, not a struct event each for RUN. */
+    int held;
+    int held_streaming;
+    struct batch_event *held_start, *held_next, *held_end;
+    uint64_t held_accesses, held_writes;
+    size_t held_n;
+    struct flow_note held_flows[HELD_FLOWS];
     int level;                  /* zstd level; 0 stores blocks as they are */
     int discard;                /* no file: blocks are dropped once sealed */
     /* Shared with the writer thread, under lock. */
@@ -286,11 +302,43 @@ uint64_t trace_writer_bytes(const struct trace_writer *w)
     return __atomic_load_n(&w->written, __ATOMIC_RELAXED);
 }
 
+/* The held room goes back to the tap with what was written there. */
+static void release_held(struct trace_writer *w)
+{
+    w->held = 0;
+    w->tap.accesses_written(w->tap.ctx, w->held_next, w->held_accesses, w->held_writes,
+                            w->held_flows, w->held_n);
+}
+
 static int flush_tap(struct trace_writer *w, struct trms_error *err)
 {
+    if (w->held) /* (the run is empty then: it comes after) */
+        release_held(w);
     size_t n = w->tap_n;
     w->tap_n = 0;
     return n ? w->tap.run(w->tap.ctx, w->tap_run, n, err) : 0;
+}
+
+/* A call, return or cost EV into the held room (with room left, and for a
+ * note), as the analysis's batches hold it (analysis_access_room). */
+static inline void hold_flow(struct trace_writer *w, const struct event *ev)
+{
+    uint64_t value = ev->type == EVENT_CALL   ? ev->routine
+                     : ev->type == EVENT_COST ? ev->size
+                                              : ev->addr;
+    struct batch_event *slot = w->held_next++;
+#if defined(__SSE2__)
+    if (w->held_streaming) { /* as engine_store */
+        uint64_t high = (uint32_t)ev->size | (uint64_t)ev->type << 32 | UINT64_C(0xff) << 40;
+        _mm_stream_si128((__m128i *)slot, _mm_set_epi64x((long long)high, (long long)value));
+    } else
+#endif
+    {
+        *slot = (struct batch_event){.value = value, .size = (uint32_t)ev->size,
+                                     .type = (uint8_t)ev->type, .shards = 0xff};
+    }
+    w->held_flows[w->held_n++] = (struct flow_note){
+        .value = value, .at = (uint32_t)(slot - w->held_start), .type = (uint8_t)ev->type};
 }
 
 /* EV, just written, for the tap. */
@@ -298,6 +346,13 @@ static inline int tap_one(struct trace_writer *w, const struct event *ev, struct
 {
     if (!w->tap.run)
         return 0;
+    if (w->held) {
+        if (event_is_flow(ev->type) && w->held_next != w->held_end && w->held_n < HELD_FLOWS) {
+            hold_flow(w, ev);
+            return 0;
+        }
+        release_held(w);
+    }
     w->tap_run[w->tap_n++] = *ev;
     return w->tap_n == TAP_RUN ? flush_tap(w, err) : 0;
 }
@@ -322,15 +377,38 @@ int trace_writer_access_room(struct trace_writer *w, struct batch_event **next,
 {
     if (!w->tap.access_room)
         return 1;
+    if (w->held && w->held_next != w->held_end) {
+        *next = w->held_next;
+        *end = w->held_end;
+        *streaming = w->held_streaming;
+        return 0;
+    }
     if (flush_tap(w, err) != 0)
         return -1;
-    return w->tap.access_room(w->tap.ctx, next, end, streaming) ? 1 : 0;
+    int flows = 0;
+    if (w->tap.access_room(w->tap.ctx, next, end, streaming, &flows) != 0)
+        return 1;
+    if (flows) {
+        w->held = 1;
+        w->held_streaming = *streaming;
+        w->held_start = w->held_next = *next;
+        w->held_end = *end;
+        w->held_accesses = w->held_writes = 0;
+        w->held_n = 0;
+    }
+    return 0;
 }
 
 void trace_writer_accesses_written(struct trace_writer *w, struct batch_event *next,
                                    uint64_t accesses, uint64_t writes)
 {
-    w->tap.accesses_written(w->tap.ctx, next, accesses, writes);
+    if (w->held) {
+        w->held_next = next;
+        w->held_accesses += accesses;
+        w->held_writes += writes;
+        return;
+    }
+    w->tap.accesses_written(w->tap.ctx, next, accesses, writes, NULL, 0);
 }
 
 static void free_buffers(struct trace_block *b)

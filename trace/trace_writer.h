@@ -21,6 +21,7 @@
 
 struct trace_writer;
 struct batch_event;
+struct flow_note;
 
 /* The current format, events blocks compressed (TRACE_ZSTD_LEVEL). */
 struct trace_writer *trace_writer_create(const char *path, struct trms_error *err);
@@ -44,11 +45,18 @@ struct trace_event_tap {
      * non-zero when the consumer wants them through RUN for now;
      * ACCESSES_WRITTEN says where the producer stopped and how many it
      * wrote, WRITES of them stores. Called through
-     * trace_writer_access_room, which gives the tap its pending run first. */
+     * trace_writer_access_room, which gives the tap its pending run first.
+     * *FLOWS non-zero (ACCESS_ROOM sets it, 0 before): the writer keeps the
+     * room past the run and puts the calls, returns and costs written next
+     * there too, as the analysis's batches hold them (analysis.h,
+     * analysis_access_room), in place of RUN: ACCESSES_WRITTEN then comes
+     * once for all the runs and flow events that went there, before any
+     * other event or sync record reaches the tap, with N_FLOWS notes of the
+     * flow events in order (ACCESSES counts the loads and stores only). */
     int (*access_room)(void *ctx, struct batch_event **next, struct batch_event **end,
-                       int *streaming);
+                       int *streaming, int *flows);
     void (*accesses_written)(void *ctx, struct batch_event *next, uint64_t accesses,
-                             uint64_t writes);
+                             uint64_t writes, const struct flow_note *flows, size_t n_flows);
 };
 
 struct trace_writer_options {

@@ -558,6 +558,47 @@ def case_one_pass(tmp):
     run([TRMS, "record", "--no-analysis", "--contexts", "--", program, "1"], expect=2)
 
 
+def case_fused_flow(tmp):
+    # The recorder puts calls, returns and costs straight into the
+    # analysis's batches with the loads and stores (the fused flow path,
+    # trace/trace_writer.h), and the causal input takes them from the
+    # notes that come with them. Whichever way they go (the fused path,
+    # or off: TRMS_RECORD_NO_FUSED_FLOW, as struct events through the
+    # tap's run), the one-pass result and causal.trms must be what `trms
+    # analyze` of the recording stores, byte for byte. (Two recordings of
+    # one program differ: thread ids, and a few reuse distances.)
+    # cxx_sorts is call-heavy and single-threaded, coz_ab threaded (once
+    # a thread was created, the flow events come with the accesses the
+    # causal input looks at) with sync records (a causal.trms).
+    def contents(rec, name):
+        path = os.path.join(rec, name)
+        if not os.path.exists(path):
+            return None
+        with open(path, "rb") as f:
+            return f.read()
+
+    for program in ("cxx_sorts", "coz_ab"):
+        for way, env in (("fused", os.environ),
+                         ("events", dict(os.environ, TRMS_RECORD_NO_FUSED_FLOW="1"))):
+            rec = os.path.join(tmp, f"{program}-{way}.rec")
+            p = subprocess.run([TRMS, "record", "--engine", "valgrind", "-o", rec, "--",
+                                os.path.join(PROGRAMS, program)], env=env,
+                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+            check(p.returncode == 0 and "analyzed as it recorded" in p.stderr,
+                  f"{program} {way}: record said: {p.stderr}")
+            report = [TRMS, "report", rec, "--format", "json"]
+            first = run(report).stdout
+            causal = contents(rec, "causal.trms")
+            check(program != "coz_ab" or causal is not None, f"{program} {way}: no causal.trms")
+            if causal is not None:
+                os.remove(os.path.join(rec, "causal.trms"))
+            run([TRMS, "analyze", rec])
+            check(run(report).stdout == first,
+                  f"{program} {way}: the one-pass result differs from analyze's")
+            check(contents(rec, "causal.trms") == causal,
+                  f"{program} {way}: causal.trms differs from the one analyze stores")
+
+
 def profile_rows(rec, routine):
     """RMS and TRMS tuples of ROUTINE, without the thread (ids differ between runs)."""
     rows = run([TRMS, "report", rec, "--format", "csv", "--routine", routine]).stdout.splitlines()[1:]
