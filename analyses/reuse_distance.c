@@ -272,10 +272,12 @@ void reuse_window_count_marks(struct reuse_distance *rd)
     }
 }
 
-/* Time has reached the end of the window: give the live marks the times
- * 1..live, in order, in a window WINDOW_FACTOR times that size. */
+/* Time has reached the end of the window: give the marks the times
+ * 1..M, in order, in a window WINDOW_FACTOR times that size (the front's
+ * lines have no time: their records are 0, passed over). */
 static void compact(struct reuse_distance *rd)
 {
+    uint64_t live = rd->live - rd->n_front; /* the marks */
     struct renumbering r = {rd, xmalloc(rd->words * sizeof *r.before)};
     uint64_t marks = 0;
     for (uint64_t w = 0; w < rd->words; w++) {
@@ -285,18 +287,18 @@ static void compact(struct reuse_distance *rd)
     shadow_map_each_chunk(&rd->last, renumber_chunk, &r);
     free(r.before);
     uint64_t capacity = rd->min_capacity;
-    while (capacity < WINDOW_FACTOR * (rd->live + 1))
+    while (capacity < WINDOW_FACTOR * (live + 1))
         capacity *= 2;
     reuse_window_allocate(rd, capacity);
     /* Times 1..live marked, a word at a time (time 0 is never used). */
-    uint64_t end = rd->live + 1;
+    uint64_t end = live + 1;
     for (uint64_t w = 0; w < end / 64; w++)
         rd->marks[w] = ~0ull;
     if (end % 64)
         rd->marks[end / 64] = (1ull << (end % 64)) - 1;
     rd->marks[0] &= ~1ull;
     reuse_window_count_marks(rd);
-    rd->now = rd->live + 1;
+    rd->now = live + 1;
 }
 
 static void grow_histogram(struct reuse_distance *rd, uint64_t distance)
@@ -362,8 +364,71 @@ static ALWAYS_INLINE void add_mark(struct reuse_distance *rd, uint64_t now)
         rd->counts[k][now >> entry_shift(k)]++;
 }
 
+/* The front's position of LINE, REUSE_FRONT when it is not there. */
+static ALWAYS_INLINE unsigned front_position(const struct reuse_distance *rd, uint64_t line)
+{
+    unsigned p = 0;
+    while (p < REUSE_FRONT && rd->front_line[p] != line)
+        p++;
+    return p < rd->n_front ? p : REUSE_FRONT; /* (past n_front: no line's) */
+}
+
+/* LINE, of record SLOT, becomes the front's latest; the lines before
+ * position P move one down (the line at P leaves: LINE's own, or the one
+ * that fell out). */
+static ALWAYS_INLINE void to_front(struct reuse_distance *rd, unsigned p, uint64_t line,
+                                   uint64_t *slot)
+{
+    for (unsigned i = p; i > 0; i--) {
+        rd->front_line[i] = rd->front_line[i - 1];
+        rd->front_slot[i] = rd->front_slot[i - 1];
+    }
+    rd->front_line[0] = line;
+    rd->front_slot[0] = slot;
+}
+
+/* An access to LINE that is not in the front, of record SLOT (NULL: not
+ * looked up yet); returns its distance, or REUSE_COLD. The front's last
+ * line falls out of it, its mark at the time now; LINE's mark, if any,
+ * leaves the marks, and the marks after it are the lines touched since
+ * that fell out of the front. */
+static ALWAYS_INLINE uint64_t access_behind_front(struct reuse_distance *rd, uint64_t line,
+                                                  int defer, uint64_t *slot)
+{
+    if (rd->now == rd->capacity)
+        compact(rd); /* (which renumbers the records: read LINE's after) */
+    if (!slot)
+        slot = shadow_map_slot(&rd->last, line);
+    uint64_t t = *slot;
+    uint64_t distance = REUSE_COLD;
+    if (t == 0) {
+        if (rd->live == UINT32_MAX - 1)
+            oom_exit("reuse distance: 2^32 distinct lines"); /* the counts are 32 bits */
+        rd->cold++;
+        rd->live++;
+    }
+    if (__builtin_expect(rd->n_front < REUSE_FRONT, 0)) {
+        /* The first lines seen: nothing has fallen out, all are cold. */
+        to_front(rd, rd->n_front++, line, slot);
+        return distance;
+    }
+    uint64_t now = rd->now;
+    *rd->front_slot[REUSE_FRONT - 1] = now;
+    if (t == 0) {
+        add_mark(rd, now);
+    } else {
+        distance = REUSE_FRONT + move_mark_counting(rd, t, now);
+        count_far(rd, distance, defer);
+        *slot = 0;
+    }
+    rd->now = now + 1;
+    to_front(rd, REUSE_FRONT - 1, line, slot);
+    return distance;
+}
+
 /* One access to LINE; returns its distance, or REUSE_COLD for a first
- * access. DEFER: a far distance may wait to be counted in a burst. */
+ * access. DEFER: a far distance may wait to be counted in a burst. SLOT:
+ * LINE's record when known, else NULL. */
 static ALWAYS_INLINE uint64_t access_line(struct reuse_distance *rd, uint64_t line, int defer,
                                           uint64_t *known_slot)
 {
@@ -377,32 +442,13 @@ static ALWAYS_INLINE uint64_t access_line(struct reuse_distance *rd, uint64_t li
         rd->marks_ahead = ahead;
         rd->far_checked = rd->far;
     }
-    if (line == rd->latest && rd->have_latest) {
-        /* Already the most recent line: distance 0 and nothing moves. */
-        count_distance(rd, 0);
-        return 0;
-    }
-    if (rd->now == rd->capacity)
-        compact(rd);
-    uint64_t *slot = known_slot ? known_slot : shadow_map_slot(&rd->last, line);
-    uint64_t t = *slot;
-    uint64_t now = rd->now;
-    uint64_t distance = REUSE_COLD;
-    if (t == 0) {
-        if (rd->live == UINT32_MAX - 1)
-            oom_exit("reuse distance: 2^32 distinct lines"); /* the counts are 32 bits */
-        rd->cold++;
-        rd->live++;
-        add_mark(rd, now);
-    } else {
-        distance = move_mark_counting(rd, t, now);
-        count_far(rd, distance, defer);
-    }
-    *slot = now;
-    rd->now = now + 1;
-    rd->latest = line;
-    rd->have_latest = 1;
-    return distance;
+    unsigned p = front_position(rd, line);
+    if (p == REUSE_FRONT)
+        return access_behind_front(rd, line, defer, known_slot);
+    /* A short reuse: nothing in the marks moves (at 0, nothing at all). */
+    count_distance(rd, p);
+    to_front(rd, p, line, rd->front_slot[p]);
+    return p;
 }
 
 void reuse_distance_access(struct reuse_distance *rd, uint64_t line)
@@ -487,7 +533,7 @@ static ALWAYS_INLINE int repeats_latest(const struct reuse_distance *rd,
                                         const struct batch_event *ev, unsigned line_shift)
 {
     uint64_t first = ev->value >> line_shift;
-    return first == rd->latest && rd->have_latest &&
+    return first == rd->front_line[0] && rd->n_front &&
            (ev->value + ev->size - 1) >> line_shift == first;
 }
 
@@ -656,6 +702,8 @@ struct reuse_distance *reuse_distance_clone(const struct reuse_distance *rd)
     copy->ahead_stacks = NULL;
     shadow_map_init(&copy->last, 1);
     shadow_map_copy(&copy->last, (struct shadow_map *)&rd->last);
+    for (unsigned i = 0; i < rd->n_front; i++) /* the copy's own records */
+        copy->front_slot[i] = shadow_map_slot(&copy->last, rd->front_line[i]);
     size_t mark_bytes = level_padded(rd, 0) * sizeof *rd->marks;
     copy->marks = huge_pages_calloc(mark_bytes);
     memcpy(copy->marks, rd->marks, mark_bytes);

@@ -1,11 +1,14 @@
 /* reuse_distance_state: a reuse stack, saved and loaded.
  *
- *   u64: min_capacity capacity now live accesses cold span
+ *   u64: min_capacity capacity now live accesses cold span n_front
+ *   u64 x n_front: the front's lines, latest first
  *   u64 x span: the histogram
- *   the lines' latest times (shadow map)
+ *   the times the other lines fell out of the front (shadow map; the
+ *   front's lines: 0)
  *
  * The window's marks are exactly the lines' times and the tree counts the
- * marks, so both are rebuilt on load rather than saved. */
+ * marks, so both are rebuilt on load rather than saved; so are the
+ * front's records. */
 #include <stdlib.h>
 
 #include "analyses/reuse_distance.h"
@@ -17,9 +20,11 @@
 void reuse_distance_save(const struct reuse_distance *rd, struct state_writer *w)
 {
     const uint64_t header[] = {rd->min_capacity, rd->capacity, rd->now, rd->live,
-                               rd->accesses, rd->cold, rd->span};
+                               rd->accesses, rd->cold, rd->span, rd->n_front};
     for (size_t i = 0; i < sizeof header / sizeof *header; i++)
         state_put_u64(w, header[i]);
+    for (unsigned i = 0; i < rd->n_front; i++)
+        state_put_u64(w, rd->front_line[i]);
     for (uint64_t d = 0; d < rd->span; d++)
         state_put_u64(w, rd->histogram[d]);
     shadow_map_save((struct shadow_map *)&rd->last, w);
@@ -62,6 +67,13 @@ struct reuse_distance *reuse_distance_load(struct state_reader *r, uint64_t min_
     rd->accesses = state_get_u64(r);
     rd->cold = state_get_u64(r);
     rd->span = state_get_count(r, 1);
+    uint64_t n_front = state_get_u64(r);
+    if (!r->failed && n_front > REUSE_FRONT)
+        state_reader_fail(r, "a reuse front longer than the stack's");
+    if (!r->failed)
+        rd->n_front = (unsigned)n_front;
+    for (unsigned i = 0; i < rd->n_front; i++)
+        rd->front_line[i] = state_get_u64(r);
     /* The window is sized by the live lines: each has its time in the
      * shadow map below, a raw word, so their count is bounded by the bytes
      * left before any window is allocated for them. */
@@ -75,7 +87,8 @@ struct reuse_distance *reuse_distance_load(struct state_reader *r, uint64_t min_
     uint64_t most = WINDOW_FACTOR * 2 * (rd->live + 1);
     if (capacity % 64 || capacity < rd->min_capacity ||
         (capacity > rd->min_capacity && capacity > most) || rd->now == 0 ||
-        rd->now > capacity || rd->live >= rd->now || rd->live != rd->cold ||
+        rd->now > capacity || rd->n_front > rd->live || rd->live - rd->n_front >= rd->now ||
+        (rd->n_front < REUSE_FRONT && rd->now != 1) || rd->live != rd->cold ||
         rd->cold > rd->accesses || rd->span > rd->live)
         state_reader_fail(r, "reuse counters that cannot be");
     if (r->failed) {
@@ -91,11 +104,20 @@ struct reuse_distance *reuse_distance_load(struct state_reader *r, uint64_t min_
     for (uint64_t d = 0; d < rd->span; d++)
         rd->histogram[d] = state_get_u64(r);
     shadow_map_load(&rd->last, r, 0);
+    /* The front's lines are distinct, and none has a mark. */
+    for (unsigned i = 0; i < rd->n_front && !r->failed; i++) {
+        rd->front_slot[i] = shadow_map_slot(&rd->last, rd->front_line[i]);
+        int bad = *rd->front_slot[i] != 0;
+        for (unsigned j = 0; j < i; j++)
+            bad |= rd->front_line[j] == rd->front_line[i];
+        if (bad)
+            state_reader_fail(r, "a reuse front whose lines are not distinct and unmarked");
+    }
     reuse_window_allocate(rd, capacity);
     struct mark_rebuild m = {rd, r, 0};
     if (!r->failed)
         shadow_map_each_chunk(&rd->last, mark_chunk, &m);
-    if (!r->failed && m.marks != rd->live)
+    if (!r->failed && m.marks != rd->live - rd->n_front)
         state_reader_fail(r, "a reuse stack whose lines do not add up");
     if (r->failed) {
         reuse_distance_free(rd);
