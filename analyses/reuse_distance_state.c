@@ -1,15 +1,15 @@
 /* reuse_distance_state: a reuse stack, saved and loaded.
  *
  *   u64: min_capacity capacity now live accesses cold span n_front
- *   u64 x n_front: the front's lines, latest first
+ *   u64 x 2 n_front: the front's entries, each its line and rank
  *   u64 x span: the histogram
- *   the times the other lines fell out of the front (shadow map; the
- *   front's lines: 0)
+ *   the lines' records (shadow map): the times they fell out of the
+ *   front, or their front entries
  *
  * The window's marks are exactly the lines' times and the tree counts the
- * marks, so both are rebuilt on load rather than saved; so are the
- * front's records. */
+ * marks, so both are rebuilt on load rather than saved. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "analyses/reuse_distance.h"
 #include "analyses/reuse_distance_internal.h"
@@ -23,8 +23,10 @@ void reuse_distance_save(const struct reuse_distance *rd, struct state_writer *w
                                rd->accesses, rd->cold, rd->span, rd->n_front};
     for (size_t i = 0; i < sizeof header / sizeof *header; i++)
         state_put_u64(w, header[i]);
-    for (unsigned i = 0; i < rd->n_front; i++)
-        state_put_u64(w, rd->front_line[i]);
+    for (unsigned e = 0; e < rd->n_front; e++) {
+        state_put_u64(w, rd->front_line[e]);
+        state_put_u64(w, rd->front_rank[e]);
+    }
     for (uint64_t d = 0; d < rd->span; d++)
         state_put_u64(w, rd->histogram[d]);
     shadow_map_save((struct shadow_map *)&rd->last, w);
@@ -34,6 +36,7 @@ struct mark_rebuild {
     struct reuse_distance *rd;
     struct state_reader *r;
     uint64_t marks;
+    uint64_t fronts;   /* records of front entries */
 };
 
 static void mark_chunk(void *ctx, uint64_t number, uint64_t *chunk, unsigned shift)
@@ -46,6 +49,10 @@ static void mark_chunk(void *ctx, uint64_t number, uint64_t *chunk, unsigned shi
         uint64_t t = chunk[i];
         if (!t)
             continue;
+        if (t >= FRONT_RECORD && t - FRONT_RECORD < rd->n_front) {
+            m->fronts++; /* (its entry's own, checked below) */
+            continue;
+        }
         if (t >= rd->now || (rd->marks[t >> 6] >> (t & 63) & 1)) {
             state_reader_fail(m->r, "a reuse stack whose times are not distinct and past");
             return;
@@ -69,11 +76,24 @@ struct reuse_distance *reuse_distance_load(struct state_reader *r, uint64_t min_
     rd->span = state_get_count(r, 1);
     uint64_t n_front = state_get_u64(r);
     if (!r->failed && n_front > REUSE_FRONT)
-        state_reader_fail(r, "a reuse front longer than the stack's");
+        state_reader_fail(r, "a reuse front longer than this trms keeps");
     if (!r->failed)
         rd->n_front = (unsigned)n_front;
-    for (unsigned i = 0; i < rd->n_front; i++)
-        rd->front_line[i] = state_get_u64(r);
+    /* The ranks of the entries in use are 0 .. n_front-1, once each. */
+    memset(rd->front_rank, FRONT_NO_RANK, sizeof rd->front_rank);
+    unsigned ranks_seen = 0;
+    for (unsigned e = 0; e < rd->n_front; e++) {
+        rd->front_line[e] = state_get_u64(r);
+        uint64_t rank = state_get_u64(r);
+        if (!r->failed && (rank >= rd->n_front || (ranks_seen >> rank & 1)))
+            state_reader_fail(r, "a reuse front whose ranks are not its entries'");
+        if (r->failed)
+            break;
+        ranks_seen |= 1u << rank;
+        rd->front_rank[e] = (uint8_t)rank;
+        if (rank == 0)
+            rd->latest = rd->front_line[e];
+    }
     /* The window is sized by the live lines: each has its time in the
      * shadow map below, a raw word, so their count is bounded by the bytes
      * left before any window is allocated for them. */
@@ -104,20 +124,19 @@ struct reuse_distance *reuse_distance_load(struct state_reader *r, uint64_t min_
     for (uint64_t d = 0; d < rd->span; d++)
         rd->histogram[d] = state_get_u64(r);
     shadow_map_load(&rd->last, r, 0);
-    /* The front's lines are distinct, and none has a mark. */
-    for (unsigned i = 0; i < rd->n_front && !r->failed; i++) {
-        rd->front_slot[i] = shadow_map_slot(&rd->last, rd->front_line[i]);
-        int bad = *rd->front_slot[i] != 0;
-        for (unsigned j = 0; j < i; j++)
-            bad |= rd->front_line[j] == rd->front_line[i];
-        if (bad)
-            state_reader_fail(r, "a reuse front whose lines are not distinct and unmarked");
+    /* Each front line's record names its entry (so the lines are
+     * distinct); no other record names one (counted below). */
+    for (unsigned e = 0; e < rd->n_front && !r->failed; e++) {
+        uint64_t *slot = shadow_map_find(&rd->last, rd->front_line[e]);
+        if (!slot || *slot != (FRONT_RECORD | e))
+            state_reader_fail(r, "a reuse front whose lines' records are not its entries");
+        rd->front_slot[e] = slot;
     }
     reuse_window_allocate(rd, capacity);
-    struct mark_rebuild m = {rd, r, 0};
+    struct mark_rebuild m = {rd, r, 0, 0};
     if (!r->failed)
         shadow_map_each_chunk(&rd->last, mark_chunk, &m);
-    if (!r->failed && m.marks != rd->live - rd->n_front)
+    if (!r->failed && (m.marks != rd->live - rd->n_front || m.fronts != rd->n_front))
         state_reader_fail(r, "a reuse stack whose lines do not add up");
     if (r->failed) {
         reuse_distance_free(rd);
