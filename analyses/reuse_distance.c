@@ -381,6 +381,13 @@ static const uint8_t ENTRY_MASK[FRONT_RANKS][FRONT_RANKS] __attribute__((aligned
     ENTRY_ROW(0),  ENTRY_ROW(1),  ENTRY_ROW(2),  ENTRY_ROW(3),  ENTRY_ROW(4),  ENTRY_ROW(5),
     ENTRY_ROW(6),  ENTRY_ROW(7),  ENTRY_ROW(8),  ENTRY_ROW(9),  ENTRY_ROW(10), ENTRY_ROW(11),
     ENTRY_ROW(12), ENTRY_ROW(13), ENTRY_ROW(14), ENTRY_ROW(15)};
+
+/* RANK_SPLAT[k]: K in every byte (one load, not four instructions). */
+#define SPLAT(k) {k, k, k, k, k, k, k, k, k, k, k, k, k, k, k, k}
+static const uint8_t RANK_SPLAT[FRONT_RANKS + 1][FRONT_RANKS] __attribute__((aligned(64))) = {
+    SPLAT(0),  SPLAT(1),  SPLAT(2),  SPLAT(3),  SPLAT(4),  SPLAT(5),  SPLAT(6),
+    SPLAT(7),  SPLAT(8),  SPLAT(9),  SPLAT(10), SPLAT(11), SPLAT(12), SPLAT(13),
+    SPLAT(14), SPLAT(15), SPLAT(16)};
 #endif
 
 _Static_assert(REUSE_FRONT <= FRONT_RANKS && (REUSE_FRONT & (REUSE_FRONT - 1)) == 0,
@@ -393,7 +400,7 @@ static ALWAYS_INLINE void to_front(struct reuse_distance *rd, unsigned r, unsign
 {
 #if defined(__SSE2__)
     __m128i v = _mm_load_si128((const __m128i *)rd->front_rank);
-    v = _mm_sub_epi8(v, _mm_cmpgt_epi8(_mm_set1_epi8((char)rank), v));
+    v = _mm_sub_epi8(v, _mm_cmpgt_epi8(_mm_load_si128((const __m128i *)RANK_SPLAT[rank]), v));
     v = _mm_andnot_si128(_mm_load_si128((const __m128i *)ENTRY_MASK[r]), v);
     _mm_store_si128((__m128i *)rd->front_rank, v);
 #else
@@ -408,7 +415,8 @@ static ALWAYS_INLINE unsigned front_last(const struct reuse_distance *rd)
 {
 #if defined(__SSE2__)
     __m128i v = _mm_load_si128((const __m128i *)rd->front_rank);
-    int last = _mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8(REUSE_FRONT - 1)));
+    __m128i lru = _mm_load_si128((const __m128i *)RANK_SPLAT[REUSE_FRONT - 1]);
+    int last = _mm_movemask_epi8(_mm_cmpeq_epi8(v, lru));
     return (unsigned)__builtin_ctz((unsigned)last);
 #else
     unsigned r = 0;
@@ -426,6 +434,10 @@ static ALWAYS_INLINE unsigned front_last(const struct reuse_distance *rd)
 static ALWAYS_INLINE uint64_t access_behind_front(struct reuse_distance *rd, uint64_t line,
                                                   int defer, uint64_t *slot, uint64_t t)
 {
+    if (rd->now == rd->capacity) {
+        compact(rd);
+        t = *slot; /* renumbered */
+    }
     uint64_t distance = REUSE_COLD;
     if (t == 0) {
         if (rd->live == UINT32_MAX - 1)
@@ -479,8 +491,6 @@ static ALWAYS_INLINE uint64_t access_line(struct reuse_distance *rd, uint64_t li
         count_distance(rd, 0);
         return 0;
     }
-    if (rd->now == rd->capacity)
-        compact(rd); /* (which renumbers the records: read LINE's after) */
     uint64_t *slot = known_slot ? known_slot : shadow_map_slot(&rd->last, line);
     uint64_t t = *slot;
     if (!(t & FRONT_RECORD))
