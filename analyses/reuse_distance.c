@@ -204,6 +204,7 @@ struct reuse_distance *reuse_distance_new(uint64_t min_window)
     rd->min_capacity = reuse_min_capacity(min_window);
     reuse_window_allocate(rd, rd->min_capacity);
     rd->now = 1;
+    memset(rd->front_rank, FRONT_NO_RANK, sizeof rd->front_rank);
     return rd;
 }
 
@@ -272,10 +273,14 @@ void reuse_window_count_marks(struct reuse_distance *rd)
     }
 }
 
-/* Time has reached the end of the window: give the live marks the times
- * 1..live, in order, in a window WINDOW_FACTOR times that size. */
+/* Time has reached the end of the window: give the marks the times
+ * 1..M, in order, in a window WINDOW_FACTOR times that size (the front's
+ * records, which are no times, are 0 meanwhile: passed over). */
 static void compact(struct reuse_distance *rd)
 {
+    uint64_t live = rd->live - rd->n_front; /* the marks */
+    for (unsigned e = 0; e < rd->n_front; e++) /* (put back below) */
+        *rd->front_slot[e] = 0;
     struct renumbering r = {rd, xmalloc(rd->words * sizeof *r.before)};
     uint64_t marks = 0;
     for (uint64_t w = 0; w < rd->words; w++) {
@@ -285,18 +290,20 @@ static void compact(struct reuse_distance *rd)
     shadow_map_each_chunk(&rd->last, renumber_chunk, &r);
     free(r.before);
     uint64_t capacity = rd->min_capacity;
-    while (capacity < WINDOW_FACTOR * (rd->live + 1))
+    while (capacity < WINDOW_FACTOR * (live + 1))
         capacity *= 2;
     reuse_window_allocate(rd, capacity);
     /* Times 1..live marked, a word at a time (time 0 is never used). */
-    uint64_t end = rd->live + 1;
+    uint64_t end = live + 1;
     for (uint64_t w = 0; w < end / 64; w++)
         rd->marks[w] = ~0ull;
     if (end % 64)
         rd->marks[end / 64] = (1ull << (end % 64)) - 1;
     rd->marks[0] &= ~1ull;
     reuse_window_count_marks(rd);
-    rd->now = rd->live + 1;
+    rd->now = live + 1;
+    for (unsigned e = 0; e < rd->n_front; e++)
+        *rd->front_slot[e] = FRONT_RECORD | e;
 }
 
 static void grow_histogram(struct reuse_distance *rd, uint64_t distance)
@@ -362,8 +369,110 @@ static ALWAYS_INLINE void add_mark(struct reuse_distance *rd, uint64_t now)
         rd->counts[k][now >> entry_shift(k)]++;
 }
 
+#if defined(__SSE2__)
+/* ENTRY_MASK[r]: all ones in byte R. */
+#define ENTRY_BYTE(r, m) ((m) == (r) ? 0xff : 0)
+#define ENTRY_ROW(r)                                                                              \
+    {ENTRY_BYTE(r, 0),  ENTRY_BYTE(r, 1),  ENTRY_BYTE(r, 2),  ENTRY_BYTE(r, 3),                   \
+     ENTRY_BYTE(r, 4),  ENTRY_BYTE(r, 5),  ENTRY_BYTE(r, 6),  ENTRY_BYTE(r, 7),                   \
+     ENTRY_BYTE(r, 8),  ENTRY_BYTE(r, 9),  ENTRY_BYTE(r, 10), ENTRY_BYTE(r, 11),                  \
+     ENTRY_BYTE(r, 12), ENTRY_BYTE(r, 13), ENTRY_BYTE(r, 14), ENTRY_BYTE(r, 15)}
+static const uint8_t ENTRY_MASK[FRONT_RANKS][FRONT_RANKS] __attribute__((aligned(64))) = {
+    ENTRY_ROW(0),  ENTRY_ROW(1),  ENTRY_ROW(2),  ENTRY_ROW(3),  ENTRY_ROW(4),  ENTRY_ROW(5),
+    ENTRY_ROW(6),  ENTRY_ROW(7),  ENTRY_ROW(8),  ENTRY_ROW(9),  ENTRY_ROW(10), ENTRY_ROW(11),
+    ENTRY_ROW(12), ENTRY_ROW(13), ENTRY_ROW(14), ENTRY_ROW(15)};
+
+/* RANK_SPLAT[k]: K in every byte (one load, not four instructions). */
+#define SPLAT(k) {k, k, k, k, k, k, k, k, k, k, k, k, k, k, k, k}
+static const uint8_t RANK_SPLAT[FRONT_RANKS + 1][FRONT_RANKS] __attribute__((aligned(64))) = {
+    SPLAT(0),  SPLAT(1),  SPLAT(2),  SPLAT(3),  SPLAT(4),  SPLAT(5),  SPLAT(6),
+    SPLAT(7),  SPLAT(8),  SPLAT(9),  SPLAT(10), SPLAT(11), SPLAT(12), SPLAT(13),
+    SPLAT(14), SPLAT(15), SPLAT(16)};
+#endif
+
+_Static_assert(REUSE_FRONT <= FRONT_RANKS && (REUSE_FRONT & (REUSE_FRONT - 1)) == 0,
+               "the front's ranks are bytes of one vector");
+
+/* Entry R's line comes to the front: the ranks below RANK (its own; or
+ * REUSE_FRONT, a line that was not in the front) go one down, and R's
+ * becomes 0. One vector step rather than a shift of the lines. */
+static ALWAYS_INLINE void to_front(struct reuse_distance *rd, unsigned r, unsigned rank)
+{
+#if defined(__SSE2__)
+    __m128i v = _mm_load_si128((const __m128i *)rd->front_rank);
+    v = _mm_sub_epi8(v, _mm_cmpgt_epi8(_mm_load_si128((const __m128i *)RANK_SPLAT[rank]), v));
+    v = _mm_andnot_si128(_mm_load_si128((const __m128i *)ENTRY_MASK[r]), v);
+    _mm_store_si128((__m128i *)rd->front_rank, v);
+#else
+    for (unsigned i = 0; i < FRONT_RANKS; i++)
+        rd->front_rank[i] += rd->front_rank[i] < rank;
+    rd->front_rank[r] = 0;
+#endif
+}
+
+/* The entry of the front's least recent line (the front is full). */
+static ALWAYS_INLINE unsigned front_last(const struct reuse_distance *rd)
+{
+#if defined(__SSE2__)
+    __m128i v = _mm_load_si128((const __m128i *)rd->front_rank);
+    __m128i lru = _mm_load_si128((const __m128i *)RANK_SPLAT[REUSE_FRONT - 1]);
+    int last = _mm_movemask_epi8(_mm_cmpeq_epi8(v, lru));
+    return (unsigned)__builtin_ctz((unsigned)last);
+#else
+    unsigned r = 0;
+    while (rd->front_rank[r] != REUSE_FRONT - 1)
+        r++;
+    return r;
+#endif
+}
+
+/* An access to LINE, of record SLOT holding T, that is not in the front;
+ * returns its distance, or REUSE_COLD. The front's least recent line
+ * falls out of it, its mark at the time now; LINE's mark, if any, leaves
+ * the marks: the marks after it are the lines that fell out of the front
+ * since, each touched after LINE. */
+static ALWAYS_INLINE uint64_t access_behind_front(struct reuse_distance *rd, uint64_t line,
+                                                  int defer, uint64_t *slot, uint64_t t)
+{
+    if (rd->now == rd->capacity) {
+        compact(rd);
+        t = *slot; /* renumbered */
+    }
+    uint64_t distance = REUSE_COLD;
+    if (t == 0) {
+        if (rd->live == UINT32_MAX - 1)
+            oom_exit("reuse distance: 2^32 distinct lines"); /* the counts are 32 bits */
+        rd->cold++;
+        rd->live++;
+    }
+    unsigned r;
+    if (__builtin_expect(rd->n_front < REUSE_FRONT, 0)) {
+        /* The first lines seen: nothing has fallen out, all are cold. */
+        r = rd->n_front++;
+        to_front(rd, r, r);
+    } else {
+        r = front_last(rd);
+        uint64_t now = rd->now;
+        *rd->front_slot[r] = now;
+        if (t == 0) {
+            add_mark(rd, now);
+        } else {
+            distance = REUSE_FRONT + move_mark_counting(rd, t, now);
+            count_far(rd, distance, defer);
+        }
+        rd->now = now + 1;
+        to_front(rd, r, REUSE_FRONT);
+    }
+    rd->front_line[r] = line;
+    rd->front_slot[r] = slot;
+    *slot = FRONT_RECORD | r;
+    rd->latest = line;
+    return distance;
+}
+
 /* One access to LINE; returns its distance, or REUSE_COLD for a first
- * access. DEFER: a far distance may wait to be counted in a burst. */
+ * access. DEFER: a far distance may wait to be counted in a burst. SLOT:
+ * LINE's record when known, else NULL. */
 static ALWAYS_INLINE uint64_t access_line(struct reuse_distance *rd, uint64_t line, int defer,
                                           uint64_t *known_slot)
 {
@@ -377,32 +486,21 @@ static ALWAYS_INLINE uint64_t access_line(struct reuse_distance *rd, uint64_t li
         rd->marks_ahead = ahead;
         rd->far_checked = rd->far;
     }
-    if (line == rd->latest && rd->have_latest) {
+    if (line == rd->latest && rd->n_front) {
         /* Already the most recent line: distance 0 and nothing moves. */
         count_distance(rd, 0);
         return 0;
     }
-    if (rd->now == rd->capacity)
-        compact(rd);
     uint64_t *slot = known_slot ? known_slot : shadow_map_slot(&rd->last, line);
     uint64_t t = *slot;
-    uint64_t now = rd->now;
-    uint64_t distance = REUSE_COLD;
-    if (t == 0) {
-        if (rd->live == UINT32_MAX - 1)
-            oom_exit("reuse distance: 2^32 distinct lines"); /* the counts are 32 bits */
-        rd->cold++;
-        rd->live++;
-        add_mark(rd, now);
-    } else {
-        distance = move_mark_counting(rd, t, now);
-        count_far(rd, distance, defer);
-    }
-    *slot = now;
-    rd->now = now + 1;
+    if (!(t & FRONT_RECORD))
+        return access_behind_front(rd, line, defer, slot, t);
+    /* A short reuse: nothing in the marks moves. */
+    unsigned r = (unsigned)t & (REUSE_FRONT - 1), rank = rd->front_rank[r];
+    count_distance(rd, rank);
+    to_front(rd, r, rank);
     rd->latest = line;
-    rd->have_latest = 1;
-    return distance;
+    return rank;
 }
 
 void reuse_distance_access(struct reuse_distance *rd, uint64_t line)
@@ -487,7 +585,7 @@ static ALWAYS_INLINE int repeats_latest(const struct reuse_distance *rd,
                                         const struct batch_event *ev, unsigned line_shift)
 {
     uint64_t first = ev->value >> line_shift;
-    return first == rd->latest && rd->have_latest &&
+    return first == rd->latest && rd->n_front &&
            (ev->value + ev->size - 1) >> line_shift == first;
 }
 
@@ -656,6 +754,8 @@ struct reuse_distance *reuse_distance_clone(const struct reuse_distance *rd)
     copy->ahead_stacks = NULL;
     shadow_map_init(&copy->last, 1);
     shadow_map_copy(&copy->last, (struct shadow_map *)&rd->last);
+    for (unsigned r = 0; r < rd->n_front; r++) /* the copy's own records */
+        copy->front_slot[r] = shadow_map_slot(&copy->last, rd->front_line[r]);
     size_t mark_bytes = level_padded(rd, 0) * sizeof *rd->marks;
     copy->marks = huge_pages_calloc(mark_bytes);
     memcpy(copy->marks, rd->marks, mark_bytes);

@@ -2,9 +2,12 @@
  *
  * The distance of an access is the number of distinct other lines accessed
  * since the previous access to the same line; a first access is cold.
- * Every line's latest access time is a mark in a bitmap over time, counted
+ * The 16 latest lines are a front, ranked apart (a short reuse moves
+ * nothing else); every line that fell out of it has the time it fell out
+ * as a mark in a bitmap over time, counted
  * in groups of a cache line or less (4 words, then 16 counts, and so on), so a
- * distance is the number of marks after the line's own: a few adds to
+ * distance behind the front is 16 plus the number of marks after the
+ * line's own: a few adds to
  * move a mark, one line per level to count. When time runs past
  * the bitmap, the live marks are renumbered 1..M, so memory stays O(M)
  * however long the stream is. */
