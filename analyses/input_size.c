@@ -32,7 +32,7 @@ void input_size_free(struct input_size *is)
         return;
     for (size_t i = 0; i < is->n_threads; i++) {
         free(is->threads[i].stack);
-        u64map_free(&is->threads[i].pending);
+        free(is->threads[i].pending);
     }
     free(is->threads);
     shadow_map_free(&is->cells);
@@ -97,7 +97,6 @@ void input_size_switch(struct input_size *is, uint32_t index, uint32_t tid)
         struct thread *t = &is->threads[is->n_threads++];
         *t = (struct thread){.tid = tid, .index = index};
         evicted_times_add_thread(&is->evicted, index);
-        u64map_init(&t->pending);
         t->top = (size_t)-1; /* no frame yet; push_frame pre-increments */
         tick(is);            /* switchThread() */
         push_frame(is, t, ROUTINE_ROOT);
@@ -107,10 +106,28 @@ void input_size_switch(struct input_size *is, uint32_t index, uint32_t tid)
     is->current = &is->threads[index];
 }
 
+static __attribute__((noinline)) void grow_pending(struct thread *t, uint32_t routine)
+{
+    uint32_t capacity = t->pending_capacity ? t->pending_capacity : 64;
+    while (capacity <= routine)
+        capacity = capacity * 2 > capacity ? capacity * 2 : UINT32_MAX;
+    t->pending = xrealloc(t->pending, (size_t)capacity * sizeof *t->pending);
+    for (uint32_t i = t->pending_capacity; i < capacity; i++)
+        t->pending[i] = 0;
+    t->pending_capacity = capacity;
+}
+
+uint32_t *input_size_pending(struct thread *t, uint32_t routine)
+{
+    if (routine >= t->pending_capacity)
+        grow_pending(t, routine);
+    return &t->pending[routine];
+}
+
 void input_size_call(struct input_size *is, uint32_t routine)
 {
     struct thread *t = is->current;
-    uint64_t *pending = u64map_upsert(&t->pending, routine, NULL);
+    uint32_t *pending = input_size_pending(t, routine);
     struct frame *f = push_frame(is, t, routine);
     f->recursive = (*pending)++ > 0;
 }
@@ -135,7 +152,7 @@ static void complete_top(struct input_size *is, struct thread *t)
         .channel = f->channel,
     };
     if (f->routine != ROUTINE_ROOT)
-        (*u64map_find(&t->pending, f->routine))--;
+        t->pending[f->routine]--;
     if (t->top > 0) {
         struct frame *parent = f - 1;
         parent->rms += f->rms;
@@ -742,6 +759,6 @@ size_t input_size_bytes(const struct input_size *is)
                    evicted_times_bytes(&is->evicted) + is->threads_capacity * sizeof *is->threads;
     for (size_t i = 0; i < is->n_threads; i++)
         bytes += is->threads[i].capacity * sizeof(struct frame) +
-                 u64map_bytes(&is->threads[i].pending);
+                 (size_t)is->threads[i].pending_capacity * sizeof *is->threads[i].pending;
     return bytes;
 }
