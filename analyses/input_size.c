@@ -262,7 +262,7 @@ static __attribute__((noinline)) void channel_read(struct input_size *is, struct
 
 /* A read by T, whose innermost activation is TOP, of CELL (shard-local)
  * whose record was R and T's latest access to it LAST; returns the record
- * after it. STAMP: OWNER_PART of T now (see access_in). */
+ * after it. STAMP: OWNER_PART of T now (stamp_of). */
 static ALWAYS_INLINE uint64_t read_cell(struct input_size *is, struct thread *t,
                                         struct frame *top, uint64_t r, uint64_t last,
                                         uint64_t cell, uint64_t stamp)
