@@ -503,11 +503,8 @@ void input_size_access(struct input_size *is, enum event_type type, uint64_t add
 
 /* How many of this shard's events ahead the evicted times are asked for,
  * so that scattered accesses find them in the caches; records are asked
- * for twice as far ahead, to be there when the evicted times are. Both
- * for a block of events at a time (up to PREFETCH_BLOCK - 1 events
- * nearer). */
+ * for twice as far ahead, to be there when the evicted times are. */
 #define PREFETCH_AHEAD 16
-#define PREFETCH_BLOCK 8
 
 /* The shard-local index of the first cell of access E. */
 static ALWAYS_INLINE uint64_t first_local(const struct input_size *is, const struct batch_event *e,
@@ -572,62 +569,56 @@ static ALWAYS_INLINE void run_events(struct input_size *is, const struct batch_e
     unsigned cell_shift = is->cell_shift;
     int evicted_ahead = is->evicted_ahead, records_ahead = is->records_ahead;
     uint64_t take_overs = is->take_overs, misses = is->cells.cache_misses;
-    for (size_t start = 0; start < n; start += PREFETCH_BLOCK) {
-        size_t stop = n - start > PREFETCH_BLOCK ? start + PREFETCH_BLOCK : n;
-        /* Asked for a block at a time: when nothing is (most batches),
-         * the events below cost no check for it. */
-        if (records_ahead)
-            for (size_t j = start + far; j < stop + far && j < n; j++)
-                prefetch_record(is, &events[j], mine, single);
-        if (evicted_ahead)
-            for (size_t j = start + ahead; j < stop + ahead && j < n; j++)
-                prefetch_evicted(is, t, &events[j], mine, single);
-        for (const struct batch_event *e = events + start, *end = events + stop; e < end; e++) {
-            if (!single && !(e->shards & mine))
-                continue; /* another shard's cells only */
-            switch (e->type) {
-            case EVENT_READ:
-                access_in(is, t, top, EVENT_READ, e->value, e->size, 1, single, stamp,
+    for (size_t i = 0; i < n; i++) {
+        const struct batch_event *e = &events[i];
+        if (records_ahead && i + far < n)
+            prefetch_record(is, &events[i + far], mine, single);
+        if (evicted_ahead && i + ahead < n)
+            prefetch_evicted(is, t, &events[i + ahead], mine, single);
+        if (!single && !(e->shards & mine))
+            continue; /* another shard's cells only */
+        switch (e->type) {
+        case EVENT_READ:
+            access_in(is, t, top, EVENT_READ, e->value, e->size, 1, single, stamp,
+                      cell_shift);
+            break;
+        case EVENT_WRITE:
+            access_in(is, t, top, EVENT_WRITE, e->value, e->size, 1, single, stamp,
+                      cell_shift);
+            break;
+        case EVENT_KREAD:
+            access_in(is, t, top, EVENT_KREAD, e->value, e->size, 1, single, stamp,
+                      cell_shift);
+            break;
+        case EVENT_KWRITE: /* every shard's: see struct batch_event */
+            if (!is->skip_kernel_writes) {
+                access_in(is, t, top, EVENT_KWRITE, e->value, e->size, 0, single, 0,
                           cell_shift);
-                break;
-            case EVENT_WRITE:
-                access_in(is, t, top, EVENT_WRITE, e->value, e->size, 1, single, stamp,
-                          cell_shift);
-                break;
-            case EVENT_KREAD:
-                access_in(is, t, top, EVENT_KREAD, e->value, e->size, 1, single, stamp,
-                          cell_shift);
-                break;
-            case EVENT_KWRITE: /* every shard's: see struct batch_event */
-                if (!is->skip_kernel_writes) {
-                    access_in(is, t, top, EVENT_KWRITE, e->value, e->size, 0, single, 0,
-                              cell_shift);
-                    stamp = stamp_of(is, t); /* it ticked */
-                }
-                is->next_channel = 0;
-                break;
-            case BATCH_KSOURCE: /* the next event's: a kernel write */
-                is->next_channel = (uint32_t)e->value;
-                break;
-            case EVENT_COST:
-                t->cost += e->value; /* overflow checked by the driver */
-                break;
-            case EVENT_THREAD:
-                input_size_switch(is, e->size, (uint32_t)e->value);
-                t = is->current;
-                top = &t->stack[t->top];
-                stamp = stamp_of(is, t);
-                break;
-            case EVENT_CALL:
-                input_size_call(is, (uint32_t)e->value);
-                top = &t->stack[t->top];
-                stamp = stamp_of(is, t);
-                break;
-            case EVENT_RETURN:
-                input_size_return(is); /* validated by the driver */
-                top = &t->stack[t->top];
-                break;
+                stamp = stamp_of(is, t); /* it ticked */
             }
+            is->next_channel = 0;
+            break;
+        case BATCH_KSOURCE: /* the next event's: a kernel write */
+            is->next_channel = (uint32_t)e->value;
+            break;
+        case EVENT_COST:
+            t->cost += e->value; /* overflow checked by the driver */
+            break;
+        case EVENT_THREAD:
+            input_size_switch(is, e->size, (uint32_t)e->value);
+            t = is->current;
+            top = &t->stack[t->top];
+            stamp = stamp_of(is, t);
+            break;
+        case EVENT_CALL:
+            input_size_call(is, (uint32_t)e->value);
+            top = &t->stack[t->top];
+            stamp = stamp_of(is, t);
+            break;
+        case EVENT_RETURN:
+            input_size_return(is); /* validated by the driver */
+            top = &t->stack[t->top];
+            break;
         }
     }
     /* (up to four threads, the evicted times come with the record) */
