@@ -32,7 +32,7 @@ void input_size_free(struct input_size *is)
         return;
     for (size_t i = 0; i < is->n_threads; i++) {
         free(is->threads[i].stack);
-        u64map_free(&is->threads[i].pending);
+        free(is->threads[i].pending);
     }
     free(is->threads);
     shadow_map_free(&is->cells);
@@ -97,7 +97,6 @@ void input_size_switch(struct input_size *is, uint32_t index, uint32_t tid)
         struct thread *t = &is->threads[is->n_threads++];
         *t = (struct thread){.tid = tid, .index = index};
         evicted_times_add_thread(&is->evicted, index);
-        u64map_init(&t->pending);
         t->top = (size_t)-1; /* no frame yet; push_frame pre-increments */
         tick(is);            /* switchThread() */
         push_frame(is, t, ROUTINE_ROOT);
@@ -107,10 +106,28 @@ void input_size_switch(struct input_size *is, uint32_t index, uint32_t tid)
     is->current = &is->threads[index];
 }
 
+static __attribute__((noinline)) void grow_pending(struct thread *t, uint32_t routine)
+{
+    uint32_t capacity = t->pending_capacity ? t->pending_capacity : 64;
+    while (capacity <= routine)
+        capacity = capacity * 2 > capacity ? capacity * 2 : UINT32_MAX;
+    t->pending = xrealloc(t->pending, (size_t)capacity * sizeof *t->pending);
+    for (uint32_t i = t->pending_capacity; i < capacity; i++)
+        t->pending[i] = 0;
+    t->pending_capacity = capacity;
+}
+
+uint32_t *input_size_pending(struct thread *t, uint32_t routine)
+{
+    if (routine >= t->pending_capacity)
+        grow_pending(t, routine);
+    return &t->pending[routine];
+}
+
 void input_size_call(struct input_size *is, uint32_t routine)
 {
     struct thread *t = is->current;
-    uint64_t *pending = u64map_upsert(&t->pending, routine, NULL);
+    uint32_t *pending = input_size_pending(t, routine);
     struct frame *f = push_frame(is, t, routine);
     f->recursive = (*pending)++ > 0;
 }
@@ -135,7 +152,7 @@ static void complete_top(struct input_size *is, struct thread *t)
         .channel = f->channel,
     };
     if (f->routine != ROUTINE_ROOT)
-        (*u64map_find(&t->pending, f->routine))--;
+        t->pending[f->routine]--;
     if (t->top > 0) {
         struct frame *parent = f - 1;
         parent->rms += f->rms;
@@ -245,10 +262,10 @@ static __attribute__((noinline)) void channel_read(struct input_size *is, struct
 
 /* A read by T, whose innermost activation is TOP, of CELL (shard-local)
  * whose record was R and T's latest access to it LAST; returns the record
- * after it. */
+ * after it. STAMP: OWNER_PART of T now (stamp_of). */
 static ALWAYS_INLINE uint64_t read_cell(struct input_size *is, struct thread *t,
                                         struct frame *top, uint64_t r, uint64_t last,
-                                        uint64_t cell)
+                                        uint64_t cell, uint64_t stamp)
 {
     /* Written by another thread or the kernel since this thread's latest
      * access: new input for every pending activation (Figure 11, line 1). */
@@ -274,14 +291,14 @@ static ALWAYS_INLINE uint64_t read_cell(struct input_size *is, struct thread *t,
         } else
             top->induced_thread++;
     }
-    return WRITE_PART(r) | OWNER_PART(is->count, t->index);
+    return WRITE_PART(r) | stamp;
 }
 
-/* A cell's record after a write by T. */
-static ALWAYS_INLINE uint64_t written_by(const struct input_size *is,
-                                         const struct thread *t)
+/* A cell's record after a write by the thread whose OWNER_PART now is
+ * STAMP. */
+static ALWAYS_INLINE uint64_t written_by(uint64_t stamp)
 {
-    return WRITE_BY(is->count, 0) | OWNER_PART(is->count, t->index);
+    return WRITE_BY(OWNER_TIME(stamp), 0) | stamp;
 }
 
 /* A cell's record R after a write by the kernel, whose write time and bit
@@ -291,11 +308,12 @@ static ALWAYS_INLINE uint64_t written_by_kernel(uint64_t r, uint64_t kernel_stam
     return (r & ~WRITE_PART(~UINT64_C(0))) | kernel_stamp;
 }
 
-/* Whether a cell's record R names an owner other than T: taking it over
- * needs the evicted times, which a widened record holds. */
-static ALWAYS_INLINE int changes_hands(const struct thread *t, uint64_t r)
+/* Whether a cell's record R names an owner other than the thread whose
+ * OWNER_PART is STAMP: taking it over needs the evicted times, which a
+ * widened record holds. */
+static ALWAYS_INLINE int changes_hands(uint64_t stamp, uint64_t r)
 {
-    return OWNER_OF(r) != t->index + 1 && OWNER_OF(r) != 0;
+    return OWNER_OF(r) != OWNER_OF(stamp) && OWNER_OF(r) != 0;
 }
 
 /* Walks the cells of an access that belong to this shard, as runs of
@@ -334,7 +352,7 @@ static ALWAYS_INLINE int next_run(const struct input_size *is, struct cell_runs 
 static ALWAYS_INLINE unsigned narrow_run(struct input_size *is, struct thread *t,
                                          struct frame *top, enum event_type type,
                                          uint64_t *records, uint64_t local, unsigned n,
-                                         uint64_t kernel_stamp)
+                                         uint64_t kernel_stamp, uint64_t stamp)
 {
     unsigned k = 0;
     switch (type) {
@@ -342,15 +360,15 @@ static ALWAYS_INLINE unsigned narrow_run(struct input_size *is, struct thread *t
     case EVENT_KREAD: /* kernelRead(l, t) = read(l, t) (Figure 12) */
         for (; k < n; k++) {
             uint64_t r = records[k];
-            if (changes_hands(t, r))
+            if (changes_hands(stamp, r))
                 break;
             records[k] = read_cell(is, t, top, r, OWNER_TIME(r), /* (0 when nobody's) */
-                                   local + k);
+                                   local + k, stamp);
         }
         break;
     case EVENT_WRITE:
-        for (; k < n && !changes_hands(t, records[k]); k++)
-            records[k] = written_by(is, t);
+        for (; k < n && !changes_hands(stamp, records[k]); k++)
+            records[k] = written_by(stamp);
         break;
     case EVENT_KWRITE:
         for (; k < n; k++)
@@ -366,7 +384,7 @@ static ALWAYS_INLINE unsigned narrow_run(struct input_size *is, struct thread *t
 /* The same in a widened chunk (RECORD: LOCAL's). */
 static ALWAYS_INLINE void wide_run(struct input_size *is, struct thread *t, struct frame *top,
                                    enum event_type type, uint64_t *record, uint64_t local,
-                                   unsigned n, uint64_t kernel_stamp)
+                                   unsigned n, uint64_t kernel_stamp, uint64_t stamp)
 {
     for (unsigned k = 0; k < n; k++, record += 1u << SHADOW_WIDE_SHIFT) {
         uint64_t r = *record;
@@ -374,15 +392,15 @@ static ALWAYS_INLINE void wide_run(struct input_size *is, struct thread *t, stru
         case EVENT_READ:
         case EVENT_KREAD:
             *record = read_cell(is, t, top, r,
-                                OWNER_OF(r) == t->index + 1
+                                OWNER_OF(r) == OWNER_OF(stamp)
                                     ? OWNER_TIME(r)
                                     : take_over(is, t, record, local + k, r),
-                                local + k);
+                                local + k, stamp);
             break;
         case EVENT_WRITE:
-            if (OWNER_OF(r) != t->index + 1)
+            if (OWNER_OF(r) != OWNER_OF(stamp))
                 evict_owner(is, record, local + k, r);
-            *record = written_by(is, t);
+            *record = written_by(stamp);
             break;
         case EVENT_KWRITE:
             *record = written_by_kernel(r, kernel_stamp);
@@ -408,31 +426,40 @@ static __attribute__((noinline)) void note_channel_cells(struct input_size *is, 
  * hands, it is widened, to keep the evicted times beside the records. */
 static ALWAYS_INLINE void access_run(struct input_size *is, struct thread *t, struct frame *top,
                                      enum event_type type, uint64_t local, unsigned n,
-                                     uint64_t kernel_stamp)
+                                     uint64_t kernel_stamp, uint64_t stamp)
 {
     if (type == EVENT_KWRITE && is->next_channel)
         note_channel_cells(is, local, n, kernel_stamp);
     shadow_chunk chunk = shadow_map_chunk_of(&is->cells, local);
     if (shadow_chunk_shift(chunk) == 0) {
-        unsigned done =
-            narrow_run(is, t, top, type, shadow_chunk_record(chunk, local), local, n, kernel_stamp);
+        unsigned done = narrow_run(is, t, top, type, shadow_chunk_record(chunk, local), local, n,
+                                   kernel_stamp, stamp);
         if (done == n)
             return;
         chunk = shadow_map_widen(&is->cells, local >> SHADOW_CHUNK_BITS);
         local += done;
         n -= done;
     }
-    wide_run(is, t, top, type, shadow_chunk_record(chunk, local), local, n, kernel_stamp);
+    wide_run(is, t, top, type, shadow_chunk_record(chunk, local), local, n, kernel_stamp, stamp);
 }
 
-/* An access by T, whose innermost activation is TOP. TAGGED: the access is
- * known to touch this shard's cells (struct batch_event), so one group of
- * cells needs no check. */
+/* T's part of the records it accesses (OWNER_PART of T now): the same for
+ * every cell of every access until the clock moves or another thread
+ * runs, so the batch loop keeps it, where each cell computed it. */
+static ALWAYS_INLINE uint64_t stamp_of(const struct input_size *is, const struct thread *t)
+{
+    return t ? OWNER_PART(is->count, t->index) : 0;
+}
+
+/* An access by T, whose innermost activation is TOP, STAMP T's part
+ * (stamp_of; any for a kernel write), CELL_SHIFT is->cell_shift. TAGGED:
+ * the access is known to touch this shard's cells (struct batch_event),
+ * so one group of cells needs no check. */
 static ALWAYS_INLINE void access_in(struct input_size *is, struct thread *t, struct frame *top,
                                     enum event_type type, uint64_t addr, uint64_t size,
-                                    int tagged, int single)
+                                    int tagged, int single, uint64_t stamp, unsigned cell_shift)
 {
-    uint64_t first = addr >> is->cell_shift, last = (addr + size - 1) >> is->cell_shift;
+    uint64_t first = addr >> cell_shift, last = (addr + size - 1) >> cell_shift;
     /* A write time newer than any thread's latest access makes the next
      * read of each cell an induced one (Figure 12). Every shard ticks, so
      * that all keep the same clock. */
@@ -443,10 +470,10 @@ static ALWAYS_INLINE void access_in(struct input_size *is, struct thread *t, str
         for (uint64_t c = first;;) {
             uint64_t end = c | (SHADOW_CHUNK_CELLS - 1);
             if (end >= last) {
-                access_run(is, t, top, type, c, (unsigned)(last - c + 1), kernel_stamp);
+                access_run(is, t, top, type, c, (unsigned)(last - c + 1), kernel_stamp, stamp);
                 return;
             }
-            access_run(is, t, top, type, c, (unsigned)(end - c + 1), kernel_stamp);
+            access_run(is, t, top, type, c, (unsigned)(end - c + 1), kernel_stamp, stamp);
             c = end + 1;
         }
     }
@@ -457,21 +484,21 @@ static ALWAYS_INLINE void access_in(struct input_size *is, struct thread *t, str
             access_run(is, t, top, type,
                        ((first >> (SHARD_GRAIN_BITS + is->shard_shift)) << SHARD_GRAIN_BITS) |
                            (first & SHARD_GRAIN_MASK),
-                       (unsigned)(last - first + 1), kernel_stamp);
+                       (unsigned)(last - first + 1), kernel_stamp, stamp);
         return;
     }
     struct cell_runs it = {first, last, 0};
     uint64_t local;
     unsigned n;
     while (next_run(is, &it, &local, &n))
-        access_run(is, t, top, type, local, n, kernel_stamp);
+        access_run(is, t, top, type, local, n, kernel_stamp, stamp);
 }
 
 void input_size_access(struct input_size *is, enum event_type type, uint64_t addr,
                        uint64_t size)
 {
     struct thread *t = is->current;
-    access_in(is, t, &t->stack[t->top], type, addr, size, 0, 0);
+    access_in(is, t, &t->stack[t->top], type, addr, size, 0, 0, stamp_of(is, t), is->cell_shift);
 }
 
 /* How many of this shard's events ahead the evicted times are asked for,
@@ -538,6 +565,8 @@ static ALWAYS_INLINE void run_events(struct input_size *is, const struct batch_e
      * between the events that change them. */
     struct thread *t = is->current;
     struct frame *top = t ? &t->stack[t->top] : NULL;
+    uint64_t stamp = stamp_of(is, t);
+    unsigned cell_shift = is->cell_shift;
     int evicted_ahead = is->evicted_ahead, records_ahead = is->records_ahead;
     uint64_t take_overs = is->take_overs, misses = is->cells.cache_misses;
     for (size_t i = 0; i < n; i++) {
@@ -550,17 +579,23 @@ static ALWAYS_INLINE void run_events(struct input_size *is, const struct batch_e
             continue; /* another shard's cells only */
         switch (e->type) {
         case EVENT_READ:
-            access_in(is, t, top, EVENT_READ, e->value, e->size, 1, single);
+            access_in(is, t, top, EVENT_READ, e->value, e->size, 1, single, stamp,
+                      cell_shift);
             break;
         case EVENT_WRITE:
-            access_in(is, t, top, EVENT_WRITE, e->value, e->size, 1, single);
+            access_in(is, t, top, EVENT_WRITE, e->value, e->size, 1, single, stamp,
+                      cell_shift);
             break;
         case EVENT_KREAD:
-            access_in(is, t, top, EVENT_KREAD, e->value, e->size, 1, single);
+            access_in(is, t, top, EVENT_KREAD, e->value, e->size, 1, single, stamp,
+                      cell_shift);
             break;
         case EVENT_KWRITE: /* every shard's: see struct batch_event */
-            if (!is->skip_kernel_writes)
-                access_in(is, t, top, EVENT_KWRITE, e->value, e->size, 0, single);
+            if (!is->skip_kernel_writes) {
+                access_in(is, t, top, EVENT_KWRITE, e->value, e->size, 0, single, 0,
+                          cell_shift);
+                stamp = stamp_of(is, t); /* it ticked */
+            }
             is->next_channel = 0;
             break;
         case BATCH_KSOURCE: /* the next event's: a kernel write */
@@ -573,10 +608,12 @@ static ALWAYS_INLINE void run_events(struct input_size *is, const struct batch_e
             input_size_switch(is, e->size, (uint32_t)e->value);
             t = is->current;
             top = &t->stack[t->top];
+            stamp = stamp_of(is, t);
             break;
         case EVENT_CALL:
             input_size_call(is, (uint32_t)e->value);
             top = &t->stack[t->top];
+            stamp = stamp_of(is, t);
             break;
         case EVENT_RETURN:
             input_size_return(is); /* validated by the driver */
@@ -742,6 +779,6 @@ size_t input_size_bytes(const struct input_size *is)
                    evicted_times_bytes(&is->evicted) + is->threads_capacity * sizeof *is->threads;
     for (size_t i = 0; i < is->n_threads; i++)
         bytes += is->threads[i].capacity * sizeof(struct frame) +
-                 u64map_bytes(&is->threads[i].pending);
+                 (size_t)is->threads[i].pending_capacity * sizeof *is->threads[i].pending;
     return bytes;
 }

@@ -82,9 +82,18 @@ struct thread {
     struct frame *stack;        /* stack[0] is the root activation */
     size_t top;                 /* (size_t)-1 before the root and when done */
     size_t capacity;
-    struct u64map pending;      /* routine -> pending activations of it */
+    /* Routine -> pending activations of it (whether a call is recursive),
+     * an array by routine id: ids are dense, and a call or return costs one
+     * load, where a hash map cost a probe each (1% of the analysis). Grown
+     * to the largest routine the thread called. */
+    uint32_t *pending;
+    uint32_t pending_capacity;
     uint64_t cost;
 };
+
+/* Thread T's count of pending activations of ROUTINE (not ROUTINE_ROOT),
+ * the array grown to hold it. */
+uint32_t *input_size_pending(struct thread *t, uint32_t routine);
 
 /* Sharding: with 2^shard_shift shards, each instance owns the cells of
  * every 2^shard_shift-th group of SHARD_GRAIN consecutive cells and sees

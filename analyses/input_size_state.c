@@ -6,7 +6,9 @@
  *       u64:recursive u64:ts i64:rms i64:trms u64:induced_thread
  *       u64:induced_external u64:induced_channel u64:channel
  *       u64:cost_at_entry u64:children_cost;
- *       u64:pending routines, per one u64:routine u64:count
+ *       u64:pending routines, per one u64:routine u64:count (routines
+ *       with calls pending, by id; a reader takes them in any order and
+ *       ignores a count of 0, which earlier writers saved too)
  *   the evicted times (evicted_times_save)
  *   the cell records (shadow map)
  *   u64:channel cells, per one u64:cell u64:channel << 32 | write time */
@@ -51,8 +53,13 @@ void input_size_save(const struct input_size *is, struct state_writer *w)
             state_put_u64(w, fr->cost_at_entry);
             state_put_u64(w, fr->children_cost);
         }
-        state_put_u64(w, t->pending.count);
-        u64map_each(&t->pending, save_pending, w);
+        uint64_t routines = 0;
+        for (uint32_t k = 0; k < t->pending_capacity; k++)
+            routines += t->pending[k] != 0;
+        state_put_u64(w, routines);
+        for (uint32_t k = 0; k < t->pending_capacity; k++)
+            if (t->pending[k])
+                save_pending(w, k, t->pending[k]);
     }
     evicted_times_save((struct evicted_times *)&is->evicted, w);
     shadow_map_save((struct shadow_map *)&is->cells, w);
@@ -100,14 +107,6 @@ static uint64_t check_evicted(void *ctx, uint32_t thread, uint64_t cell, uint64_
     return time;
 }
 
-static int add_count(void *ctx, uint64_t routine, uint64_t count)
-{
-    (void)routine;
-    uint64_t *sum = ctx;
-    *sum += count;
-    return *sum < count; /* wrapped: stop */
-}
-
 /* Returns pop a routine's pending count, and the recursive flag was drawn
  * from it: the loaded counts must be those of the loaded stack, or a
  * return would find no count (a crafted checkpoint). */
@@ -123,14 +122,16 @@ static void check_pending(struct state_reader *r, const struct thread *t)
         }
         ++*n;
     }
-    uint64_t loaded = 0;
-    int wrapped = u64map_each(&t->pending, add_count, &loaded);
+    uint64_t loaded = 0; /* counts are below 2^32: no wrap */
+    for (uint32_t k = 0; k < t->pending_capacity; k++)
+        loaded += t->pending[k];
     for (size_t f = 1; f <= t->top && !r->failed; f++) {
-        const uint64_t *n = u64map_find(&t->pending, t->stack[f].routine);
-        if (!n || *n != *u64map_find(&seen, t->stack[f].routine))
+        uint32_t routine = t->stack[f].routine;
+        if (routine >= t->pending_capacity ||
+            t->pending[routine] != *u64map_find(&seen, routine))
             state_reader_fail(r, "pending counts that are not the stack's");
     }
-    if (!r->failed && (wrapped || loaded != t->top))
+    if (!r->failed && loaded != t->top)
         state_reader_fail(r, "pending counts that are not the stack's");
     u64map_free(&seen);
 }
@@ -201,8 +202,14 @@ static void load_thread(struct state_reader *r, struct thread *t, const struct i
         check_frames(r, t);
     uint64_t pending = state_get_count(r, 2);
     for (uint64_t i = 0; i < pending && !r->failed; i++) {
-        uint64_t routine = state_get_u64(r);
-        *u64map_upsert(&t->pending, routine, NULL) = state_get_u64(r);
+        uint64_t routine = state_get_u64(r), count = state_get_u64(r);
+        if (count == 0)
+            continue; /* an earlier writer's routine with no call pending */
+        /* (more than the stack holds: check_pending refuses it too) */
+        if (routine >= b->routines || count > t->top || count > UINT32_MAX)
+            state_reader_fail(r, "pending counts that are not the stack's");
+        else
+            *input_size_pending(t, (uint32_t)routine) = (uint32_t)count;
     }
     if (!r->failed)
         check_pending(r, t);
@@ -242,7 +249,6 @@ struct input_size *input_size_load(struct state_reader *r, const struct state_bo
         struct thread *t = &is->threads[is->n_threads++];
         *t = (struct thread){.index = (uint32_t)i, .top = (size_t)-1};
         evicted_times_add_thread(&is->evicted, (uint32_t)i);
-        u64map_init(&t->pending);
         load_thread(r, t, is, b);
     }
     if (!r->failed)

@@ -19,7 +19,7 @@
 void shadow_map_init(struct shadow_map *map, unsigned words)
 {
     for (unsigned i = 0; i < SHADOW_CACHE_WAYS; i++)
-        map->cache[i] = (struct shadow_cache_entry){0, 0};
+        map->cache[i] = (struct shadow_cache_entry){SHADOW_NO_CHUNK, 0};
     for (unsigned i = 0; i < SHADOW_PAGE_CACHE; i++)
         map->page_cache[i] = (struct shadow_page_entry){0, NULL};
     map->word_shift = words == 4 ? 2 : words == 2 ? 1 : 0;
@@ -218,7 +218,7 @@ shadow_chunk shadow_map_widen(struct shadow_map *map, uint64_t number)
     map->chunks--;
     map->widened++;
     struct shadow_cache_entry *e = &map->cache[number % SHADOW_CACHE_WAYS];
-    if (e->chunk && e->number == number)
+    if (e->number == number)
         e->chunk = wide;
     return wide;
 }

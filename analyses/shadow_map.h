@@ -60,9 +60,14 @@ static ALWAYS_INLINE uint64_t *shadow_chunk_record(shadow_chunk c, uint64_t inde
 }
 
 struct shadow_cache_entry {
-    uint64_t number;           /* chunk number */
-    shadow_chunk chunk;        /* 0 while the entry is empty */
+    uint64_t number;           /* chunk number, SHADOW_NO_CHUNK while empty */
+    shadow_chunk chunk;        /* (never 0 in an entry with a number) */
 };
+
+/* No chunk has this number (cells have 64-bit indices, chunks hold
+ * several): an empty cache entry, which a lookup finds with the one
+ * comparison of the number, no test of the chunk. */
+#define SHADOW_NO_CHUNK UINT64_MAX
 
 /* Chunks are carved from blocks obtained from the kernel (zeroed). Blocks
  * double in size; large ones ask for transparent huge pages, because a
@@ -108,7 +113,7 @@ static ALWAYS_INLINE shadow_chunk shadow_map_chunk_of(struct shadow_map *map, ui
 {
     uint64_t number = index >> SHADOW_CHUNK_BITS;
     struct shadow_cache_entry *e = &map->cache[number % SHADOW_CACHE_WAYS];
-    if (!e->chunk || e->number != number) {
+    if (e->number != number) {
         /* Scattered accesses miss the chunk cache; their page is most
          * often a recent one, and the chunk exists. */
         const struct shadow_page_entry *p =
@@ -164,8 +169,7 @@ static inline uint64_t *shadow_map_find(struct shadow_map *map, uint64_t index)
 {
     uint64_t number = index >> SHADOW_CHUNK_BITS;
     struct shadow_cache_entry *e = &map->cache[number % SHADOW_CACHE_WAYS];
-    shadow_chunk chunk =
-        e->chunk && e->number == number ? e->chunk : shadow_map_chunk(map, number, 0);
+    shadow_chunk chunk = e->number == number ? e->chunk : shadow_map_chunk(map, number, 0);
     return chunk ? shadow_chunk_record(chunk, index) : NULL;
 }
 

@@ -138,10 +138,10 @@ static void undefined_frame_routine(struct analysis *a)
 {
     struct thread *t = &shard0(a)->threads[deepest(a)];
     struct frame *f = top_frame(a);
-    (*u64map_find(&t->pending, f->routine))--;
+    (*input_size_pending(t, f->routine))--;
     f->routine = (uint32_t)routines.count;
     f->recursive = 0;
-    *u64map_upsert(&t->pending, f->routine, NULL) = 1;
+    *input_size_pending(t, f->routine) = 1;
 }
 
 static void entry_after_now(struct analysis *a)

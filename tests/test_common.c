@@ -48,6 +48,9 @@ static void shadow_map_slots(void)
 {
     struct shadow_map m;
     shadow_map_init(&m, 1);
+    /* The chunk cache's empty entries name no chunk, chunk 0 included. */
+    CHECK(shadow_map_find(&m, 0) == NULL);
+    CHECK(shadow_map_peek(&m, 7) == 0);
     uint64_t *a = shadow_map_slot(&m, 5);
     *a = 11;
     uint64_t *b = shadow_map_slot(&m, UINT64_MAX);
