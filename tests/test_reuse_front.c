@@ -46,9 +46,11 @@ static struct mtf mtf_copy(const struct mtf *m)
 {
     struct mtf c = *m;
     c.lines = xmalloc((m->capacity ? m->capacity : 1) * sizeof *c.lines);
-    memcpy(c.lines, m->lines, m->n * sizeof *c.lines);
+    if (m->n) /* (an empty list may have no array: memcpy from NULL is undefined) */
+        memcpy(c.lines, m->lines, m->n * sizeof *c.lines);
     c.hist = xmalloc((m->hist_len ? m->hist_len : 1) * sizeof *c.hist);
-    memcpy(c.hist, m->hist, m->hist_len * sizeof *c.hist);
+    if (m->hist_len)
+        memcpy(c.hist, m->hist, m->hist_len * sizeof *c.hist);
     return c;
 }
 
