@@ -244,7 +244,7 @@ static void fill_fast_opcodes(uint16_t *opcodes)
 _Static_assert(RAW_READ == 1 && RAW_WRITE == 2, "the hot loop counts writes by opcode sum");
 
 /* Longest record the hot loop writes. */
-#define FAST_RECORD_MAX (1 + VARINT_MAX)
+#define FAST_RECORD_MAX LOAD_STORE_RECORD_MAX
 
 /* Consecutive loads and stores, encoded straight into the trace block: the
  * recorder's hot loop (nearly every word is one). Stops at any word the
@@ -322,7 +322,7 @@ static ALWAYS_INLINE size_t encode_access_run(struct raw_decoder *d, const uint6
             uint16_t opcodes = d->fast_opcodes[op_and_sub];
             if (opcodes == 0)
                 goto done;
-            p += event_encode_load_store(&win.encoder, opcodes, raw_word_low(word),
+            p += event_encode_load_store(win.encoder, opcodes, raw_word_low(word),
                                          op_and_sub & RAW_SUB_MASK, p);
             ops += op_and_sub >> RAW_OP_SHIFT;
             if (copy == COPY_BATCH)

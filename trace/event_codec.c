@@ -72,7 +72,11 @@ void event_decoder_start(struct event_decoder *dec, const uint8_t *payload, size
     dec->end = payload + len;
     dec->prev_end = 0;
     dec->prev_size = 0;
-    dec->short_accesses = version >= 2;
+    dec->short_accesses = version >= 2 && version < TRACE_FIRST_SLOTTED_VERSION;
+    dec->slotted = version >= TRACE_FIRST_SLOTTED_VERSION;
+    if (dec->slotted)
+        for (unsigned i = 0; i < ACCESS_SLOTS; i++)
+            dec->slots[i] = (struct access_slot){0, 0};
     dec->error = 0;
 }
 
@@ -82,18 +86,87 @@ static enum decode_status fail(struct event_decoder *dec, const char *why)
     return DECODE_ERROR;
 }
 
+static uint64_t unzigzag(uint64_t zigzag)
+{
+    return (zigzag >> 1) ^ (~(zigzag & 1) + 1);
+}
+
 /* The address of the access EV, of its size, at ZIGZAG from the end of
  * the previous one. */
 static enum decode_status access_at(struct event_decoder *dec, struct event *ev,
                                     uint64_t zigzag)
 {
-    uint64_t delta = (zigzag >> 1) ^ (~(zigzag & 1) + 1);
-    ev->addr = dec->prev_end + delta;
+    ev->addr = dec->prev_end + unzigzag(zigzag);
     if (ev->addr + (ev->size - 1) < ev->addr)
         return fail(dec, "access wraps around the address space");
     dec->prev_end = ev->addr + ev->size;
     dec->prev_size = ev->size;
     return DECODE_EVENT;
+}
+
+/* A version 4 access at ZIGZAG from SLOT's end, of SIZE bytes. */
+static enum decode_status slot_access_at(struct event_decoder *dec, struct event *ev,
+                                         struct access_slot *slot, uint64_t size,
+                                         uint64_t zigzag)
+{
+    ev->size = size;
+    ev->addr = slot->end + unzigzag(zigzag);
+    if (ev->addr + (size - 1) < ev->addr)
+        return fail(dec, "access wraps around the address space");
+    slot->end = ev->addr + size;
+    slot->size = size;
+    return DECODE_EVENT;
+}
+
+/* A version 4 access record, or size record and access, from its opcode
+ * OP (0x08 and above, already read). */
+static enum decode_status slotted_access(struct event_decoder *dec, struct event *ev,
+                                         uint8_t op)
+{
+    uint64_t size = 0, zigzag;
+    if (op < OP_SLOT_ACCESS) {
+        if (op > (OP_SIZE | EVENT_SIZE_FOLLOWS))
+            return fail(dec, "unknown opcode");
+        if (op < (OP_SIZE | EVENT_SIZE_FOLLOWS))
+            size = 1ull << (op - OP_SIZE);
+        else if (get_varint(&dec->p, dec->end, &size) != 0)
+            return fail(dec, "truncated access size");
+        if (size == 0 || size > EVENT_MAX_ACCESS_SIZE)
+            return fail(dec, "access size out of range");
+        if (dec->p == dec->end || (*dec->p & 0xc0) != OP_SLOT_ACCESS)
+            return fail(dec, "size record not before an access");
+        op = *dec->p++;
+    }
+    if (op & OP_SLOT_SHORT) {
+        struct access_slot *slot = &dec->slots[(op >> 2) & (ACCESS_SLOTS - 1)];
+        if (slot->size == 0)
+            return fail(dec, "short access through a slot without an access before it");
+        ev->type = access_types[(op >> 6) & 1];
+        return slot_access_at(dec, ev, slot, slot->size, op & (SLOT_SHORT_ZIGZAG_LIMIT - 1));
+    }
+    struct access_slot *slot = &dec->slots[op & (ACCESS_SLOTS - 1)];
+    if (size == 0 && (size = slot->size) == 0)
+        return fail(dec, "access without a size");
+    if (get_varint(&dec->p, dec->end, &zigzag) != 0)
+        return fail(dec, "truncated access address");
+    ev->type = access_types[(op >> 4) & 3];
+    return slot_access_at(dec, ev, slot, size, zigzag);
+}
+
+/* Whether the record at the decoder is a kernel write (after a source). */
+static int kernel_write_follows(const struct event_decoder *dec)
+{
+    const uint8_t *p = dec->p, *end = dec->end;
+    if (!dec->slotted)
+        return p < end && (*p & 0xf8) == (OP_ACCESS | 3u << 3);
+    if (p < end && *p >= OP_SIZE && *p <= (OP_SIZE | EVENT_SIZE_FOLLOWS)) {
+        /* Past the size record to the access it belongs to. */
+        uint64_t size;
+        p++;
+        if (*(p - 1) == (OP_SIZE | EVENT_SIZE_FOLLOWS) && get_varint(&p, end, &size) != 0)
+            return 0;
+    }
+    return p < end && (*p & 0xf0) == (OP_SLOT_ACCESS | 3u << 4);
 }
 
 enum decode_status event_decode(struct event_decoder *dec, struct event *ev,
@@ -103,6 +176,8 @@ enum decode_status event_decode(struct event_decoder *dec, struct event *ev,
         return DECODE_END;
     uint8_t op = *dec->p++;
     uint64_t v;
+    if (dec->slotted && op >= OP_SIZE)
+        return slotted_access(dec, ev, op);
     if ((op & OP_SHORT_ACCESS) == OP_SHORT_ACCESS) {
         if (!dec->short_accesses)
             return fail(dec, "unknown opcode");
@@ -175,7 +250,7 @@ enum decode_status event_decode(struct event_decoder *dec, struct event *ev,
             return fail(dec, "unknown opcode");
         if (get_varint(&dec->p, dec->end, &v) != 0 || v == 0 || v > UINT32_MAX)
             return fail(dec, "bad source record");
-        if (dec->p == dec->end || (*dec->p & 0xf8) != (OP_ACCESS | 3u << 3))
+        if (!kernel_write_follows(dec))
             return fail(dec, "source record not before a kernel write");
         enum decode_status status = event_decode(dec, ev, routine);
         ev->routine = (uint32_t)v;
@@ -201,9 +276,109 @@ static inline size_t short_varint(const uint8_t *p, const uint8_t *end, uint64_t
     return 0;
 }
 
+/* A call's or cost's operand at P + 1 (the opcode at P), into V: the
+ * record's length, 0 when it does not read. */
+static inline size_t flow_operand(const uint8_t *p, const uint8_t *end, uint64_t *v)
+{
+    size_t len = end - p > 8 ? get_varint8(p + 1, v) : 0;
+    if (!len)
+        len = short_varint(p + 1, end, v);
+    return len ? len + 1 : 0;
+}
+
+/* event_decode_run of a version 4 block. */
+static size_t decode_run_slotted(struct event_decoder *dec, struct event *events, size_t max,
+                                 uint64_t routines)
+{
+    const uint8_t *p = dec->p, *end = dec->end;
+    struct access_slot *slots = dec->slots;
+    size_t n = 0;
+    while (n < max && p < end) {
+        struct event *ev = &events[n];
+        const uint8_t *record = p;
+        uint8_t op = *p;
+        uint64_t v, size, zigzag;
+        struct access_slot *slot;
+        if (op & OP_SLOT_SHORT) {
+            slot = &slots[(op >> 2) & (ACCESS_SLOTS - 1)];
+            size = slot->size;
+            if (size == 0)
+                break;
+            zigzag = op & (SLOT_SHORT_ZIGZAG_LIMIT - 1);
+            ev->type = access_types[(op >> 6) & 1];
+            p++;
+        } else if (op >= OP_SIZE) {
+            /* A size record of a class, then its access; the general path
+             * takes a spelled-out size. */
+            const uint8_t *q = p;
+            size = 0;
+            if (op < OP_SLOT_ACCESS) {
+                if (op >= (OP_SIZE | EVENT_SIZE_FOLLOWS) || end - p < 2)
+                    break;
+                size = 1ull << (op - OP_SIZE);
+                op = *++q;
+                if ((op & 0xc0) != OP_SLOT_ACCESS)
+                    break;
+            }
+            /* Kernel writes take the general path, which clears the
+             * event's source (`routine`) field or sets it. */
+            if ((op & 0x30) == 0x30)
+                break;
+            slot = &slots[op & (ACCESS_SLOTS - 1)];
+            if (size == 0 && (size = slot->size) == 0)
+                break;
+            /* Addresses take one to seven bytes, unpredictably: read in
+             * one word while the block surely holds it. */
+            size_t len = end - q > 8 ? get_varint8(q + 1, &zigzag) : 0;
+            if (!len)
+                len = short_varint(q + 1, end, &zigzag);
+            if (!len)
+                break;
+            ev->type = access_types[(op >> 4) & 3];
+            p = q + 1 + len;
+        } else {
+            if (op == OP_RETURN) {
+                ev->type = EVENT_RETURN;
+                p++;
+                n++;
+                continue;
+            }
+            if (op != OP_COST && op != OP_CALL)
+                break;
+            size_t len = flow_operand(p, end, &v);
+            if (!len || (op == OP_CALL && v >= routines))
+                break;
+            if (op == OP_CALL) {
+                ev->type = EVENT_CALL;
+                ev->routine = (uint32_t)v;
+            } else {
+                ev->type = EVENT_COST;
+                ev->size = v;
+            }
+            p += len;
+            n++;
+            continue;
+        }
+        uint64_t addr = slot->end + unzigzag(zigzag);
+        if (addr + (size - 1) < addr) {
+            p = record;  /* the general path says why */
+            break;
+        }
+        ev->addr = addr;
+        ev->size = size;
+        slot->end = addr + size;
+        slot->size = size;
+        n++;
+    }
+    dec->p = p;
+    return n;
+}
+
 size_t event_decode_run(struct event_decoder *dec, struct event *events, size_t max,
                         uint64_t routines)
 {
+    if (dec->slotted)
+        return decode_run_slotted(dec, events, max, routines);
     const uint8_t *p = dec->p, *end = dec->end;
     uint64_t prev_end = dec->prev_end, prev_size = dec->prev_size;
     size_t n = 0;

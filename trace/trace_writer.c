@@ -676,7 +676,7 @@ int trace_writer_open_window(struct trace_writer *w, struct trace_window *win,
     reserve(w, TRACE_BLOCK_TARGET_PAYLOAD - w->used + EVENT_RECORD_MAX);
     win->next = w->payload + w->used;
     win->end = w->payload + TRACE_BLOCK_TARGET_PAYLOAD;
-    win->encoder = w->encoder;
+    win->encoder = &w->encoder;
     return 0;
 }
 
@@ -684,7 +684,6 @@ void trace_writer_close_window(struct trace_writer *w, const struct trace_window
                                uint32_t records)
 {
     w->used = (size_t)(win->next - w->payload);
-    w->encoder = win->encoder;
     w->block_events += records;
     w->total_events += records;
 }

@@ -89,14 +89,14 @@ int trace_writer_access(struct trace_writer *w, enum event_type type, uint64_t a
 
 /* The recorder's fast path: the rest of the current block, for a run of
  * accesses encoded in place (event_encode_access or its parts, with
- * ENCODER). Records may start anywhere up to END: the block has room for
+ * ENCODER, the writer's own: its slots are too large to copy per run). Records may start anywhere up to END: the block has room for
  * one more record there. The caller gives the window back with NEXT past
  * what it wrote and the number of records; nothing else may be written to
  * the trace in between. */
 struct trace_window {
     uint8_t *next;
     uint8_t *end;
-    struct event_encoder encoder;
+    struct event_encoder *encoder;
 };
 
 /* Opens a window of at least one record (writing out a full block). */

@@ -84,7 +84,7 @@ refused_everywhere() { # REC TEXT
 }
 cp -r good.rec version.rec
 printf '\x09' | dd of=version.rec/events.trms bs=1 seek=8 conv=notrunc status=none
-refused_everywhere version.rec "event trace format version 9 is not supported (this trms reads versions 1 to 3)"
+refused_everywhere version.rec "event trace format version 9 is not supported (this trms reads versions 1 to 4)"
 cp -r good.rec elf.rec
 head -c 4096 "$TRMS" >elf.rec/events.trms
 refused_everywhere elf.rec "elf.rec/events.trms: not a trms event trace"

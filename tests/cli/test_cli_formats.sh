@@ -22,8 +22,8 @@ expect_status 0
 cp "$T/out" old.txt
 run "$TRMS" import old.txt -o new.rec
 expect_status 0
-[ "$(od -A n -t u4 -j 8 -N 4 new.rec/events.trms | tr -d ' ')" = 3 ] ||
-    fail "import does not write format version 3"
+[ "$(od -A n -t u4 -j 8 -N 4 new.rec/events.trms | tr -d ' ')" = 4 ] ||
+    fail "import does not write format version 4"
 digest=$(sha256sum old.rec/events.trms)
 for options in "" "--cell-size 1 --line-size 32 --contexts"; do
     for rec in old.rec new.rec; do
