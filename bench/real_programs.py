@@ -33,7 +33,8 @@ alternation: xz -6 of 1 MiB, the 4-thread random trace
 (bench/random_threads_trace.c: 30 M random 8-byte accesses over 32 MiB),
 and the hostile shape (`trms-bench record --hostile 1`: skewed random
 8-byte accesses over 32 MiB, 2% calls, 2% returns, a thread switch every few
-hundred events; written by this build in trace format 3).
+hundred events; written by the BASE build's trms-bench, when it has one,
+so that both builds read it).
 
 Options (environment): REPEAT (rounds, default 3), BASE (another build's
 directory, holding bin/trms and lib/: its trms runs beside this one; needed
@@ -446,7 +447,12 @@ def analysis(work):
     gen.wait()
     recs.append(("4 threads, random 8-byte accesses over 32 MiB", rand))
     hostile = os.path.join(work, "hostile.rec")
-    subprocess.run([os.path.join(BUILD, "bench", "trms-bench"), "record", hostile, "--hostile",
+    # The BASE build's writer, when it has one: a base from before trace
+    # format 4 does not read this build's.
+    bench_tool = os.path.join(BASE, "bench", "trms-bench")
+    if not os.path.exists(bench_tool):
+        bench_tool = os.path.join(BUILD, "bench", "trms-bench")
+    subprocess.run([bench_tool, "record", hostile, "--hostile",
                     "1", "--events", "30000000"], stdout=subprocess.DEVNULL, check=True)
     recs.append(("hostile: 4 threads, skewed random 8-byte accesses over 32 MiB, 2% calls, "
                  "2% returns, a switch every few hundred events", hostile))
