@@ -7,9 +7,10 @@ inputs that start the fuzzer inside each format.
 The binary traces are the text seeds imported with `trms import`; the
 recording seeds are recordings imported from them, analyzed, and packed,
 with a store damaged as in issue 19. Run it again when a format changes;
-the corpora are committed. The *.v2.trms seeds are the same texts as trms
-wrote them in format version 2 (before compressed blocks), kept so that the
-fuzzer also starts from the old format, which trms still reads."""
+the corpora are committed. The *.v2.trms and *.v3.trms seeds are the same
+texts as trms wrote them in format versions 2 (before compressed blocks)
+and 3 (before per-region slots), kept so that the fuzzer also starts from
+the old formats, which trms still reads."""
 import os
 import shutil
 import struct
