@@ -15,7 +15,10 @@
  *    compressed block can be malformed refused with its reason;
  *  - a writer's tap sees exactly what a read of the file delivers; a read
  *    into a batch sink delivers the per-event read's events, and its
- *    positions resume exactly. */
+ *    positions resume exactly;
+ *  - trace_may_hold_sync: 0 for a trace written without sync records (so
+ *    that `trms analyze` writes no causal input for it), 1 for one with,
+ *    and for what is no trace; the stream's position stays. */
 #include <stdlib.h>
 #include <fcntl.h>
 #include <unistd.h>
@@ -1062,6 +1065,62 @@ static void source_records(void)
     routine_table_free(&r2);
 }
 
+/* The header's sync flag, peeked at without moving the stream. */
+static void sync_flag_peek(void)
+{
+    char plain[128], synced[128], other[128];
+    snprintf(plain, sizeof plain, "%s/nosync.trms", tmpdir);
+    snprintf(synced, sizeof synced, "%s/sync.trms", tmpdir);
+    snprintf(other, sizeof other, "%s/other.trms", tmpdir);
+    struct routine_table routines;
+    routine_table_init(&routines);
+    struct event events[] = {{.type = EVENT_THREAD, .tid = 7},
+                             {.type = EVENT_READ, .addr = 0x1000, .size = 8},
+                             {.type = EVENT_COST, .size = 3}};
+    struct event_list list = {0};
+    for (size_t i = 0; i < sizeof events / sizeof *events; i++)
+        event_list_push(&list, &events[i]);
+    write_trace(plain, &list, &routines);
+    struct trms_error err;
+    unlink(synced);
+    struct trace_writer_options options = {.level = TRACE_ZSTD_LEVEL};
+    struct trace_writer *w = trace_writer_create_with(synced, &options, &err);
+    CHECK(w != NULL);
+    CHECK(w && trace_writer_event(w, &events[0], &routines, &err) == 0);
+    struct sync_event sync = {.tid = 7, .kind = SYNC_START};
+    CHECK(w && trace_writer_sync(w, &sync, &err) == 0);
+    CHECK(w && trace_writer_event(w, &events[1], &routines, &err) == 0);
+    CHECK(w && trace_writer_close(w, &routines, &err) == 0);
+    FILE *fp = fopen(other, "w");
+    CHECK(fp && fputs("not a trace at all", fp) >= 0);
+    if (fp)
+        fclose(fp);
+    const char *paths[] = {plain, synced, other};
+    const int expected[] = {0, 1, 1};
+    for (int i = 0; i < 3; i++) {
+        fp = fopen(paths[i], "rb");
+        CHECK(fp != NULL);
+        if (!fp)
+            continue;
+        char first[3];
+        CHECK(fread(first, 1, sizeof first, fp) == sizeof first);
+        CHECK(trace_may_hold_sync(fp) == expected[i]);
+        CHECK(ftell(fp) == (long)sizeof first);
+        fclose(fp);
+    }
+    /* The flagless trace is read whole, as before. */
+    struct event_list back = {0};
+    struct routine_table read_routines;
+    routine_table_init(&read_routines);
+    struct trace_stats stats;
+    CHECK(trace_read(plain, &read_routines, collect, &back, &stats, &err) == 0);
+    CHECK(back.count == list.count && !stats.has_sync && stats.sync_records == 0);
+    event_list_free(&back);
+    event_list_free(&list);
+    routine_table_free(&read_routines);
+    routine_table_free(&routines);
+}
+
 int main(void)
 {
     if (!mkdtemp(tmpdir)) {
@@ -1084,6 +1143,7 @@ int main(void)
     short_access_strictness();
     malformed_text();
     accepted_text();
+    sync_flag_peek();
     char cmd[160];
     snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
     CHECK(system(cmd) == 0);

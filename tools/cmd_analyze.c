@@ -344,9 +344,12 @@ static int read_events(const char *rec_path, const struct recording *rec,
     st->next_checkpoint = monotonic_seconds() + st->checkpoint_every;
     struct trace_read_options o = {.from = from, .at = &st->at, .batch = feed_run};
     /* A whole read also writes what `trms causal` reads (causal_input.h),
-     * once: a resumed one has not seen the start. */
+     * once: a resumed one has not seen the start. A trace without sync
+     * records has no causal profile, and so no causal input
+     * (causal_input_finish would drop it): its header says so, and the
+     * calls, returns and switches are not copied for nothing. */
     char *causal_path = recording_file(rec_path, CAUSAL_INPUT_FILE);
-    if (!from && access(causal_path, F_OK) != 0 &&
+    if (!from && trace_may_hold_sync(fp) && access(causal_path, F_OK) != 0 &&
         !(st->causal = causal_input_create(rec_path, &st->routines, &st->causal_error)) &&
         !st->causal_error.message[0])
         error_set(&st->causal_error, "the causal input cannot be created");

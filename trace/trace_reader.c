@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "common/oom.h"
 #include "common/regular_file.h"
@@ -349,6 +350,16 @@ int trace_read_stream(FILE *fp, const char *name, struct routine_table *routines
     free(r.raw);
     ZSTD_freeDCtx(r.zstd);
     return rc;
+}
+
+int trace_may_hold_sync(FILE *fp)
+{
+    uint8_t header[TRACE_FILE_HEADER_SIZE];
+    /* pread: FP's own position and buffer stay as they are. */
+    if (pread(fileno(fp), header, sizeof header, 0) != (ssize_t)sizeof header ||
+        memcmp(header, TRACE_MAGIC, 8) != 0)
+        return 1;
+    return (get_le32(header + 12) & TRACE_FLAG_SYNC) != 0;
 }
 
 int trace_read(const char *path, struct routine_table *routines, event_sink sink,

@@ -69,5 +69,13 @@ int trace_read_stream(FILE *fp, const char *name, struct routine_table *routines
                       event_sink sink, void *ctx, const struct trace_read_options *options,
                       struct trace_stats *stats, struct trms_error *err);
 
+/* Whether the event trace open in FP may hold sync records: its header's
+ * flag, which the writer sets whenever it wrote one (trace_writer_sync).
+ * Read without moving FP; 1 when the header cannot be read (the read
+ * itself then says why). A pass that only wants sync records, or writes
+ * what is only kept with them (the causal input), can skip a trace
+ * without. */
+int trace_may_hold_sync(FILE *fp);
+
 
 #endif
