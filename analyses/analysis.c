@@ -279,6 +279,8 @@ static __attribute__((noinline)) int other_event(struct analysis *a, const struc
     if (ev->type != EVENT_THREAD)
         a->events[ev->type]++;
     engine_put(a->engine, a->fill, be);
+    if (ev->type == EVENT_THREAD)
+        engine_mark_thread(a->fill);
     return 0;
 }
 

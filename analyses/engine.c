@@ -121,6 +121,8 @@ static void run_reuse_threads(struct job *job, const struct batch *b)
             i += reuse_distance_thread_events(job->per_thread, job->n_per_thread, &job->current,
                                               b->events + i, b->count - i, shift,
                                               job->marks_ahead_stacks > 0);
+        else if (!b->has_thread) /* (engine_mark_thread) */
+            i = b->count;
         else /* no thread yet, or the one thread's stack is the global one */
             while (i < b->count && b->events[i].type != EVENT_THREAD)
                 i++;
@@ -253,6 +255,7 @@ static void ready_fill(struct engine *e)
 {
     struct batch *b = &e->ring[e->next_seq % RING];
     b->count = 0;
+    e->fill.has_thread = 0;
     e->fill.next = b->events;
     e->fill.end = b->events + BATCH_EVENTS;
 }
@@ -268,6 +271,7 @@ static void publish(struct engine *e, int final)
     struct batch *b = &e->ring[e->next_seq % RING];
     b->count = filled(e);
     b->final = final;
+    b->has_thread = e->fill.has_thread;
     b->seq = e->next_seq;
     b->pending = e->threaded ? e->n_jobs : 0;
     if (e->threaded) {

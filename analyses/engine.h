@@ -69,10 +69,22 @@ struct engine_fill {
     unsigned cell_shift;       /* to tag accesses with their shards... */
     unsigned shard_shift;      /* ...when there are several */
     int streaming;             /* workers on other cores read the batches */
+    int has_thread;            /* the batch holds a thread event (engine_mark_thread) */
 };
 
 /* E's cursor; it stays the same object for E's lifetime. */
 struct engine_fill *engine_fill(struct engine *e);
+
+/* Says that the batch being filled holds a thread event: right after
+ * the engine_put of every EVENT_THREAD (whichever batch engine_put put it
+ * in, it is the one being filled then). A batch without one is passed
+ * over whole by the per-thread reuse job while it has no stacks of its
+ * own (a single-threaded program's every batch), where it looked at each
+ * event for one. */
+static inline void engine_mark_thread(struct engine_fill *f)
+{
+    f->has_thread = 1;
+}
 
 /* Hands the full batch to the jobs, then puts EV in the next one. */
 void engine_put_next_batch(struct engine *e, struct batch_event ev);

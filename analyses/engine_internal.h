@@ -24,6 +24,7 @@ struct batch {
     struct batch_event *events;
     size_t count;
     int final;                                 /* jobs finish after it */
+    int has_thread;                            /* holds an EVENT_THREAD */
     struct activation_list out[MAX_SHARDS];    /* per input-size shard */
     unsigned pending;                          /* jobs still at it */
     uint64_t seq;

@@ -293,6 +293,51 @@ static void late_threads(void)
     }
 }
 
+/* One thread alone, then a second whose first event is the last of a
+ * batch, the first of the next or the one after (a batch holds 16384
+ * events; every event here is one batch event): the per-thread reuse job
+ * passes over the batches that hold no thread event while the one
+ * thread's stack is the global one (engine_mark_thread), and must not
+ * miss the one that holds the switch, wherever in the batch it is. */
+static void second_thread_at_batch_edges(void)
+{
+    const size_t edges[] = {16382, 16383, 16384, 16385, 32767, 32768, 49153};
+    for (size_t k = 0; k < sizeof edges / sizeof *edges; k++) {
+        struct event_list events = {0};
+        struct routine_table routines;
+        routine_table_init(&routines);
+        uint64_t rng = 1000 + k;
+        struct event ev = {.type = EVENT_THREAD, .tid = 1};
+        event_list_push(&events, &ev);
+        while (events.count < edges[k]) {
+            ev = (struct event){.type = random_below(&rng, 4) ? EVENT_READ : EVENT_WRITE,
+                                .addr = 0x1000 + 8 * random_below(&rng, 256), .size = 8};
+            event_list_push(&events, &ev);
+        }
+        /* The second thread's switch, alone in its batch: a whole batch
+         * of its accesses follows, then switches back and forth. */
+        for (unsigned round = 0; round < 6; round++) {
+            ev = (struct event){.type = EVENT_THREAD, .tid = 1 + (round + 1) % 2};
+            event_list_push(&events, &ev);
+            for (unsigned i = 0; i < (round ? 1 + round * 7 : 16400); i++) {
+                ev = (struct event){.type = EVENT_READ,
+                                    .addr = 0x1000 + 8 * random_below(&rng, 256), .size = 8};
+                event_list_push(&events, &ev);
+            }
+        }
+        struct analysis_options opt;
+        analysis_options_default(&opt);
+        opt.cell_size = 8;
+        opt.line_size = 64;
+        opt.threads = 0;
+        compare(k, &events, &routines, &opt);
+        opt.threads = 1;
+        compare(k, &events, &routines, &opt);
+        event_list_free(&events);
+        routine_table_free(&routines);
+    }
+}
+
 /* More events than the engine's ring of batches holds (RING x BATCH_EVENTS
  * = 262144), so that its slots are reused: the activations still arrive in
  * completion order, as a walk of the calls and returns gives it (thread,
@@ -662,6 +707,7 @@ int main(int argc, char **argv)
     invalid_accesses();
     ring_wraps();
     late_threads();
+    second_thread_at_batch_edges();
     collect_on_worker();
     runs_as_one_by_one();
     large_accesses();
