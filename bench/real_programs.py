@@ -456,18 +456,26 @@ def analysis(work):
                     "1", "--events", "30000000"], stdout=subprocess.DEVNULL, check=True)
     recs.append(("hostile: 4 threads, skewed random 8-byte accesses over 32 MiB, 2% calls, "
                  "2% returns, a switch every few hundred events", hostile))
+    # This build's own recording of xz, in its own trace format (which a
+    # base of an older format cannot read): timed for this build only.
+    own = os.path.join(work, "xz-own.rec")
+    subprocess.run([new_trms, "record", "--no-analysis", "-o", own, "--", "xz", "-6", "-T1",
+                    "-c", "text1m"], cwd=work, stdout=subprocess.DEVNULL,
+                   stderr=subprocess.DEVNULL, check=True)
+    own_label = "xz -6 of 1 MiB, this build's own recording (its trace format)"
     load = os.getloadavg()[0]
-    times = {(rec, b): [] for _, rec in recs for b in ("base", "new")}
+    times = {(rec, b): [] for _, rec in recs + [(own_label, own)] for b in ("base", "new")}
     rounds = []
     for _ in range(REPEAT):
         with Round() as rnd:
             for label, rec in recs:
                 for b, trms in (("base", base_trms), ("new", new_trms)):
                     times[rec, b].append(run([trms, "analyze", rec], work, None, env))
+            times[own, "new"].append(run([new_trms, "analyze", own], work, None, env))
         rounds.append(rnd)
     end_load = os.getloadavg()[0]
-    print(f"`trms analyze` (default options) of recordings the base build made (format "
-          f"version 2, which both builds read; the hostile one this build's trms-bench), the "
+    print(f"`trms analyze` (default options) of recordings the base build made (in its trace "
+          f"format, which both builds read; the last row this build's own recording), the "
           f"two builds in alternation, {REPEAT} rounds; load average {load:.1f} at the start "
           f"and {end_load:.1f} at the end; {describe_rounds(rounds)}.")
     print()
@@ -486,6 +494,15 @@ def analysis(work):
               f"{med(b, 2):.0f} | {med(n, 2):.0f} |")
         print(f"<!-- runs {label}: base {[round(r[0], 2) for r in b]} new "
               f"{[round(r[0], 2) for r in n]} -->")
+    out = subprocess.run([new_trms, "analyze", own, "--checkpoint-every", "0"],
+                         capture_output=True, text=True, check=True).stdout
+    events = int(re.search(r": (\d+) events", out).group(1))
+    accesses = int(re.search(r"\((\d+) memory accesses\)", out).group(1))
+    n = times[own, "new"]
+    print(f"| {own_label} | {events} | {accesses} | - | {med(n, 0):.2f} | - | "
+          f"**{events / med(n, 0) / 1e6:.1f}** | {accesses / med(n, 0) / 1e6:.1f} | - | - | "
+          f"{med(n, 2):.0f} |")
+    print(f"<!-- runs {own_label}: new {[round(r[0], 2) for r in n]} -->")
 
 
 def main():
