@@ -312,30 +312,25 @@ static ALWAYS_INLINE int flow_event(struct analysis *a, const struct event *ev,
                                     const struct engine_fill *f, struct batch_event *slot)
 {
     uint32_t t = a->current_index;
-    uint64_t value;
     switch (ev->type) {
     case EVENT_CALL:
         a->depth[t]++;
-        value = ev->routine;
         break;
     case EVENT_RETURN:
         if (a->depth[t] == 0)
             return 1;
         a->depth[t]--;
-        value = ev->addr;
         break;
     case EVENT_COST:
         if (a->cost[t] + ev->size < a->cost[t])
             return 1;
         a->cost[t] += ev->size;
-        value = ev->size;
         break;
     default:
         return 1;
     }
     a->events[ev->type]++;
-    engine_store(f, slot, (struct batch_event){.type = (uint8_t)ev->type, .value = value,
-                                               .size = (uint32_t)ev->size, .shards = 0xff});
+    engine_store(f, slot, batch_flow_event(ev));
     return 0;
 }
 

@@ -6,6 +6,12 @@
 
 #include <stdint.h>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+#include "trace/event.h"
+
 struct batch_event {
     uint64_t value;  /* memory events: address; EVENT_CALL: routine;
                         EVENT_COST: instructions; EVENT_THREAD: tid */
@@ -41,5 +47,36 @@ _Static_assert(__builtin_offsetof(struct batch_event, size) == 8 &&
                    __builtin_offsetof(struct batch_event, type) == 12 &&
                    __builtin_offsetof(struct batch_event, shards) == 13,
                "a batch event is value, size, type, shards, padding");
+
+/* Stores EV at SLOT. STREAMING: around the caches, for a batch that a
+ * worker on another core reads (an ordinary store would first have to take
+ * the line back from that core). Built in registers: a 16-byte load of the
+ * struct just stored field by field would wait for the stores. The one
+ * store of every producer of batches (engine_store, `trms record`'s hot
+ * loop and its trace writer). */
+static inline void batch_event_store(struct batch_event *slot, struct batch_event ev,
+                                     int streaming)
+{
+#if defined(__SSE2__)
+    if (streaming) {
+        uint64_t high = (uint64_t)ev.size | (uint64_t)ev.type << 32 | (uint64_t)ev.shards << 40;
+        _mm_stream_si128((__m128i *)slot, _mm_set_epi64x((long long)high, (long long)ev.value));
+        return;
+    }
+#endif
+    (void)streaming;
+    *slot = ev;
+}
+
+/* The batch event of a call, return or cost EV: the value its type keeps
+ * (routine, instructions, or the address field), for every shard. */
+static inline struct batch_event batch_flow_event(const struct event *ev)
+{
+    uint64_t value = ev->type == EVENT_CALL   ? ev->routine
+                     : ev->type == EVENT_COST ? ev->size
+                                              : ev->addr;
+    return (struct batch_event){.value = value, .size = (uint32_t)ev->size,
+                                .type = (uint8_t)ev->type, .shards = 0xff};
+}
 
 #endif

@@ -96,18 +96,7 @@ void engine_publish_full(struct engine *e);
 static inline void engine_store(const struct engine_fill *f, struct batch_event *slot,
                                 struct batch_event ev)
 {
-#if defined(__SSE2__)
-    /* With workers, the batch is written around the caches: a worker on
-     * another core reads it, and an ordinary store would first have to take
-     * the line back from that core. Built in registers: a 16-byte load of
-     * the struct just stored field by field would wait for the stores. */
-    if (f->streaming) {
-        uint64_t high = (uint64_t)ev.size | (uint64_t)ev.type << 32 | (uint64_t)ev.shards << 40;
-        _mm_stream_si128((__m128i *)slot, _mm_set_epi64x((long long)high, (long long)ev.value));
-        return;
-    }
-#endif
-    *slot = ev;
+    batch_event_store(slot, ev, f->streaming);
 }
 
 /* Copies N events (tagged) from FROM into the batch being filled at TO:

@@ -280,17 +280,12 @@ _Static_assert(EVENT_READ == RAW_READ + 2 && EVENT_WRITE == RAW_WRITE + 2,
 static ALWAYS_INLINE void put_batch_access(struct batch_event *slot, uint64_t op_and_sub,
                                            uint64_t addr, int streaming)
 {
-    uint64_t high = (op_and_sub & RAW_SUB_MASK) |
-                    ((op_and_sub >> RAW_OP_SHIFT) + 2) << 32 | UINT64_C(0xff) << 40;
-#if defined(__SSE2__)
-    /* Streaming: a worker on another core reads the batch (engine_store). */
-    if (streaming) {
-        _mm_stream_si128((__m128i *)slot, _mm_set_epi64x((long long)high, (long long)addr));
-        return;
-    }
-#endif
-    (void)streaming;
-    memcpy(slot, &(uint64_t[2]){addr, high}, sizeof *slot);
+    batch_event_store(slot,
+                      (struct batch_event){.value = addr,
+                                           .size = (uint32_t)(op_and_sub & RAW_SUB_MASK),
+                                           .type = (uint8_t)((op_and_sub >> RAW_OP_SHIFT) + 2),
+                                           .shards = 0xff},
+                      streaming);
 }
 
 /* The hot loop, with COPY of each access (a constant where it is inlined;

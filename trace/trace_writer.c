@@ -323,22 +323,11 @@ static int flush_tap(struct trace_writer *w, struct trms_error *err)
  * note), as the analysis's batches hold it (analysis_access_room). */
 static inline void hold_flow(struct trace_writer *w, const struct event *ev)
 {
-    uint64_t value = ev->type == EVENT_CALL   ? ev->routine
-                     : ev->type == EVENT_COST ? ev->size
-                                              : ev->addr;
+    struct batch_event flow = batch_flow_event(ev);
     struct batch_event *slot = w->held_next++;
-#if defined(__SSE2__)
-    if (w->held_streaming) { /* as engine_store */
-        uint64_t high = (uint32_t)ev->size | (uint64_t)ev->type << 32 | UINT64_C(0xff) << 40;
-        _mm_stream_si128((__m128i *)slot, _mm_set_epi64x((long long)high, (long long)value));
-    } else
-#endif
-    {
-        *slot = (struct batch_event){.value = value, .size = (uint32_t)ev->size,
-                                     .type = (uint8_t)ev->type, .shards = 0xff};
-    }
+    batch_event_store(slot, flow, w->held_streaming);
     w->held_flows[w->held_n++] = (struct flow_note){
-        .value = value, .at = (uint32_t)(slot - w->held_start), .type = (uint8_t)ev->type};
+        .value = flow.value, .at = (uint32_t)(slot - w->held_start), .type = flow.type};
 }
 
 /* EV, just written, for the tap. */
