@@ -557,7 +557,7 @@ static ALWAYS_INLINE void prefetch_slot(const struct reuse_distance *rd,
 {
     uint64_t *slot = NULL;
     if (rd && is_load_or_store(ev))
-        slot = (uint64_t *)shadow_map_hint(&rd->last, ev->value >> line_shift);
+        slot = (uint64_t *)shadow_map_hint_recent(&rd->last, ev->value >> line_shift);
     if (slot)
         __builtin_prefetch(slot, 1);
     ring[p % SLOT_RING] = slot;
