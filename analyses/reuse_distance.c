@@ -197,6 +197,20 @@ uint64_t reuse_min_capacity(uint64_t min_window)
     return min_window ? (min_window + 63) / 64 * 64 : DEFAULT_MIN_WINDOW;
 }
 
+static void grow_histogram(struct reuse_distance *rd, uint64_t distance)
+{
+    uint64_t capacity = rd->histogram_capacity ? rd->histogram_capacity : FRONT_HISTOGRAM;
+    while (capacity <= distance)
+        capacity *= 2;
+    /* Far distances land all over it. */
+    uint64_t *grown = huge_pages_calloc(capacity * sizeof *rd->histogram);
+    if (rd->histogram_capacity)
+        memcpy(grown, rd->histogram, rd->histogram_capacity * sizeof *rd->histogram);
+    free_histogram(rd);
+    rd->histogram = grown;
+    rd->histogram_capacity = capacity;
+}
+
 struct reuse_distance *reuse_distance_new(uint64_t min_window)
 {
     struct reuse_distance *rd = xcalloc(1, sizeof *rd);
@@ -205,6 +219,7 @@ struct reuse_distance *reuse_distance_new(uint64_t min_window)
     reuse_window_allocate(rd, rd->min_capacity);
     rd->now = 1;
     memset(rd->front_rank, FRONT_NO_RANK, sizeof rd->front_rank);
+    grow_histogram(rd, FRONT_HISTOGRAM - 1);
     return rd;
 }
 
@@ -304,20 +319,6 @@ static void compact(struct reuse_distance *rd)
     rd->now = live + 1;
     for (unsigned e = 0; e < rd->n_front; e++)
         *rd->front_slot[e] = FRONT_RECORD | e;
-}
-
-static void grow_histogram(struct reuse_distance *rd, uint64_t distance)
-{
-    uint64_t capacity = rd->histogram_capacity ? rd->histogram_capacity : 64;
-    while (capacity <= distance)
-        capacity *= 2;
-    /* Far distances land all over it. */
-    uint64_t *grown = huge_pages_calloc(capacity * sizeof *rd->histogram);
-    if (rd->histogram_capacity)
-        memcpy(grown, rd->histogram, rd->histogram_capacity * sizeof *rd->histogram);
-    free_histogram(rd);
-    rd->histogram = grown;
-    rd->histogram_capacity = capacity;
 }
 
 static ALWAYS_INLINE void count_distance(struct reuse_distance *rd, uint64_t distance)
@@ -466,51 +467,59 @@ static ALWAYS_INLINE uint64_t access_behind_front(struct reuse_distance *rd, uin
     rd->front_line[r] = line;
     rd->front_slot[r] = slot;
     *slot = FRONT_RECORD | r;
-    rd->latest = line;
     return distance;
+}
+
+/* Whether the stack asks for the marks ahead from here (see marks_ahead),
+ * when MARKS_AHEAD_WINDOW accesses or more came since it last decided:
+ * for far distances in one access in eight, or more, in a stack larger
+ * than the caches hold. Between batches. */
+static void decide_marks_ahead(struct reuse_distance *rd)
+{
+    uint64_t accesses = rd->accesses - rd->accesses_checked;
+    if (accesses < MARKS_AHEAD_WINDOW)
+        return;
+    int ahead = (rd->far - rd->far_checked) * 8 >= accesses && rd->live >= MARKS_AHEAD_LINES;
+    if (rd->ahead_stacks && ahead != rd->marks_ahead)
+        *rd->ahead_stacks += ahead ? 1u : (unsigned)-1;
+    rd->marks_ahead = ahead;
+    rd->far_checked = rd->far;
+    rd->accesses_checked = rd->accesses;
 }
 
 /* One access to LINE; returns its distance, or REUSE_COLD for a first
  * access. DEFER: a far distance may wait to be counted in a burst. SLOT:
- * LINE's record when known, else NULL. */
+ * LINE's record when known, else NULL. A repeat of the latest line takes
+ * the front's way (rank 0, where nothing moves) with no test of its own:
+ * a third of a program's accesses, and as unpredictable as the others. */
 static ALWAYS_INLINE uint64_t access_line(struct reuse_distance *rd, uint64_t line, int defer,
                                           uint64_t *known_slot)
 {
-    if (++rd->accesses % MARKS_AHEAD_WINDOW == 0) {
-        /* Far distances for one access in eight, or more, in a stack
-         * larger than the caches hold. */
-        int ahead = (rd->far - rd->far_checked) * 8 >= MARKS_AHEAD_WINDOW &&
-                    rd->live >= MARKS_AHEAD_LINES;
-        if (rd->ahead_stacks && ahead != rd->marks_ahead)
-            *rd->ahead_stacks += ahead ? 1u : (unsigned)-1;
-        rd->marks_ahead = ahead;
-        rd->far_checked = rd->far;
-    }
-    if (line == rd->latest && rd->n_front) {
-        /* Already the most recent line: distance 0 and nothing moves. */
-        count_distance(rd, 0);
-        return 0;
-    }
+    rd->accesses++;
     uint64_t *slot = known_slot ? known_slot : shadow_map_slot(&rd->last, line);
     uint64_t t = *slot;
     if (!(t & FRONT_RECORD))
         return access_behind_front(rd, line, defer, slot, t);
-    /* A short reuse: nothing in the marks moves. */
+    /* A short reuse: nothing in the marks moves; its entry in the
+     * histogram exists from the start, and the span is the histogram's
+     * to say (reuse_distance_span). */
     unsigned r = (unsigned)t & (REUSE_FRONT - 1), rank = rd->front_rank[r];
-    count_distance(rd, rank);
+    rd->histogram[rank]++;
     to_front(rd, r, rank);
-    rd->latest = line;
     return rank;
 }
 
 void reuse_distance_access(struct reuse_distance *rd, uint64_t line)
 {
     access_line(rd, line, 0, NULL);
+    decide_marks_ahead(rd);
 }
 
 uint64_t reuse_distance_access_distance(struct reuse_distance *rd, uint64_t line)
 {
-    return access_line(rd, line, 0, NULL);
+    uint64_t distance = access_line(rd, line, 0, NULL);
+    decide_marks_ahead(rd);
+    return distance;
 }
 
 /* How many events ahead a line's latest time is asked for; at half that
@@ -557,7 +566,7 @@ static ALWAYS_INLINE void prefetch_slot(const struct reuse_distance *rd,
 {
     uint64_t *slot = NULL;
     if (rd && is_load_or_store(ev))
-        slot = (uint64_t *)shadow_map_hint(&rd->last, ev->value >> line_shift);
+        slot = (uint64_t *)shadow_map_hint_recent(&rd->last, ev->value >> line_shift);
     if (slot)
         __builtin_prefetch(slot, 1);
     ring[p % SLOT_RING] = slot;
@@ -578,27 +587,6 @@ static ALWAYS_INLINE void prefetch_marks(const struct reuse_distance *rd, const 
     __builtin_prefetch(&rd->counts[2][t >> entry_shift(2)], 1);
 }
 
-/* Whether the load or store EV touches the stack's latest line only: a
- * distance 0 where nothing moves (a third of a program's accesses), which
- * the loops count in a burst (count_repeats) instead of one by one. */
-static ALWAYS_INLINE int repeats_latest(const struct reuse_distance *rd,
-                                        const struct batch_event *ev, unsigned line_shift)
-{
-    uint64_t first = ev->value >> line_shift;
-    return first == rd->latest && rd->n_front &&
-           (ev->value + ev->size - 1) >> line_shift == first;
-}
-
-/* N accesses at distance 0, passed over by the loops (repeats_latest). */
-static void count_repeats(struct reuse_distance *rd, uint64_t n)
-{
-    if (n == 0)
-        return;
-    rd->accesses += n;
-    count_distance(rd, 0);
-    rd->histogram[0] += n - 1;
-}
-
 /* One event of the global loop at I; 0 where it stops (STOP). MARKS: the
  * marks are asked for ahead; TAIL: the last PREFETCH_AHEAD events, whose
  * lookahead runs past the batch (the loop apart, so that the events before
@@ -606,7 +594,7 @@ static void count_repeats(struct reuse_distance *rd, uint64_t n)
 static ALWAYS_INLINE int global_event(struct reuse_distance *rd,
                                       const struct batch_event *events, size_t i, size_t n,
                                       unsigned line_shift, uint32_t stop, uint64_t **ring,
-                                      uint64_t *repeats, int marks, int tail)
+                                      int marks, int tail)
 {
     const struct batch_event *ev = &events[i];
     if (!tail || i + PREFETCH_AHEAD < n)
@@ -616,10 +604,7 @@ static ALWAYS_INLINE int global_event(struct reuse_distance *rd,
     if (!is_load_or_store(ev))
         /* the kernel's accesses are no reuse */
         return !(ev->type == EVENT_THREAD && (stop == REUSE_STOP_ANY || ev->size == stop));
-    if (repeats_latest(rd, ev, line_shift))
-        ++*repeats;
-    else
-        access_lines(rd, ev, line_shift, ring[i % SLOT_RING]);
+    access_lines(rd, ev, line_shift, ring[i % SLOT_RING]);
     return 1;
 }
 
@@ -632,17 +617,16 @@ static ALWAYS_INLINE size_t global_events(struct reuse_distance *rd,
 {
     uint64_t *ring[SLOT_RING];
     clear_slot_ring(ring, n);
-    uint64_t repeats = 0;
     size_t i = 0, ahead = n > PREFETCH_AHEAD ? n - PREFETCH_AHEAD : 0;
     for (; i < ahead; i++)
-        if (!global_event(rd, events, i, n, line_shift, stop, ring, &repeats, marks, 0))
+        if (!global_event(rd, events, i, n, line_shift, stop, ring, marks, 0))
             goto stopped;
     for (; i < n; i++)
-        if (!global_event(rd, events, i, n, line_shift, stop, ring, &repeats, marks, 1))
+        if (!global_event(rd, events, i, n, line_shift, stop, ring, marks, 1))
             goto stopped;
 stopped:
-    count_repeats(rd, repeats);
     count_pending(rd);
+    decide_marks_ahead(rd);
     return i;
 }
 
@@ -687,7 +671,6 @@ static ALWAYS_INLINE size_t thread_events(struct reuse_distance *const *stacks, 
     }
     uint64_t *ring[SLOT_RING];
     clear_slot_ring(ring, n);
-    uint64_t repeats = 0; /* of rd's latest line */
     size_t i = 0;
     for (; i < n; i++) {
         if (i + PREFETCH_AHEAD < n) {
@@ -708,26 +691,21 @@ static ALWAYS_INLINE size_t thread_events(struct reuse_distance *const *stacks, 
             /* Only the stack at hand defers far distances: counted as it
              * is left, so that nothing here visits every thread's stack. */
             if (rd) {
-                count_repeats(rd, repeats);
                 count_pending(rd);
+                decide_marks_ahead(rd);
             }
-            repeats = 0;
             cur = ev->size;
             rd = next;
             continue;
         }
         if (!rd || !is_load_or_store(ev))
             continue; /* no thread yet; the kernel's accesses */
-        if (repeats_latest(rd, ev, line_shift)) {
-            repeats++;
-            continue;
-        }
         access_lines(rd, ev, line_shift, ring[i % SLOT_RING]);
     }
     *current = cur;
     if (rd) {
-        count_repeats(rd, repeats);
         count_pending(rd);
+        decide_marks_ahead(rd);
     }
     return i;
 }
@@ -785,12 +763,17 @@ uint64_t reuse_distance_cold(const struct reuse_distance *rd)
 
 uint64_t reuse_distance_count(const struct reuse_distance *rd, uint64_t distance)
 {
-    return distance < rd->span ? rd->histogram[distance] : 0;
+    return distance < rd->histogram_capacity ? rd->histogram[distance] : 0;
 }
 
 uint64_t reuse_distance_span(const struct reuse_distance *rd)
 {
-    return rd->span;
+    if (rd->span > REUSE_FRONT)
+        return rd->span; /* past the front's distances */
+    uint64_t span = REUSE_FRONT; /* (the histogram has their entries) */
+    while (span > rd->span && rd->histogram[span - 1] == 0)
+        span--;
+    return span;
 }
 
 size_t reuse_distance_bytes(const struct reuse_distance *rd)

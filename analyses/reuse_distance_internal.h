@@ -64,6 +64,10 @@
 #define FRONT_RANKS 16u
 #define FRONT_RECORD (UINT64_C(1) << 63)
 #define FRONT_NO_RANK 127u /* an entry not in use (the first lines) */
+/* The histogram's first size: its entries for the front's distances
+ * exist from the start, so that counting one tests nothing. */
+#define FRONT_HISTOGRAM 64u
+_Static_assert(FRONT_HISTOGRAM >= REUSE_FRONT, "the front's distances have entries");
 
 struct reuse_distance {
     /* line -> the time it fell out of the front (its mark), FRONT_RECORD |
@@ -80,26 +84,30 @@ struct reuse_distance {
     uint64_t accesses;
     uint64_t cold;
     uint64_t *histogram;     /* histogram[d]: accesses at distance d */
-    uint64_t span;           /* 1 + largest distance seen */
-    uint64_t histogram_capacity;
+    /* 1 + largest distance seen behind the front (REUSE_FRONT or more);
+     * those in the front are seen in the histogram (reuse_distance_span),
+     * so that a short reuse tests nothing for it */
+    uint64_t span;
+    uint64_t histogram_capacity; /* FRONT_HISTOGRAM at least, from the start */
     uint8_t front_rank[FRONT_RANKS] __attribute__((aligned(16))); /* by entry */
     uint64_t front_line[REUSE_FRONT];   /* by entry: [0, n_front) in use */
     uint64_t *front_slot[REUSE_FRONT];  /* their records in last (a stack's never move) */
     unsigned n_front;                   /* REUSE_FRONT but for the first lines seen */
-    uint64_t latest;                    /* the line of rank 0, when n_front */
     uint64_t pending[PENDING_FAR]; /* far distances not yet in the histogram, a ring */
     uint64_t n_pending;            /* far distances since the ring was last emptied */
     /* Whether the marks of a line's time are asked for ahead: only while
      * far distances are common (a line's marks are then far from the
      * present's, and miss the caches) in a stack of MARKS_AHEAD_LINES or
      * more; otherwise the marks are found in the caches, and the asking
-     * costs more than it saves. Decided about every MARKS_AHEAD_WINDOW accesses
-     * (repeats of the latest line, counted in bursts, aside)
-     * from the far distances among them. */
+     * costs more than it saves. Decided between batches once
+     * MARKS_AHEAD_WINDOW accesses or more have come since the last time,
+     * from the far distances among them (not access by access: a test
+     * and a branch each). */
     int marks_ahead;
     unsigned *ahead_stacks;        /* counts the stacks of a set with marks_ahead, or NULL */
     uint64_t far;                  /* far distances seen */
     uint64_t far_checked;          /* far, at the last decision */
+    uint64_t accesses_checked;     /* accesses, at the last decision */
 };
 
 /* The first (and smallest) window of a stack made with MIN_WINDOW. */

@@ -20,14 +20,14 @@
 void reuse_distance_save(const struct reuse_distance *rd, struct state_writer *w)
 {
     const uint64_t header[] = {rd->min_capacity, rd->capacity, rd->now, rd->live,
-                               rd->accesses, rd->cold, rd->span, rd->n_front};
+                               rd->accesses, rd->cold, reuse_distance_span(rd), rd->n_front};
     for (size_t i = 0; i < sizeof header / sizeof *header; i++)
         state_put_u64(w, header[i]);
     for (unsigned e = 0; e < rd->n_front; e++) {
         state_put_u64(w, rd->front_line[e]);
         state_put_u64(w, rd->front_rank[e]);
     }
-    for (uint64_t d = 0; d < rd->span; d++)
+    for (uint64_t d = 0; d < header[6]; d++)
         state_put_u64(w, rd->histogram[d]);
     shadow_map_save((struct shadow_map *)&rd->last, w);
 }
@@ -72,6 +72,7 @@ struct reuse_distance *reuse_distance_load(struct state_reader *r, uint64_t min_
     rd->now = state_get_u64(r);
     rd->live = state_get_u64(r);
     rd->accesses = state_get_u64(r);
+    rd->accesses_checked = rd->accesses;
     rd->cold = state_get_u64(r);
     rd->span = state_get_count(r, 1);
     uint64_t n_front = state_get_u64(r);
@@ -91,8 +92,6 @@ struct reuse_distance *reuse_distance_load(struct state_reader *r, uint64_t min_
             break;
         ranks_seen |= 1u << rank;
         rd->front_rank[e] = (uint8_t)rank;
-        if (rank == 0)
-            rd->latest = rd->front_line[e];
     }
     /* The window is sized by the live lines: each has its time in the
      * shadow map below, a raw word, so their count is bounded by the bytes
@@ -116,7 +115,7 @@ struct reuse_distance *reuse_distance_load(struct state_reader *r, uint64_t min_
         reuse_distance_free(rd);
         return NULL;
     }
-    uint64_t hist = 64;
+    uint64_t hist = FRONT_HISTOGRAM;
     while (hist < rd->span)
         hist *= 2;
     rd->histogram = huge_pages_calloc(hist * sizeof *rd->histogram);

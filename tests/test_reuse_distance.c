@@ -83,14 +83,29 @@ static void against_naive(uint64_t window, uint64_t seed, size_t n, uint64_t wid
     free(s);
 }
 
+/* Line X of a stream spread out: each run of 512 lines (a chunk of the
+ * stack's records) alone in its own 2^25 lines (a page of chunks), all of
+ * them on one way of the chunk cache, every other one far from the
+ * others: records found through pages of a few chunks, through the chunk
+ * cache while it holds them, and as cache and pages miss. */
+static uint64_t spread_line(uint64_t x)
+{
+    uint64_t run = x >> 9;
+    return (x & 511) | run << (run & 1 ? 25 : 15);
+}
+
 /* The batch path: the same stream as loads and stores of 1 to 3 lines,
  * thread events between them (where the path must stop when asked, and
  * pass over when not), against one line at a time; then a copy taken in
- * the middle goes on as the original does. */
-static void batch_path(uint64_t window, uint64_t seed)
+ * the middle goes on as the original does. SPREAD: lines spread out
+ * (spread_line). */
+static void batch_path(uint64_t window, uint64_t seed, int spread)
 {
     enum { N = 60000, SHIFT = 6 };
     uint64_t *s = make_stream(seed, N, 30000);
+    if (spread)
+        for (size_t i = 0; i < N; i++)
+            s[i] = spread_line(s[i]);
     struct batch_event *ev = xmalloc(N * sizeof *ev);
     uint64_t state = seed;
     for (size_t i = 0; i < N; i++) {
@@ -150,7 +165,8 @@ int main(void)
     for (size_t w = 0; w < sizeof windows / sizeof *windows; w++) {
         against_naive(windows[w], 1 + w, 20000, 300);       /* short distances */
         against_naive(windows[w], 11 + w, 150000, 40000);   /* far ones, many lines */
-        batch_path(windows[w], 21 + w);
+        batch_path(windows[w], 21 + w, 0);
+        batch_path(windows[w], 31 + w, 1);
     }
     return check_report("test_reuse_distance");
 }

@@ -61,7 +61,12 @@ static int same_histograms(const struct reuse_distance *rd, const struct mtf *m)
     for (size_t d = 0; d < m->hist_len; d++)
         if (reuse_distance_count(rd, d) != m->hist[d])
             return 0;
-    return reuse_distance_span(rd) <= m->hist_len;
+    /* The span exactly: the front's distances are counted with no test
+     * of it, and found in the histogram when asked. */
+    size_t span = m->hist_len;
+    while (span > 0 && m->hist[span - 1] == 0)
+        span--;
+    return reuse_distance_span(rd) == span;
 }
 
 /* One access to both; counts a disagreement (reported once per case). */
@@ -291,11 +296,37 @@ static void boundaries(uint64_t window, uint64_t seed, size_t n)
     mtf_free(&m);
 }
 
+/* The span of a stack that has seen only the front's distances, saved
+ * and loaded there (its span then a number in the state), then reaches
+ * further in the front, then behind it. */
+static void span_after_reload(uint64_t window)
+{
+    struct reuse_distance *rd = reuse_distance_new(window);
+    struct mtf m = {0};
+    static const uint64_t widths[] = {1, K > 2 ? K - 1 : 2, K + 3};
+    for (size_t k = 0; k < sizeof widths / sizeof *widths; k++) {
+        for (uint64_t round = 0; round < 3; round++)
+            for (uint64_t l = 0; l < widths[k]; l++) {
+                agree(rd, &m, l, "span after a reload");
+                CHECK(same_histograms(rd, &m));
+            }
+        struct reuse_distance *back = reloaded(rd, window);
+        if (!back)
+            break;
+        reuse_distance_free(rd);
+        rd = back;
+        CHECK(same_histograms(rd, &m));
+    }
+    reuse_distance_free(rd);
+    mtf_free(&m);
+}
+
 int main(void)
 {
     static const uint64_t windows[] = {64, 0};
     for (size_t w = 0; w < sizeof windows / sizeof *windows; w++) {
         sweeps(windows[w]);
+        span_after_reload(windows[w]);
         for (uint64_t seed = 1; seed <= 6; seed++)
             boundaries(windows[w], seed + 10 * w, 30000);
     }
