@@ -21,6 +21,7 @@
 #include "common/oom.h"
 #include "tests/check.h"
 #include "tests/move_to_front.h"
+#include "tests/reuse_matches.h"
 #include "tests/random_trace.h"
 
 /* A stream of N line numbers over WIDTH lines: short reuses of the last
@@ -38,16 +39,6 @@ static uint64_t *make_stream(uint64_t seed, size_t n, uint64_t width)
             s[i] = random_below(&state, width);                   /* anywhere */
     }
     return s;
-}
-
-static int same_histograms(const struct reuse_distance *rd, const struct mtf *m)
-{
-    if (reuse_distance_cold(rd) != m->cold)
-        return 0;
-    for (size_t d = 0; d < m->hist_len; d++)
-        if (reuse_distance_count(rd, d) != m->hist[d])
-            return 0;
-    return reuse_distance_span(rd) <= m->hist_len;
 }
 
 static int same_stacks(const struct reuse_distance *a, const struct reuse_distance *b)
@@ -72,7 +63,7 @@ static void against_naive(uint64_t window, uint64_t seed, size_t n, uint64_t wid
         reuse_distance_access(rd, s[i]);
         mtf_access(&m, s[i]);
     }
-    if (!same_histograms(rd, &m)) {
+    if (!reuse_matches_mtf(rd, &m)) {
         fprintf(stderr, "window %" PRIu64 ", seed %" PRIu64 ", %zu accesses over %" PRIu64
                         " lines: the histograms differ\n", window, seed, n, width);
         check_failures++;

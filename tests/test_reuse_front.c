@@ -26,6 +26,7 @@
 #include "common/oom.h"
 #include "tests/check.h"
 #include "tests/move_to_front.h"
+#include "tests/reuse_matches.h"
 #include "tests/random_trace.h"
 
 #define K REUSE_FRONT
@@ -54,21 +55,6 @@ static struct mtf mtf_copy(const struct mtf *m)
     return c;
 }
 
-static int same_histograms(const struct reuse_distance *rd, const struct mtf *m)
-{
-    if (reuse_distance_cold(rd) != m->cold)
-        return 0;
-    for (size_t d = 0; d < m->hist_len; d++)
-        if (reuse_distance_count(rd, d) != m->hist[d])
-            return 0;
-    /* The span exactly: the front's distances are counted with no test
-     * of it, and found in the histogram when asked. */
-    size_t span = m->hist_len;
-    while (span > 0 && m->hist[span - 1] == 0)
-        span--;
-    return reuse_distance_span(rd) == span;
-}
-
 /* One access to both; counts a disagreement (reported once per case). */
 static int agree(struct reuse_distance *rd, struct mtf *m, uint64_t line, const char *what)
 {
@@ -92,7 +78,7 @@ static void sweeps(uint64_t window)
                 CHECK_EQ(reuse_distance_access_distance(rd, line), round ? w - 1 : REUSE_COLD);
                 mtf_access(&m, line);
             }
-        CHECK(same_histograms(rd, &m));
+        CHECK(reuse_matches_mtf(rd, &m));
         reuse_distance_free(rd);
         mtf_free(&m);
     }
@@ -262,9 +248,9 @@ static void boundaries(uint64_t window, uint64_t seed, size_t n)
                 if (back)
                     ok = ok && agree(back, &mb, pick(&s3, &mb, &f3), "reloaded");
             }
-            CHECK(same_histograms(copy, &mc));
+            CHECK(reuse_matches_mtf(copy, &mc));
             if (back)
-                CHECK(same_histograms(back, &mb));
+                CHECK(reuse_matches_mtf(back, &mb));
             reuse_distance_free(copy);
             reuse_distance_free(back);
             mtf_free(&mc);
@@ -272,7 +258,7 @@ static void boundaries(uint64_t window, uint64_t seed, size_t n)
         }
         ok = agree(rd, &m, pick(&state, &m, &fresh), "stream");
     }
-    CHECK(same_histograms(rd, &m));
+    CHECK(reuse_matches_mtf(rd, &m));
     CHECK_EQ(reuse_distance_accesses(rd), n);
     CHECK_EQ(next_fork, sizeof forks / sizeof *forks);
     /* Front states that contradict themselves. */
@@ -308,14 +294,14 @@ static void span_after_reload(uint64_t window)
         for (uint64_t round = 0; round < 3; round++)
             for (uint64_t l = 0; l < widths[k]; l++) {
                 agree(rd, &m, l, "span after a reload");
-                CHECK(same_histograms(rd, &m));
+                CHECK(reuse_matches_mtf(rd, &m));
             }
         struct reuse_distance *back = reloaded(rd, window);
         if (!back)
             break;
         reuse_distance_free(rd);
         rd = back;
-        CHECK(same_histograms(rd, &m));
+        CHECK(reuse_matches_mtf(rd, &m));
     }
     reuse_distance_free(rd);
     mtf_free(&m);
