@@ -276,14 +276,42 @@ static inline size_t short_varint(const uint8_t *p, const uint8_t *end, uint64_t
     return 0;
 }
 
-/* A call's or cost's operand at P + 1 (the opcode at P), into V: the
- * record's length, 0 when it does not read. */
-static inline size_t flow_operand(const uint8_t *p, const uint8_t *end, uint64_t *v)
+/* The varint operand after the opcode at P, into V: the record's length,
+ * 0 when it does not read. Operands take one to seven bytes,
+ * unpredictably: read in one word while the block surely holds it. */
+static inline size_t operand_after(const uint8_t *p, const uint8_t *end, uint64_t *v)
 {
     size_t len = end - p > 8 ? get_varint8(p + 1, v) : 0;
     if (!len)
         len = short_varint(p + 1, end, v);
     return len ? len + 1 : 0;
+}
+
+/* A return, a cost, or a call of a routine below ROUTINES at P, into EV:
+ * the record's length; 0 for anything else (the general path takes it).
+ * The same in every version. */
+static inline size_t decode_flow(const uint8_t *p, const uint8_t *end, uint64_t routines,
+                                 struct event *ev)
+{
+    uint8_t op = *p;
+    uint64_t v;
+    if (op == OP_RETURN) {
+        ev->type = EVENT_RETURN;
+        return 1;
+    }
+    if (op != OP_COST && op != OP_CALL)
+        return 0;
+    size_t len = operand_after(p, end, &v);
+    if (!len || (op == OP_CALL && v >= routines))
+        return 0;
+    if (op == OP_CALL) {
+        ev->type = EVENT_CALL;
+        ev->routine = (uint32_t)v;
+    } else {
+        ev->type = EVENT_COST;
+        ev->size = v;
+    }
+    return len;
 }
 
 /* event_decode_run of a version 4 block. */
@@ -297,7 +325,7 @@ static size_t decode_run_slotted(struct event_decoder *dec, struct event *events
         struct event *ev = &events[n];
         const uint8_t *record = p;
         uint8_t op = *p;
-        uint64_t v, size, zigzag;
+        uint64_t size, zigzag;
         struct access_slot *slot;
         if (op & OP_SLOT_SHORT) {
             slot = &slots[(op >> 2) & (ACCESS_SLOTS - 1)];
@@ -327,34 +355,15 @@ static size_t decode_run_slotted(struct event_decoder *dec, struct event *events
             slot = &slots[op & (ACCESS_SLOTS - 1)];
             if (size == 0 && (size = slot->size) == 0)
                 break;
-            /* Addresses take one to seven bytes, unpredictably: read in
-             * one word while the block surely holds it. */
-            size_t len = end - q > 8 ? get_varint8(q + 1, &zigzag) : 0;
-            if (!len)
-                len = short_varint(q + 1, end, &zigzag);
+            size_t len = operand_after(q, end, &zigzag);
             if (!len)
                 break;
             ev->type = access_types[(op >> 4) & 3];
-            p = q + 1 + len;
+            p = q + len;
         } else {
-            if (op == OP_RETURN) {
-                ev->type = EVENT_RETURN;
-                p++;
-                n++;
-                continue;
-            }
-            if (op != OP_COST && op != OP_CALL)
+            size_t len = decode_flow(p, end, routines, ev);
+            if (!len)
                 break;
-            size_t len = flow_operand(p, end, &v);
-            if (!len || (op == OP_CALL && v >= routines))
-                break;
-            if (op == OP_CALL) {
-                ev->type = EVENT_CALL;
-                ev->routine = (uint32_t)v;
-            } else {
-                ev->type = EVENT_COST;
-                ev->size = v;
-            }
             p += len;
             n++;
             continue;
@@ -385,7 +394,7 @@ size_t event_decode_run(struct event_decoder *dec, struct event *events, size_t 
     while (n < max && p < end) {
         struct event *ev = &events[n];
         uint8_t op = *p;
-        uint64_t v, size, zigzag;
+        uint64_t size, zigzag;
         size_t len;
         if ((op & OP_SHORT_ACCESS) == OP_SHORT_ACCESS) {
             if (!dec->short_accesses || prev_size == 0)
@@ -400,37 +409,15 @@ size_t event_decode_run(struct event_decoder *dec, struct event *events, size_t 
             if ((op & 0x60) || (op & 7) == EVENT_SIZE_FOLLOWS || (op & 0x18) == 0x18)
                 break;
             size = 1ull << (op & 7);
-            /* Addresses take one to seven bytes, unpredictably: read in
-             * one word while the block surely holds it. */
-            len = end - p > 8 ? get_varint8(p + 1, &zigzag) : 0;
-            if (!len)
-                len = short_varint(p + 1, end, &zigzag);
+            len = operand_after(p, end, &zigzag);
             if (!len)
                 break;
-            len++;
             ev->type = access_types[(op >> 3) & 3];
         } else {
-            if (op == OP_RETURN) {
-                ev->type = EVENT_RETURN;
-                p++;
-                n++;
-                continue;
-            }
-            if (op != OP_COST && op != OP_CALL)
-                break;
-            len = end - p > 8 ? get_varint8(p + 1, &v) : 0;
+            len = decode_flow(p, end, routines, ev);
             if (!len)
-                len = short_varint(p + 1, end, &v);
-            if (!len || (op == OP_CALL && v >= routines))
                 break;
-            if (op == OP_CALL) {
-                ev->type = EVENT_CALL;
-                ev->routine = (uint32_t)v;
-            } else {
-                ev->type = EVENT_COST;
-                ev->size = v;
-            }
-            p += len + 1;
+            p += len;
             n++;
             continue;
         }
