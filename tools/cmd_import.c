@@ -39,7 +39,6 @@ static int annotation(void *ctx, const char *word, size_t len, const char *rest,
 static int write_event(void *ctx, const struct event *ev, struct trms_error *err)
 {
     struct import *im = ctx;
-    im->events++;
     if (ev->type == EVENT_THREAD)
         u64map_upsert(&im->threads, ev->tid, NULL);
     return trace_writer_event(im->writer, ev, &im->routines, err);
@@ -68,6 +67,7 @@ static int import_into(const char *trace_path, const char *staging, struct impor
     if (in != stdin)
         fclose(in);
     if (rc == 0) {
+        im->events = trace_writer_events(im->writer); /* what the trace holds */
         rc = trace_writer_close(im->writer, &im->routines, err);
         im->writer = NULL;
     }

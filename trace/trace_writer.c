@@ -297,6 +297,11 @@ static void seal(struct trace_writer *w, uint32_t kind, uint32_t events)
     use_buffer(w, take_buffer(w));
 }
 
+uint64_t trace_writer_events(const struct trace_writer *w)
+{
+    return w->total_events;
+}
+
 uint64_t trace_writer_bytes(const struct trace_writer *w)
 {
     return __atomic_load_n(&w->written, __ATOMIC_RELAXED);

@@ -121,6 +121,10 @@ int trace_writer_access_room(struct trace_writer *w, struct batch_event **next,
 void trace_writer_accesses_written(struct trace_writer *w, struct batch_event *next,
                                    uint64_t accesses, uint64_t writes);
 
+/* Events written so far: those given, less the thread records that switch
+ * to the thread already current (the block says it; no record is kept). */
+uint64_t trace_writer_events(const struct trace_writer *w);
+
 /* Bytes of the file written so far (the writer thread's progress: the
  * blocks still queued come later). */
 uint64_t trace_writer_bytes(const struct trace_writer *w);

@@ -60,6 +60,20 @@ run "$TRMS" info s.rec
 expect_out_contains "cell size 4, line size 32, stored "
 expect_out_contains "(latest: what \`trms report\` shows)"
 
+# A thread line naming the thread already current is no switch: the trace
+# keeps no record of it, and the meta counts what the trace holds, so the
+# recording is complete and packs (the count once included it).
+printf 'thread 7\ncall f\nread 0x10 4\nthread 7\nreturn\n' >again.txt
+run "$TRMS" import again.txt -o again.rec
+expect_status 0
+expect_out_contains "imported 4 events"
+run "$TRMS" info again.rec
+expect_status 0
+expect_out_contains "complete         yes"
+expect_out_contains "events           4"
+run "$TRMS" pack again.rec -o again.trmspack
+expect_status 0
+
 # Not a recording.
 run "$TRMS" info nothing.rec
 expect_status 1

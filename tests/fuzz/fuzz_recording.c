@@ -1,6 +1,7 @@
 /* Fuzz target: a whole recording directory from a stranger. The input is
  * a list of sections, each a tag byte, a 2-byte little-endian length and
- * that many bytes:
+ * that many bytes; a tag that comes again continues its section (a store
+ * is larger than one length holds):
  *
  *   'k'  an archive of `trms pack`, unpacked first into the recording
  *   'm'  REC/meta          'p'  REC/maps          's'  REC/symbols
@@ -131,7 +132,7 @@ static void patch_store(const uint8_t *p, size_t len)
 }
 
 struct section {
-    const uint8_t *data;
+    uint8_t *data;   /* the section's pieces, in order */
     size_t len;
     int present;
 };
@@ -281,14 +282,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     remove_tree(packed, 1);
     remove_tree(unpacked, 3);
     struct section sec[128] = {{0}};
+    struct byte_buffer pieces[128] = {{0}};
     for (size_t at = 0; at + 3 <= size;) {
         uint8_t tag = data[at];
         size_t len = (size_t)data[at + 1] | (size_t)data[at + 2] << 8;
         at += 3;
         if (len > size - at)
             len = size - at;
-        sec[tag & 127] = (struct section){data + at, len, 1};
+        byte_buffer_put(&pieces[tag & 127], data + at, len);
         at += len;
+        sec[tag & 127].present = 1;
+    }
+    for (size_t t = 0; t < 128; t++) {
+        sec[t].data = pieces[t].data;
+        sec[t].len = pieces[t].len;
     }
     /* An archive first: what it unpacks into is the recording. */
     if (sec['k'].present) {
@@ -360,5 +367,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         pack_summary_free(&s);
     }
     unlink(report_file);
+    for (size_t t = 0; t < 128; t++)
+        byte_buffer_free(&pieces[t]);
     return 0;
 }

@@ -143,11 +143,11 @@ write("rr_dump", "dump_e_m_p.txt", dump)
 write("rr_dump", "first_frame.txt", dump[: dump.index("}\n") + 2])
 
 # Whole recordings (fuzz_recording.c): sections of a tag byte, a 2-byte
-# little-endian length and the bytes.
+# little-endian length and the bytes; a longer one in pieces of one tag.
 def section(tag, data):
     data = data if isinstance(data, bytes) else data.encode()
-    assert len(data) < 65536, (tag, len(data))
-    return tag.encode() + struct.pack("<H", len(data)) + data
+    pieces = [data[i:i + 65535] for i in range(0, len(data), 65535)] or [b""]
+    return b"".join(tag.encode() + struct.pack("<H", len(p)) + p for p in pieces)
 
 
 def varint(v):
