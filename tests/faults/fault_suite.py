@@ -32,6 +32,7 @@ TRMS = os.environ["TRMS"]
 PROGRAMS = os.environ.get("PROGRAMS", "")
 MAKE_RECORDING = os.environ.get("MAKE_RECORDING", "")
 SPIN = os.path.join(PROGRAMS, "fault_spin")
+SCATTER = os.path.join(PROGRAMS, "scatter_walk")
 SKIP = 77
 RNG = random.Random(int(os.environ.get("FAULT_SEED", time.time_ns() % 1000000)))
 
@@ -985,9 +986,12 @@ def case_disk_full_record(tmp):
     disk = os.path.join(tmp, "disk")
     mount_tmpfs(disk, "24m")
     earlier = Earlier(disk)
-    # The disk fills while recording: the whole blocks are kept.
-    r = run([TRMS, "record", "--engine", "valgrind", "-o", "spin.rec", "--", SPIN, "60"], cwd=disk,
-            timeout=120)
+    # The disk fills while recording: the whole blocks are kept. A walk
+    # whose trace surely outgrows the disk (33 MB), however slow the
+    # machine: fault_spin's trace, a few bytes a second, filled it only
+    # while the machine was fast enough.
+    r = run([TRMS, "record", "--engine", "valgrind", "-o", "spin.rec", "--", SCATTER, "6000000"],
+            cwd=disk, timeout=300)
     expect(r, 1, "no space left on device while writing the event trace of spin.rec",
            "record onto a disk that fills")
     check("kept in spin.rec, marked incomplete" in r.stderr, r.stderr)
@@ -1114,8 +1118,7 @@ def case_record_trace_none(tmp):
     # stack): once in full, onto the large disk.
     # Reads in a random order: trace format 4 keeps a sequential walk in
     # some 15 bytes per thousand events, too little to fill a disk soon.
-    scatter = os.path.join(PROGRAMS, "scatter_walk")
-    args = ["--engine", "valgrind", "--", scatter, "2500000"]
+    args = ["--engine", "valgrind", "--", SCATTER, "2500000"]
     expect(run([TRMS, "record", "-o", os.path.join(big, "full.rec"), *args], cwd=disk), 0,
            what="a full recording")
     full = os.path.join(big, "full.rec")
