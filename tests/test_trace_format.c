@@ -27,6 +27,7 @@
 #include "tests/check.h"
 #include "tests/fixture.h"
 #include "tests/random_trace.h"
+#include "analyses/batch_event.h"
 #include "trace/crc32.h"
 #include "common/oom.h"
 #include "trace/event_codec.h"
@@ -982,6 +983,148 @@ static void batch_reads(void)
     routine_table_free(&r2);
 }
 
+/* A read whose consumer takes the common records straight into its
+ * batches (trace_read_options' room) delivers the same events, in order:
+ * each batch event as the analysis driver holds it, the flows noted where
+ * they are, the counts right, and positions that resume exactly, whatever
+ * room the consumer gives or refuses. */
+struct room_log {
+    struct batch_log l;
+    struct batch_event room[512] __attribute__((aligned(16)));
+    uint64_t rng;
+    size_t in_room, rooms, refused;
+};
+
+static int room_give(void *ctx, struct batch_event **next, struct batch_event **end,
+                     int *streaming, int *flows)
+{
+    struct room_log *r = ctx;
+    if (random_below(&r->rng, 8) == 0) {
+        r->refused++;
+        return 1;
+    }
+    *next = r->room;
+    *end = r->room + 1 + random_below(&r->rng, 300);
+    *streaming = (int)random_below(&r->rng, 2);
+    *flows = (int)random_below(&r->rng, 2);
+    r->rooms++;
+    return 0;
+}
+
+static int room_written(void *ctx, struct batch_event *next, uint64_t accesses, uint64_t writes,
+                        const struct flow_note *flows, size_t n_flows, struct trms_error *err)
+{
+    (void)err;
+    struct room_log *r = ctx;
+    size_t n = (size_t)(next - r->room), note = 0;
+    uint64_t seen_writes = 0;
+    CHECK_EQ(n, accesses + n_flows);
+    for (size_t i = 0; i < n; i++) {
+        const struct batch_event *b = &r->room[i];
+        struct event ev = {.type = (enum event_type)b->type};
+        CHECK_EQ(b->shards, 0xff);
+        if (b->type == EVENT_READ || b->type == EVENT_WRITE) {
+            ev.addr = b->value;
+            ev.size = b->size;
+            seen_writes += b->type == EVENT_WRITE;
+        } else {
+            /* a flow: noted where it is, valued as the driver values it */
+            CHECK(b->type == EVENT_CALL || b->type == EVENT_RETURN || b->type == EVENT_COST);
+            CHECK(note < n_flows && flows[note].at == i && flows[note].type == b->type &&
+                  flows[note].value == b->value);
+            note++;
+            ev.routine = (uint32_t)b->value;
+            ev.size = b->value;
+            CHECK_EQ(b->size, b->type == EVENT_COST ? (uint32_t)b->value : 0);
+            CHECK(b->type != EVENT_CALL || b->value == ev.routine);
+        }
+        event_list_push(&r->l.events, &ev);
+    }
+    CHECK_EQ(note, n_flows);
+    CHECK_EQ(seen_writes, writes);
+    r->in_room += n;
+    /* kept as batch_keep keeps them: the position after this run */
+    if (r->l.n_kept < 64 && ++r->l.runs % 97 == 1) {
+        r->l.kept[r->l.n_kept] = r->l.at;
+        r->l.kept_index[r->l.n_kept++] = r->l.events.count;
+    }
+    return 0;
+}
+
+static int room_keep(void *ctx, const struct event *events, size_t n, struct trms_error *err)
+{
+    return batch_keep(&((struct room_log *)ctx)->l, events, n, err);
+}
+
+static void check_same_events(const struct event_list *got, const struct event_list *want,
+                              size_t from, const char *what)
+{
+    CHECK_EQ(got->count, want->count - from);
+    for (size_t i = 0; i < got->count && from + i < want->count; i++)
+        if (!same_event(&got->items[i], &want->items[from + i])) {
+            fprintf(stderr, "%s: event %zu differs\n", what, from + i);
+            check_failures++;
+            break;
+        }
+}
+
+static void room_reads(void)
+{
+    struct random_trace_shape shape = {.threads = 4, .events = 400000, .routines = 300,
+                                       .regions = 4, .region_span = 1 << 16, .max_depth = 9};
+    struct event_list events = {0}, one_by_one = {0};
+    struct routine_table routines, r1, r2;
+    routine_table_init(&routines);
+    routine_table_init(&r1);
+    routine_table_init(&r2);
+    random_trace(12, &shape, &events, &routines);
+    char path[128];
+    snprintf(path, sizeof path, "%s/room.trms", tmpdir);
+    write_trace(path, &events, &routines);
+    struct trms_error err;
+    CHECK(trace_read(path, &r1, collect, &one_by_one, NULL, &err) == 0);
+    struct room_log *log = xcalloc(1, sizeof *log);
+    log->rng = 3;
+    struct trace_read_options o = {.at = &log->l.at, .batch = room_keep, .room = room_give,
+                                   .written = room_written};
+    FILE *fp = fopen(path, "rb");
+    CHECK(trace_read_stream(fp, path, &r2, NULL, log, &o, NULL, &err) == 0);
+    check_same_events(&log->l.events, &one_by_one, 0, "room read");
+    /* Many events came through the room, and every way was taken. */
+    CHECK(log->in_room > one_by_one.count / 3); /* 45%: the kernel's and switches' come apart */
+    CHECK(log->refused > 100 && log->l.runs > 100);
+    CHECK(log->l.n_kept > 10);
+    for (size_t k = 0; k < log->l.n_kept; k++) {
+        struct routine_table defined;
+        routine_table_init(&defined);
+        for (uint64_t i = 0; i < log->l.kept[k].routines; i++) {
+            uint32_t id;
+            const struct routine *rt = &r1.items[i];
+            routine_table_append(&defined, rt->name, rt->name ? strlen(rt->name) : 0, rt->addr,
+                                 &id);
+        }
+        struct room_log *rest = xcalloc(1, sizeof *rest);
+        rest->rng = k;
+        struct trace_read_options from = {.from = &log->l.kept[k], .at = &rest->l.at,
+                                          .batch = room_keep, .room = room_give,
+                                          .written = room_written};
+        CHECK(trace_read_stream(fp, path, &defined, NULL, rest, &from, NULL, &err) == 0);
+        check_same_events(&rest->l.events, &one_by_one, log->l.kept_index[k],
+                          "room read resumed");
+        event_list_free(&rest->l.events);
+        free(rest);
+        routine_table_free(&defined);
+    }
+    fclose(fp);
+    event_list_free(&events);
+    event_list_free(&one_by_one);
+    event_list_free(&log->l.events);
+    free(log);
+    routine_table_free(&routines);
+    routine_table_free(&r1);
+    routine_table_free(&r2);
+}
+
 /* Source records (issue 25): a kernel write's channel is read back, one by
  * one and in runs, the header says the trace has them, and they are
  * refused where the flag is missing or no kernel write follows. */
@@ -1136,6 +1279,7 @@ int main(void)
     compressed_blocks();
     writer_tap();
     batch_reads();
+    room_reads();
     source_records();
     short_access_bytes();
     short_access_runs();

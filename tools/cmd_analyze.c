@@ -11,6 +11,7 @@
 #include "analyses/analysis.h"
 #include "analyses/analysis_parts.h"
 #include "analyses/analysis_state.h"
+#include "analyses/batch_event.h"
 #include "analyses/causal_input.h"
 #include "common/oom.h"
 #include "common/parse_number.h"
@@ -148,6 +149,22 @@ static int feed(void *ctx, const struct event *ev, struct trms_error *err)
     return 0;
 }
 
+/* After a run of events from BEFORE: the progress, and, once in a while,
+ * a stop asked for or a checkpoint. */
+static int after_run(struct run_state *st, uint64_t before, struct trms_error *err)
+{
+    if (st->events / PROGRESS_EVERY != before / PROGRESS_EVERY) {
+        progress_update(st->progress, st->events - st->progress_base);
+        /* As in feed(): the read's position is after this run. */
+        if (stop_signals_requested()) {
+            st->stopped = 1;
+            return error_set(err, "stopped");
+        }
+        maybe_checkpoint(st);
+    }
+    return 0;
+}
+
 /* The events of a run of the trace, as feed() takes them one by one. */
 static int feed_run(void *ctx, const struct event *events, size_t n, struct trms_error *err)
 {
@@ -163,16 +180,37 @@ static int feed_run(void *ctx, const struct event *events, size_t n, struct trms
         return error_set(err, "event %" PRIu64 ": %s", st->events, inner);
     }
     st->events += n;
-    if (st->events / PROGRESS_EVERY != before / PROGRESS_EVERY) {
-        progress_update(st->progress, st->events - st->progress_base);
-        /* As in feed(): the read's position is after this run. */
-        if (stop_signals_requested()) {
-            st->stopped = 1;
-            return error_set(err, "stopped");
-        }
-        maybe_checkpoint(st);
+    return after_run(st, before, err);
+}
+
+/* The analysis's batches, for the reader to decode the common records
+ * straight into (trace_read_options' room): while no causal input is
+ * written, which wants them as struct events. */
+static int feed_room(void *ctx, struct batch_event **next, struct batch_event **end,
+                     int *streaming, int *flows)
+{
+    struct run_state *st = ctx;
+    if (st->causal)
+        return 1;
+    return analysis_access_room(st->analysis, next, end, streaming, flows);
+}
+
+/* What feed_run does of a run the reader wrote into feed_room's room. */
+static int feed_written(void *ctx, struct batch_event *next, uint64_t accesses, uint64_t writes,
+                        const struct flow_note *flows, size_t n_flows, struct trms_error *err)
+{
+    struct run_state *st = ctx;
+    uint64_t before = st->events;
+    analysis_accesses_written(st->analysis, next, accesses, writes);
+    size_t done;
+    if (n_flows && analysis_flows(st->analysis, flows, n_flows, &done, err) != 0) {
+        char inner[sizeof err->message];
+        memcpy(inner, err->message, sizeof inner);
+        st->events += flows[done].at + 1;
+        return error_set(err, "event %" PRIu64 ": %s", st->events, inner);
     }
-    return 0;
+    st->events += accesses + n_flows;
+    return after_run(st, before, err);
 }
 
 /* The options that find the checkpoint under KEY again (those that differ
@@ -342,7 +380,8 @@ static int read_events(const char *rec_path, const struct recording *rec,
     st->progress = progress_start("analyzing", "events",
                                   total > st->progress_base ? total - st->progress_base : 0);
     st->next_checkpoint = monotonic_seconds() + st->checkpoint_every;
-    struct trace_read_options o = {.from = from, .at = &st->at, .batch = feed_run};
+    struct trace_read_options o = {.from = from, .at = &st->at, .batch = feed_run,
+                                   .room = feed_room, .written = feed_written};
     /* A whole read also writes what `trms causal` reads (causal_input.h),
      * once: a resumed one has not seen the start. A trace without sync
      * records has no causal profile, and so no causal input

@@ -1,5 +1,8 @@
 #include "trace/event_codec.h"
 
+#include "analyses/batch_event.h"
+#include "common/compiler.h"
+
 /* Access kinds in opcode order. */
 static const enum event_type access_types[4] = {EVENT_READ, EVENT_WRITE, EVENT_KREAD,
                                                 EVENT_KWRITE};
@@ -314,18 +317,25 @@ static inline size_t decode_flow(const uint8_t *p, const uint8_t *end, uint64_t 
     return len;
 }
 
-/* event_decode_run of a version 4 block. */
-static size_t decode_run_slotted(struct event_decoder *dec, struct event *events, size_t max,
-                                 uint64_t routines)
+/* The fast loop of a version 4 block, once into struct events (EVENTS,
+ * for event_decode_run) and once into batch events (OUT->into, for
+ * event_decode_batch): one reading of each record. INTO_BATCH is a
+ * constant where it is inlined. */
+static ALWAYS_INLINE size_t slotted_loop(struct event_decoder *dec, struct event *events,
+                                         struct batch_decode *out, int into_batch, size_t max,
+                                         uint64_t routines)
 {
     const uint8_t *p = dec->p, *end = dec->end;
     struct access_slot *slots = dec->slots;
     size_t n = 0;
+    uint64_t writes = 0;
     while (n < max && p < end) {
-        struct event *ev = &events[n];
+        struct event flow;
+        struct event *ev = into_batch ? &flow : &events[n];
         const uint8_t *record = p;
         uint8_t op = *p;
         uint64_t size, zigzag;
+        unsigned kind;
         struct access_slot *slot;
         if (op & OP_SLOT_SHORT) {
             slot = &slots[(op >> 2) & (ACCESS_SLOTS - 1)];
@@ -333,7 +343,7 @@ static size_t decode_run_slotted(struct event_decoder *dec, struct event *events
             if (size == 0)
                 break;
             zigzag = op & (SLOT_SHORT_ZIGZAG_LIMIT - 1);
-            ev->type = access_types[(op >> 6) & 1];
+            kind = (op >> 6) & 1;
             p++;
         } else if (op >= OP_SIZE) {
             /* A size record of a class, then its access; the general path
@@ -349,8 +359,11 @@ static size_t decode_run_slotted(struct event_decoder *dec, struct event *events
                     break;
             }
             /* Kernel writes take the general path, which clears the
-             * event's source (`routine`) field or sets it. */
-            if ((op & 0x30) == 0x30)
+             * event's source (`routine`) field or sets it; the batches
+             * take loads and stores only (the driver counts kernel reads
+             * apart). */
+            kind = (op >> 4) & 3;
+            if (kind == 3 || (into_batch && kind == 2))
                 break;
             slot = &slots[op & (ACCESS_SLOTS - 1)];
             if (size == 0 && (size = slot->size) == 0)
@@ -358,12 +371,31 @@ static size_t decode_run_slotted(struct event_decoder *dec, struct event *events
             size_t len = operand_after(q, end, &zigzag);
             if (!len)
                 break;
-            ev->type = access_types[(op >> 4) & 3];
             p = q + len;
         } else {
+            if (into_batch && !out->flows)
+                break;
             size_t len = decode_flow(p, end, routines, ev);
             if (!len)
                 break;
+            if (into_batch) {
+                /* As the driver holds them (batch_flow_event): a call's
+                 * routine, a cost's instructions; noted for its books. */
+                uint64_t value = ev->type == EVENT_CALL   ? ev->routine
+                                 : ev->type == EVENT_COST ? ev->size
+                                                          : 0;
+                batch_event_store(&out->into[n],
+                                  (struct batch_event){.value = value,
+                                                       .size = ev->type == EVENT_COST
+                                                                   ? (uint32_t)value
+                                                                   : 0,
+                                                       .type = (uint8_t)ev->type,
+                                                       .shards = 0xff},
+                                  out->streaming);
+                out->notes[out->n_notes++] =
+                    (struct flow_note){.value = value, .at = (uint32_t)n,
+                                       .type = (uint8_t)ev->type};
+            }
             p += len;
             n++;
             continue;
@@ -373,14 +405,43 @@ static size_t decode_run_slotted(struct event_decoder *dec, struct event *events
             p = record;  /* the general path says why */
             break;
         }
-        ev->addr = addr;
-        ev->size = size;
         slot->end = addr + size;
         slot->size = size;
+        if (into_batch) {
+            batch_event_store(&out->into[n],
+                              (struct batch_event){.value = addr, .size = (uint32_t)size,
+                                                   .type = (uint8_t)access_types[kind],
+                                                   .shards = 0xff},
+                              out->streaming);
+            writes += kind;
+        } else {
+            ev->type = access_types[kind];
+            ev->addr = addr;
+            ev->size = size;
+        }
         n++;
     }
     dec->p = p;
+    if (into_batch)
+        out->writes = writes;
     return n;
+}
+
+/* event_decode_run of a version 4 block. */
+static size_t decode_run_slotted(struct event_decoder *dec, struct event *events, size_t max,
+                                 uint64_t routines)
+{
+    return slotted_loop(dec, events, NULL, 0, max, routines);
+}
+
+size_t event_decode_batch(struct event_decoder *dec, struct batch_decode *out, size_t max,
+                          uint64_t routines)
+{
+    out->n_notes = 0;
+    out->writes = 0;
+    if (!dec->slotted)
+        return 0;
+    return slotted_loop(dec, NULL, out, 1, max, routines);
 }
 
 size_t event_decode_run(struct event_decoder *dec, struct event *events, size_t max,

@@ -316,4 +316,26 @@ enum decode_status event_decode(struct event_decoder *dec, struct event *ev,
 size_t event_decode_run(struct event_decoder *dec, struct event *events, size_t max,
                         uint64_t routines);
 
+struct batch_event;
+struct flow_note;
+
+/* Where event_decode_batch writes, and what it says of what it wrote. */
+struct batch_decode {
+    struct batch_event *into;  /* room for MAX */
+    int streaming;             /* batch_event_store's */
+    int flows;                 /* calls, returns and costs go there too */
+    struct flow_note *notes;   /* room for MAX: the flows written, in order */
+    size_t n_notes;
+    uint64_t writes;           /* the stores among the accesses written */
+};
+
+/* event_decode_run straight into an analysis's batches (analysis.h,
+ * analysis_access_room), for a version 4 block: the loads and stores that
+ * follow, and with OUT->flows the calls of routines below ROUTINES,
+ * returns and costs, each as the analysis driver holds it; at most MAX.
+ * Returns how many; stops before anything else (0 for an older version),
+ * which event_decode() then takes. */
+size_t event_decode_batch(struct event_decoder *dec, struct batch_decode *out, size_t max,
+                          uint64_t routines);
+
 #endif

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "analyses/batch_event.h"
 #include "common/oom.h"
 #include "common/regular_file.h"
 #include "trace/crc32.h"
@@ -32,6 +33,12 @@ struct reader {
     uint64_t skip;          /* records of the first block already delivered */
     struct trace_position *at;
     event_batch_sink batch;
+    /* trace_read_options' room and written, or NULL */
+    int (*room)(void *ctx, struct batch_event **next, struct batch_event **end,
+                int *streaming, int *flows);
+    int (*written)(void *ctx, struct batch_event *next, uint64_t accesses, uint64_t writes,
+                   const struct flow_note *flows, size_t n_flows, struct trms_error *err);
+    struct flow_note notes[TRACE_READ_RUN];
     ZSTD_DCtx *zstd;        /* for compressed blocks, made on the first */
     uint8_t *raw;           /* a compressed block's events */
     size_t raw_capacity;
@@ -127,6 +134,34 @@ static int read_events_block(struct reader *r, const uint8_t *payload, size_t le
                                          .has_thread = r->has_thread};
     struct event one;
     for (;;) {
+        /* The common records straight into the consumer's batches, when it
+         * has room, the events before them delivered first. */
+        if (r->room && dec.slotted && r->has_thread && records >= skip) {
+            if (in_run) {
+                if (deliver_run(r, in_run, records, ctx, err) != 0)
+                    return -1;
+                memset(r->run, 0, in_run * sizeof *r->run); /* as below */
+                in_run = 0;
+            }
+            struct batch_decode out = {.notes = r->notes};
+            struct batch_event *end;
+            if (r->room(ctx, &out.into, &end, &out.streaming, &out.flows) == 0) {
+                size_t max = (size_t)(end - out.into);
+                if (max > TRACE_READ_RUN)
+                    max = TRACE_READ_RUN;
+                size_t n = event_decode_batch(&dec, &out, max, r->routines->count);
+                records += (uint32_t)n;
+                r->stats.events += n;
+                if (r->at)
+                    r->at->skip = records;
+                if (r->written(ctx, out.into + n, n - out.n_notes, out.writes, r->notes,
+                               out.n_notes, err) != 0)
+                    return -1;
+                if (n == max)
+                    continue;
+                goto general; /* a record the batches do not take */
+            }
+        }
         /* The common records, in runs, once no record is left to skip and a
          * thread is current. */
         if (r->batch && r->has_thread && records >= skip) {
@@ -142,6 +177,7 @@ static int read_events_block(struct reader *r, const uint8_t *payload, size_t le
                 continue;
             }
         }
+    general:;
         /* Decoded in place: copying a just-written event costs a stall. */
         struct event *evp = r->batch ? &r->run[in_run] : &one;
         *evp = (struct event){0};
@@ -340,6 +376,8 @@ int trace_read_stream(FILE *fp, const char *name, struct routine_table *routines
     struct reader r = {.path = name, .fp = fp, .routines = routines,
                        .at = options ? options->at : NULL,
                        .batch = options ? options->batch : NULL,
+                       .room = options && options->batch ? options->room : NULL,
+                       .written = options && options->batch ? options->written : NULL,
                        .sync = options ? options->sync : NULL,
                        .sync_ctx = options ? options->sync_ctx : NULL};
     int rc = read_blocks(&r, options ? options->from : NULL, sink, ctx, err);

@@ -16,6 +16,9 @@
 #include "trace/routine_table.h"
 #include "trace/sync_event.h"
 
+struct batch_event;
+struct flow_note;
+
 struct trace_stats {
     uint64_t sync_records;  /* not events: not in EVENTS */
     int has_sync;           /* the header says the trace may hold them */
@@ -55,6 +58,19 @@ struct trace_read_options {
     /* NULL, or where the events go, in runs of at most TRACE_READ_RUN and
      * never across a block, instead of the event sink. */
     event_batch_sink batch;
+    /* NULL, or (with BATCH) the common records of a version 4 trace are
+     * decoded straight into the batches of BATCH's consumer, with no
+     * struct event on the way: ROOM as struct trace_event_tap's
+     * access_room (trace_writer.h) gives room, or returns non-zero when
+     * the events must come through BATCH for now; WRITTEN then says where
+     * the read stopped, ACCESSES loads and stores of which WRITES stores,
+     * and the N_FLOWS calls, returns and costs among them (with ROOM's
+     * *FLOWS) in order; it may fail, which ends the read. Both get
+     * BATCH's context. */
+    int (*room)(void *ctx, struct batch_event **next, struct batch_event **end,
+                int *streaming, int *flows);
+    int (*written)(void *ctx, struct batch_event *next, uint64_t accesses, uint64_t writes,
+                   const struct flow_note *flows, size_t n_flows, struct trms_error *err);
     /* NULL, or where the sync records go, in order with the events
      * (trace/sync_event.h); without it they are passed over. */
     sync_sink sync;
