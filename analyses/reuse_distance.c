@@ -411,6 +411,26 @@ static ALWAYS_INLINE void to_front(struct reuse_distance *rd, unsigned r, unsign
 #endif
 }
 
+/* The front's line of rank RANK (in use, below REUSE_FRONT) comes to it:
+ * those of ranks below go one down, and its own becomes 0. Ranks are
+ * distinct, so the entry is the one holding RANK: the same splat finds it
+ * and bounds the others, with no load of ENTRY_MASK's row (no address to
+ * compute from the entry) on the path of every short reuse. A line from
+ * behind the front takes the place of the least recent line: rank
+ * REUSE_FRONT - 1. */
+static ALWAYS_INLINE void rank_to_front(struct reuse_distance *rd, unsigned rank)
+{
+#if defined(__SSE2__)
+    __m128i v = _mm_load_si128((const __m128i *)rd->front_rank);
+    __m128i splat = _mm_load_si128((const __m128i *)RANK_SPLAT[rank]);
+    __m128i below = _mm_cmpgt_epi8(splat, v), own = _mm_cmpeq_epi8(splat, v);
+    _mm_store_si128((__m128i *)rd->front_rank, _mm_andnot_si128(own, _mm_sub_epi8(v, below)));
+#else
+    for (unsigned i = 0; i < FRONT_RANKS; i++)
+        rd->front_rank[i] = rd->front_rank[i] == rank ? 0 : rd->front_rank[i] + (rd->front_rank[i] < rank);
+#endif
+}
+
 /* The entry of the front's least recent line (the front is full). */
 static ALWAYS_INLINE unsigned front_last(const struct reuse_distance *rd)
 {
@@ -462,7 +482,7 @@ static ALWAYS_INLINE uint64_t access_behind_front(struct reuse_distance *rd, uin
             count_far(rd, distance, defer);
         }
         rd->now = now + 1;
-        to_front(rd, r, REUSE_FRONT);
+        rank_to_front(rd, REUSE_FRONT - 1);
     }
     rd->front_line[r] = line;
     rd->front_slot[r] = slot;
@@ -505,7 +525,7 @@ static ALWAYS_INLINE uint64_t access_line(struct reuse_distance *rd, uint64_t li
      * to say (reuse_distance_span). */
     unsigned r = (unsigned)t & (REUSE_FRONT - 1), rank = rd->front_rank[r];
     rd->histogram[rank]++;
-    to_front(rd, r, rank);
+    rank_to_front(rd, rank);
     return rank;
 }
 
@@ -565,10 +585,13 @@ static ALWAYS_INLINE void prefetch_slot(const struct reuse_distance *rd,
                                         unsigned line_shift, uint64_t **ring, size_t p)
 {
     uint64_t *slot = NULL;
-    if (rd && is_load_or_store(ev))
-        slot = (uint64_t *)shadow_map_hint_recent(&rd->last, ev->value >> line_shift);
-    if (slot)
+    if (rd && is_load_or_store(ev)) {
+        /* (a stack's records are one word, never widened) */
+        slot = (uint64_t *)shadow_map_hint_recent_narrow(&rd->last, ev->value >> line_shift);
+        /* Untested: a prefetch never faults, and a NULL (a line of a chunk
+         * not yet found) is rare. */
         __builtin_prefetch(slot, 1);
+    }
     ring[p % SLOT_RING] = slot;
 }
 
