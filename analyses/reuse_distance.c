@@ -411,6 +411,26 @@ static ALWAYS_INLINE void to_front(struct reuse_distance *rd, unsigned r, unsign
 #endif
 }
 
+/* The front's line of rank RANK (in use, below REUSE_FRONT) comes to it:
+ * those of ranks below go one down, and its own becomes 0. Ranks are
+ * distinct, so the entry is the one holding RANK: the same splat finds it
+ * and bounds the others, with no load of ENTRY_MASK's row (no address to
+ * compute from the entry) on the path of every short reuse. A line from
+ * behind the front takes the place of the least recent line: rank
+ * REUSE_FRONT - 1. */
+static ALWAYS_INLINE void rank_to_front(struct reuse_distance *rd, unsigned rank)
+{
+#if defined(__SSE2__)
+    __m128i v = _mm_load_si128((const __m128i *)rd->front_rank);
+    __m128i splat = _mm_load_si128((const __m128i *)RANK_SPLAT[rank]);
+    __m128i below = _mm_cmpgt_epi8(splat, v), own = _mm_cmpeq_epi8(splat, v);
+    _mm_store_si128((__m128i *)rd->front_rank, _mm_andnot_si128(own, _mm_sub_epi8(v, below)));
+#else
+    for (unsigned i = 0; i < FRONT_RANKS; i++)
+        rd->front_rank[i] = rd->front_rank[i] == rank ? 0 : rd->front_rank[i] + (rd->front_rank[i] < rank);
+#endif
+}
+
 /* The entry of the front's least recent line (the front is full). */
 static ALWAYS_INLINE unsigned front_last(const struct reuse_distance *rd)
 {
@@ -462,7 +482,7 @@ static ALWAYS_INLINE uint64_t access_behind_front(struct reuse_distance *rd, uin
             count_far(rd, distance, defer);
         }
         rd->now = now + 1;
-        to_front(rd, r, REUSE_FRONT);
+        rank_to_front(rd, REUSE_FRONT - 1);
     }
     rd->front_line[r] = line;
     rd->front_slot[r] = slot;
@@ -495,7 +515,6 @@ static void decide_marks_ahead(struct reuse_distance *rd)
 static ALWAYS_INLINE uint64_t access_line(struct reuse_distance *rd, uint64_t line, int defer,
                                           uint64_t *known_slot)
 {
-    rd->accesses++;
     uint64_t *slot = known_slot ? known_slot : shadow_map_slot(&rd->last, line);
     uint64_t t = *slot;
     if (!(t & FRONT_RECORD))
@@ -505,18 +524,20 @@ static ALWAYS_INLINE uint64_t access_line(struct reuse_distance *rd, uint64_t li
      * to say (reuse_distance_span). */
     unsigned r = (unsigned)t & (REUSE_FRONT - 1), rank = rd->front_rank[r];
     rd->histogram[rank]++;
-    to_front(rd, r, rank);
+    rank_to_front(rd, rank);
     return rank;
 }
 
 void reuse_distance_access(struct reuse_distance *rd, uint64_t line)
 {
+    rd->accesses++;
     access_line(rd, line, 0, NULL);
     decide_marks_ahead(rd);
 }
 
 uint64_t reuse_distance_access_distance(struct reuse_distance *rd, uint64_t line)
 {
+    rd->accesses++;
     uint64_t distance = access_line(rd, line, 0, NULL);
     decide_marks_ahead(rd);
     return distance;
@@ -533,15 +554,19 @@ static ALWAYS_INLINE int is_load_or_store(const struct batch_event *ev)
 }
 
 /* A load or store: an access to every line it overlaps; SLOT, when not
- * NULL, is the first line's (found when it was asked for ahead). */
+ * NULL, is the first line's (found when it was asked for ahead). Counts
+ * the accesses to the lines after the first (rare); the caller counts the
+ * first (the global loop, a block's first lines at once). */
 static ALWAYS_INLINE void access_lines(struct reuse_distance *rd, const struct batch_event *ev,
                                        unsigned line_shift, uint64_t *slot)
 {
     uint64_t first = ev->value >> line_shift;
     uint64_t last = (ev->value + ev->size - 1) >> line_shift;
     access_line(rd, first, 1, slot);
-    for (uint64_t line = first + 1; line <= last; line++)
+    for (uint64_t line = first + 1; line <= last; line++) {
+        rd->accesses++;
         access_line(rd, line, 1, NULL);
+    }
 }
 
 /* The slots of the lines asked for ahead, by event position: each is
@@ -565,10 +590,13 @@ static ALWAYS_INLINE void prefetch_slot(const struct reuse_distance *rd,
                                         unsigned line_shift, uint64_t **ring, size_t p)
 {
     uint64_t *slot = NULL;
-    if (rd && is_load_or_store(ev))
-        slot = (uint64_t *)shadow_map_hint_recent(&rd->last, ev->value >> line_shift);
-    if (slot)
+    if (rd && is_load_or_store(ev)) {
+        /* (a stack's records are one word, never widened) */
+        slot = (uint64_t *)shadow_map_hint_recent_narrow(&rd->last, ev->value >> line_shift);
+        /* Untested: a prefetch never faults, and a NULL (a line of a chunk
+         * not yet found) is rare. */
         __builtin_prefetch(slot, 1);
+    }
     ring[p % SLOT_RING] = slot;
 }
 
@@ -587,25 +615,62 @@ static ALWAYS_INLINE void prefetch_marks(const struct reuse_distance *rd, const 
     __builtin_prefetch(&rd->counts[2][t >> entry_shift(2)], 1);
 }
 
-/* One event of the global loop at I; 0 where it stops (STOP). MARKS: the
- * marks are asked for ahead; TAIL: the last PREFETCH_AHEAD events, whose
- * lookahead runs past the batch (the loop apart, so that the events before
- * them test nothing for it). */
-static ALWAYS_INLINE int global_event(struct reuse_distance *rd,
-                                      const struct batch_event *events, size_t i, size_t n,
-                                      unsigned line_shift, uint32_t stop, uint64_t **ring,
-                                      int marks, int tail)
+/* The global loop gathers the loads and stores of ACCESS_BLOCK events at a
+ * time (their places, with no branch on an event's type), then runs them
+ * with the lookahead counted in gathered accesses: a call, return or cost
+ * among the loads and stores made the test of an event's type a
+ * mispredicted branch, twice (once for the lookahead, once for the
+ * access). The last PREFETCH_AHEAD gathered wait for the next block, so
+ * that the lookahead runs on across blocks. */
+#define ACCESS_BLOCK 256
+
+struct gathered {
+    const struct batch_event *ev[PREFETCH_AHEAD + ACCESS_BLOCK];
+    /* the ring's slots, by place: [0, PREFETCH_AHEAD) NULL at first, the
+     * others asked for when the access PREFETCH_AHEAD before runs */
+    uint64_t *slot[PREFETCH_AHEAD + ACCESS_BLOCK];
+    size_t n;
+};
+
+/* The record of the access EV, asked for ahead (NULL: its chunk is not
+ * found yet, looked up at the access). */
+static ALWAYS_INLINE uint64_t *slot_ahead(const struct reuse_distance *rd,
+                                          const struct batch_event *ev, unsigned line_shift)
 {
-    const struct batch_event *ev = &events[i];
-    if (!tail || i + PREFETCH_AHEAD < n)
-        prefetch_slot(rd, &events[i + PREFETCH_AHEAD], line_shift, ring, i + PREFETCH_AHEAD);
-    if (marks && (!tail || i + PREFETCH_AHEAD / 2 < n))
-        prefetch_marks(rd, ring[(i + PREFETCH_AHEAD / 2) % SLOT_RING]);
-    if (!is_load_or_store(ev))
-        /* the kernel's accesses are no reuse */
-        return !(ev->type == EVENT_THREAD && (stop == REUSE_STOP_ANY || ev->size == stop));
-    access_lines(rd, ev, line_shift, ring[i % SLOT_RING]);
-    return 1;
+    /* (a stack's records are one word, never widened) */
+    uint64_t *slot =
+        (uint64_t *)shadow_map_hint_recent_narrow(&rd->last, ev->value >> line_shift);
+    __builtin_prefetch(slot, 1); /* untested: a prefetch never faults */
+    return slot;
+}
+
+/* Runs the gathered accesses [0, END), the lookahead within G->n. */
+static ALWAYS_INLINE void run_gathered(struct reuse_distance *rd, struct gathered *g, size_t end,
+                                       unsigned line_shift, int marks)
+{
+    size_t full = g->n > PREFETCH_AHEAD ? g->n - PREFETCH_AHEAD : 0;
+    if (full > end)
+        full = end;
+    rd->accesses += end; /* their first lines; access_lines counts the others */
+    /* (by pointer, with the slots at a constant offset: no index to keep) */
+    const struct batch_event **ev = g->ev, **ev_full = g->ev + full, **ev_end = g->ev + end;
+    uint64_t **slot = g->slot;
+    for (; ev < ev_full; ev++, slot++) {
+        slot[PREFETCH_AHEAD] = slot_ahead(rd, ev[PREFETCH_AHEAD], line_shift);
+        if (marks)
+            prefetch_marks(rd, slot[PREFETCH_AHEAD / 2]);
+        access_lines(rd, *ev, line_shift, *slot);
+    }
+    for (; ev < ev_end; ev++, slot++) { /* the last ones: no lookahead past G->n */
+        if (marks && (size_t)(ev - g->ev) + PREFETCH_AHEAD / 2 < g->n)
+            prefetch_marks(rd, slot[PREFETCH_AHEAD / 2]);
+        access_lines(rd, *ev, line_shift, *slot);
+    }
+}
+
+static ALWAYS_INLINE int stops_at(const struct batch_event *ev, uint32_t stop)
+{
+    return ev->type == EVENT_THREAD && (stop == REUSE_STOP_ANY || ev->size == stop);
 }
 
 /* The global loop, once asking for marks ahead and once not: whether it
@@ -615,16 +680,29 @@ static ALWAYS_INLINE size_t global_events(struct reuse_distance *rd,
                                           const struct batch_event *events, size_t n,
                                           unsigned line_shift, uint32_t stop, int marks)
 {
-    uint64_t *ring[SLOT_RING];
-    clear_slot_ring(ring, n);
-    size_t i = 0, ahead = n > PREFETCH_AHEAD ? n - PREFETCH_AHEAD : 0;
-    for (; i < ahead; i++)
-        if (!global_event(rd, events, i, n, line_shift, stop, ring, marks, 0))
-            goto stopped;
-    for (; i < n; i++)
-        if (!global_event(rd, events, i, n, line_shift, stop, ring, marks, 1))
-            goto stopped;
-stopped:
+    struct gathered g;
+    g.n = 0;
+    for (size_t k = 0; k < PREFETCH_AHEAD; k++)
+        g.slot[k] = NULL;
+    size_t i = 0;
+    int last = 0;
+    while (!last) {
+        size_t e = n - i > ACCESS_BLOCK ? i + ACCESS_BLOCK : n;
+        for (; i < e; i++) {
+            const struct batch_event *ev = &events[i];
+            if (__builtin_expect(stops_at(ev, stop), 0))
+                break;
+            g.ev[g.n] = ev;
+            g.n += is_load_or_store(ev); /* the kernel's accesses are no reuse */
+        }
+        last = i < e || i == n;
+        size_t end = last ? g.n : g.n > PREFETCH_AHEAD ? g.n - PREFETCH_AHEAD : 0;
+        run_gathered(rd, &g, end, line_shift, marks);
+        /* (the rest, their slots asked for already, wait at the start) */
+        memmove(g.ev, g.ev + end, (g.n - end) * sizeof *g.ev);
+        memmove(g.slot, g.slot + end, (g.n - end) * sizeof *g.slot);
+        g.n -= end;
+    }
     count_pending(rd);
     decide_marks_ahead(rd);
     return i;
@@ -700,6 +778,7 @@ static ALWAYS_INLINE size_t thread_events(struct reuse_distance *const *stacks, 
         }
         if (!rd || !is_load_or_store(ev))
             continue; /* no thread yet; the kernel's accesses */
+        rd->accesses++;
         access_lines(rd, ev, line_shift, ring[i % SLOT_RING]);
     }
     *current = cur;

@@ -170,6 +170,20 @@ static ALWAYS_INLINE const uint64_t *shadow_map_hint_recent(const struct shadow_
     return shadow_map_hint(map, index);
 }
 
+/* The same for a map of one-word records whose chunks are never widened
+ * (the reuse stack's): a chunk's address is then its record array, so a
+ * record in the chunk cache costs a mask and an add (no width to apply),
+ * and is never NULL. */
+static ALWAYS_INLINE const uint64_t *shadow_map_hint_recent_narrow(const struct shadow_map *map,
+                                                                   uint64_t index)
+{
+    uint64_t number = index >> SHADOW_CHUNK_BITS;
+    const struct shadow_cache_entry *e = &map->cache[number % SHADOW_CACHE_WAYS];
+    if (e->number == number)
+        return (const uint64_t *)e->chunk + (index & (SHADOW_CHUNK_CELLS - 1));
+    return shadow_map_hint(map, index);
+}
+
 /* Asks the caches for cell INDEX's record ahead of its use (see
  * shadow_map_hint). */
 static ALWAYS_INLINE void shadow_map_prefetch(const struct shadow_map *map, uint64_t index)

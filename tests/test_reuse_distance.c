@@ -13,6 +13,10 @@
  *  - the batch path (reuse_distance_events: lines asked for ahead, far
  *    distances counted later in bursts, stops at thread events) against
  *    one access at a time;
+ *  - the batch path over long runs (its loads and stores gathered in
+ *    blocks, the lookahead carried from block to block), calls, returns,
+ *    costs and kernel writes among them from none to nearly all, in a
+ *    stack narrow and one wide enough to ask for its marks ahead;
  *  - a copy (the per-thread stack forked from the global one) that goes on
  *    exactly as the original. */
 #include <stdlib.h>
@@ -146,6 +150,66 @@ static void batch_path(uint64_t window, uint64_t seed, int spread)
     free(s);
 }
 
+/* The batch path over long runs (no stop, or a rare one), where the
+ * loads and stores are gathered in blocks and the lookahead carries over
+ * from block to block: phases of loads and stores only, of calls, costs
+ * and kernel writes among them one in a few, of long runs of those alone
+ * (blocks that gather nothing) and of loads and stores one in many
+ * (blocks that gather fewer than the lookahead), against one line at a
+ * time. WIDTH: wide enough, with far reuses, for the stack to ask for its
+ * marks ahead (AHEAD counts that it did, after some batch). */
+static void batch_runs(uint64_t window, uint64_t seed, size_t n, uint64_t width, int spread,
+                       int *ahead)
+{
+    enum { SHIFT = 6 };
+    uint64_t *s = make_stream(seed, n, width);
+    if (spread)
+        for (size_t i = 0; i < n; i++)
+            s[i] = spread_line(s[i]);
+    struct batch_event *ev = xmalloc(n * sizeof *ev);
+    uint64_t state = seed;
+    static const unsigned others_in_64[] = {0, 8, 64, 60}; /* by phase */
+    for (size_t i = 0; i < n; i++) {
+        unsigned phase = (unsigned)(i / 1000 % 4);
+        uint64_t kind = random_below(&state, 64);
+        if (kind < others_in_64[phase]) {
+            static const uint8_t other[] = {EVENT_CALL, EVENT_RETURN, EVENT_COST, EVENT_KWRITE};
+            ev[i] = (struct batch_event){.type = other[kind % 4], .value = s[i] << SHIFT,
+                                         .size = 8};
+        } else if (random_below(&state, 5000) == 0) {
+            ev[i] = (struct batch_event){.type = EVENT_THREAD, .size = 5}; /* the rare stop */
+        } else {
+            ev[i] = (struct batch_event){.type = kind & 1 ? EVENT_READ : EVENT_WRITE,
+                                         .value = (s[i] << SHIFT) + random_below(&state, 64),
+                                         .size = (uint32_t)(1 + random_below(&state, 100))};
+        }
+    }
+    struct reuse_distance *batch = reuse_distance_new(window), *single = reuse_distance_new(window);
+    unsigned asking = 0;
+    reuse_distance_count_ahead(batch, &asking);
+    for (size_t i = 0; i < n;) {
+        /* batches of a few thousand events, or the whole rest */
+        size_t len = seed & 1 ? n - i : 1 + random_below(&state, 6000);
+        if (len > n - i)
+            len = n - i;
+        uint32_t stop = random_below(&state, 2) ? 5 : REUSE_STOP_NEVER;
+        size_t at = reuse_distance_events(batch, ev + i, len, SHIFT, stop);
+        CHECK(at == len || (ev[i + at].type == EVENT_THREAD && stop == 5));
+        for (size_t k = i; k < i + at; k++)
+            if (ev[k].type == EVENT_READ || ev[k].type == EVENT_WRITE)
+                for (uint64_t l = ev[k].value >> SHIFT;
+                     l <= (ev[k].value + ev[k].size - 1) >> SHIFT; l++)
+                    reuse_distance_access(single, l);
+        i += at + (at < len); /* past the stop */
+        *ahead |= asking > 0;
+    }
+    CHECK(same_stacks(batch, single));
+    reuse_distance_free(batch);
+    reuse_distance_free(single);
+    free(ev);
+    free(s);
+}
+
 int main(void)
 {
 #ifdef REUSE_GROUP_BITS /* built with small groups: every level within reach */
@@ -158,6 +222,14 @@ int main(void)
         against_naive(windows[w], 11 + w, 150000, 40000);   /* far ones, many lines */
         batch_path(windows[w], 21 + w, 0);
         batch_path(windows[w], 31 + w, 1);
+        int ahead = 0;
+        batch_runs(windows[w], 40 + w, 200000, 2000, w & 1, &ahead);
+        batch_runs(windows[w], 51 + w, 200000, 2000, 0, &ahead);
     }
+    /* a stack wide enough to ask for its marks ahead */
+    int ahead = 0;
+    batch_runs(0, 61, 2000000, 400000, 0, &ahead);
+    batch_runs(0, 62, 2000000, 400000, 1, &ahead);
+    CHECK(ahead);
     return check_report("test_reuse_distance");
 }
