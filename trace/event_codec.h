@@ -187,24 +187,28 @@ static inline size_t event_encode_load_store(struct event_encoder *enc, uint16_t
     unsigned k = access_slot_of(addr);
     struct access_slot *slot = &enc->slots[k];
     uint64_t zigzag = event_address_zigzag(slot->end, addr);
-    int same_size = size == slot->size;
+    uint64_t prev_size = slot->size;
     slot->end = addr + size;
     slot->size = size;
-    uint8_t shortform = (uint8_t)(opcodes >> 8);
-    if (same_size && zigzag < SLOT_SHORT_ZIGZAG_LIMIT) {
+    unsigned shortform = (unsigned)opcodes >> 8;
+    /* One test of the size decides both the short form and the size
+     * record; Q moves on with what is written (no count to keep). */
+    uint8_t *q = dst;
+    if (size != prev_size) {
+        *q++ = (uint8_t)opcodes;
+    } else if (zigzag < SLOT_SHORT_ZIGZAG_LIMIT) {
         *dst = (uint8_t)(shortform | k << 2 | zigzag);
         return 1;
     }
-    size_t n = 0;
-    if (!same_size)
-        dst[n++] = (uint8_t)opcodes;
-    /* The kind bit moves from bit 6 of the short form to bit 4. */
-    dst[n++] = (uint8_t)(OP_SLOT_ACCESS | (shortform & 0x40u) >> 2 | k);
+    /* The long form's opcode from the short form's: 0x80 | kind << 6 shifted
+     * is 0x20 | kind << 4, plus 0x20 is 0x40 | kind << 4 (the kind bit moves
+     * from bit 6 to bit 4; two instructions, not four). */
+    *q++ = (uint8_t)(((shortform >> 2) + (OP_SLOT_ACCESS - (OP_SLOT_SHORT >> 2))) | k);
     if (zigzag < 0x80) {
-        dst[n] = (uint8_t)zigzag;
-        return n + 1;
+        *q = (uint8_t)zigzag;
+        return (size_t)(q - dst) + 1;
     }
-    return n + put_varint(dst + n, zigzag);
+    return (size_t)(q - dst) + put_varint(q, zigzag);
 }
 
 /* Encodes an access of TYPE (event_is_access) at DST, EVENT_RECORD_MAX
