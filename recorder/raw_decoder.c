@@ -304,8 +304,8 @@ static ALWAYS_INLINE size_t access_loop(const uint64_t *w, size_t i, size_t stop
         uint64_t fast = table[op_and_sub];
         if (fast == 0)
             break;
-        p += event_encode_load_store(enc, (uint16_t)(fast >> FAST_OPCODES_SHIFT),
-                                     raw_word_low(word), op_and_sub & RAW_SUB_MASK, p);
+        p = event_put_load_store(enc, (uint16_t)(fast >> FAST_OPCODES_SHIFT),
+                                 raw_word_low(word), op_and_sub & RAW_SUB_MASK, p);
         ops += op_and_sub >> RAW_OP_SHIFT;
         if (copy == COPY_BATCH)
             batch_event_store_halves(&slot[i], raw_word_low(word), FAST_BATCH_HIGH(fast),

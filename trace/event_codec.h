@@ -179,10 +179,10 @@ static inline uint16_t event_load_store_opcodes(enum event_type type, uint64_t s
 
 /* Encodes a read or write of OPCODES (event_load_store_opcodes) at DST
  * (LOAD_STORE_RECORD_MAX bytes available): one byte when the short form
- * holds it. Returns bytes used. Inline: the recorder writes hundreds of
- * millions of these. */
-static inline size_t event_encode_load_store(struct event_encoder *enc, uint16_t opcodes,
-                                             uint64_t addr, uint64_t size, uint8_t *dst)
+ * holds it. Returns the end of the record (a loop that moves on by it adds
+ * no length). Inline: the recorder writes hundreds of millions of these. */
+static inline uint8_t *event_put_load_store(struct event_encoder *enc, uint16_t opcodes,
+                                            uint64_t addr, uint64_t size, uint8_t *dst)
 {
     unsigned k = access_slot_of(addr);
     struct access_slot *slot = &enc->slots[k];
@@ -197,8 +197,8 @@ static inline size_t event_encode_load_store(struct event_encoder *enc, uint16_t
     if (size != prev_size) {
         *q++ = (uint8_t)opcodes;
     } else if (zigzag < SLOT_SHORT_ZIGZAG_LIMIT) {
-        *dst = (uint8_t)(shortform | k << 2 | zigzag);
-        return 1;
+        *q = (uint8_t)(shortform | k << 2 | zigzag);
+        return q + 1;
     }
     /* The long form's opcode from the short form's: 0x80 | kind << 6 shifted
      * is 0x20 | kind << 4, plus 0x20 is 0x40 | kind << 4 (the kind bit moves
@@ -206,9 +206,16 @@ static inline size_t event_encode_load_store(struct event_encoder *enc, uint16_t
     *q++ = (uint8_t)(((shortform >> 2) + (OP_SLOT_ACCESS - (OP_SLOT_SHORT >> 2))) | k);
     if (zigzag < 0x80) {
         *q = (uint8_t)zigzag;
-        return (size_t)(q - dst) + 1;
+        return q + 1;
     }
-    return (size_t)(q - dst) + put_varint(q, zigzag);
+    return q + put_varint(q, zigzag);
+}
+
+/* event_put_load_store, returning the bytes used. */
+static inline size_t event_encode_load_store(struct event_encoder *enc, uint16_t opcodes,
+                                             uint64_t addr, uint64_t size, uint8_t *dst)
+{
+    return (size_t)(event_put_load_store(enc, opcodes, addr, size, dst) - dst);
 }
 
 /* Encodes an access of TYPE (event_is_access) at DST, EVENT_RECORD_MAX
