@@ -35,7 +35,7 @@ struct raw_decoder {
     int started;        /* the magic word was seen */
     uint32_t source;    /* RAW_KSOURCE: the channel of the kernel writes at hand */
     struct record_window *window;   /* NULL: every event is written */
-    uint16_t fast_opcodes[OP_AND_SUB_VALUES];
+    uint64_t fast[OP_AND_SUB_VALUES];   /* fill_fast_table */
 };
 
 static int emit(void *ctx, const struct event *ev, struct trms_error *err)
@@ -229,16 +229,23 @@ static int record(struct raw_decoder *d, const uint64_t *w, struct trms_error *e
     }
 }
 
-/* The trace opcodes (event_load_store_opcodes) of each load and store the
- * hot loop encodes, 0 for the rest (no bytes, or a size the record must
- * spell out): the general path takes those. The struct is calloc'ed. */
-static void fill_fast_opcodes(uint16_t *opcodes)
+/* What the hot loop needs of each load and store it encodes, in one load
+ * by the word's low 16 bits: the high half of its batch event
+ * (batch_event_high: size, type, every shard) in bits 0..47 and its trace
+ * opcodes (event_load_store_opcodes) above. 0 for the rest (no bytes, or
+ * a size the record must spell out): the general path takes those. The
+ * struct is calloc'ed. */
+#define FAST_OPCODES_SHIFT 48
+#define FAST_BATCH_HIGH(fast) ((fast) << 16 >> 16)
+static void fill_fast_table(uint64_t *fast)
 {
     static const enum event_type types[] = {[RAW_READ] = EVENT_READ, [RAW_WRITE] = EVENT_WRITE};
     for (uint64_t op = RAW_READ; op <= RAW_WRITE; op++)
         for (uint64_t size = 1; size <= RAW_MAX_ACCESS; size++)
             if (event_size_class(size) != EVENT_SIZE_FOLLOWS)
-                opcodes[op << RAW_OP_SHIFT | size] = event_load_store_opcodes(types[op], size);
+                fast[op << RAW_OP_SHIFT | size] =
+                    batch_event_high((uint32_t)size, (uint8_t)types[op], 0xff) |
+                    (uint64_t)event_load_store_opcodes(types[op], size) << FAST_OPCODES_SHIFT;
 }
 
 _Static_assert(RAW_READ == 1 && RAW_WRITE == 2, "the hot loop counts writes by opcode sum");
@@ -255,7 +262,7 @@ static size_t skip_access_run(struct raw_decoder *d, const uint64_t *w, size_t n
 {
     size_t i = 0;
     uint64_t ops = 0;
-    for (; i < n && d->fast_opcodes[OP_AND_SUB(w[i])]; i++)
+    for (; i < n && d->fast[OP_AND_SUB(w[i])]; i++)
         ops += OP_AND_SUB(w[i]) >> RAW_OP_SHIFT;
     record_window_left_out(d->window, EVENT_READ, i - (ops - i));
     record_window_left_out(d->window, EVENT_WRITE, ops - i);
@@ -273,19 +280,74 @@ enum access_copy {
     COPY_BATCH,     /* straight into the tap's batches (trace_writer_access_room) */
 };
 
-/* A load or store as the analysis's batches hold it (analyses/batch_event.h),
- * from its raw word's op and size: {addr, size, type, shards 0xff}. */
-_Static_assert(EVENT_READ == RAW_READ + 2 && EVENT_WRITE == RAW_WRITE + 2,
-               "a batch event's type is its raw op plus two");
-static ALWAYS_INLINE void put_batch_access(struct batch_event *slot, uint64_t op_and_sub,
-                                           uint64_t addr, int streaming)
+/* Where the hot loop's encoding stands: the next trace byte and the sum of
+ * the opcodes taken (one per read, two per write). */
+struct access_loop {
+    uint8_t *p;
+    uint64_t ops;
+};
+
+/* The hot loop proper: encodes W[I..STOP) at S->p while they are loads and
+ * stores it takes, each also copied as COPY says (COPY_BATCH: to SLOT[i];
+ * COPY_EVENTS: to OUT[i - I]); returns where it stopped. */
+static ALWAYS_INLINE size_t access_loop(const uint64_t *w, size_t i, size_t stop,
+                                        const uint64_t *table, struct event_encoder *enc,
+                                        struct access_loop *s, enum access_copy copy,
+                                        struct batch_event *slot, int streaming,
+                                        struct event *out)
 {
-    batch_event_store(slot,
-                      (struct batch_event){.value = addr,
-                                           .size = (uint32_t)(op_and_sub & RAW_SUB_MASK),
-                                           .type = (uint8_t)((op_and_sub >> RAW_OP_SHIFT) + 2),
-                                           .shards = 0xff},
-                      streaming);
+    uint8_t *p = s->p;
+    uint64_t ops = s->ops;
+    for (size_t from = i; i < stop; i++) {
+        uint64_t word = w[i];  /* once: the stores below may alias W */
+        uint64_t op_and_sub = OP_AND_SUB(word);
+        uint64_t fast = table[op_and_sub];
+        if (fast == 0)
+            break;
+        p = event_put_load_store(enc, (uint16_t)(fast >> FAST_OPCODES_SHIFT),
+                                 raw_word_low(word), op_and_sub & RAW_SUB_MASK, p);
+        ops += op_and_sub >> RAW_OP_SHIFT;
+        if (copy == COPY_BATCH)
+            batch_event_store_halves(&slot[i], raw_word_low(word), FAST_BATCH_HIGH(fast),
+                                     streaming);
+        if (copy == COPY_EVENTS)
+            out[i - from] = (struct event){
+                .type = (op_and_sub >> RAW_OP_SHIFT) == RAW_READ ? EVENT_READ : EVENT_WRITE,
+                .addr = raw_word_low(word), .size = op_and_sub & RAW_SUB_MASK};
+    }
+    s->p = p;
+    s->ops = ops;
+    return i;
+}
+
+/* One function for each way of copying, kept out of raw_decoder_feed: its
+ * register allocation is the loop's own (fewer instructions an access as
+ * measured; GCC still reloads W, the table and the encoder from the stack,
+ * and a pointer-walking loop was no better). */
+#define ACCESS_LOOP_ARGS                                                                     \
+    const uint64_t *w, size_t i, size_t stop, const uint64_t *table,                         \
+        struct event_encoder *enc, struct access_loop *s, struct batch_event *slot,          \
+        struct event *out
+static __attribute__((noinline)) size_t loop_plain(ACCESS_LOOP_ARGS)
+{
+    (void)slot;
+    (void)out;
+    return access_loop(w, i, stop, table, enc, s, COPY_NONE, NULL, 0, NULL);
+}
+static __attribute__((noinline)) size_t loop_events(ACCESS_LOOP_ARGS)
+{
+    (void)slot;
+    return access_loop(w, i, stop, table, enc, s, COPY_EVENTS, NULL, 0, out);
+}
+static __attribute__((noinline)) size_t loop_stream(ACCESS_LOOP_ARGS)
+{
+    (void)out;
+    return access_loop(w, i, stop, table, enc, s, COPY_BATCH, slot, 1, NULL);
+}
+static __attribute__((noinline)) size_t loop_store(ACCESS_LOOP_ARGS)
+{
+    (void)out;
+    return access_loop(w, i, stop, table, enc, s, COPY_BATCH, slot, 0, NULL);
 }
 
 /* The hot loop, with COPY of each access (a constant where it is inlined;
@@ -299,51 +361,43 @@ static ALWAYS_INLINE size_t encode_access_run(struct raw_decoder *d, const uint6
     struct trace_window win;
     if (trace_writer_open_window(d->writer, &win, err) != 0)
         return SIZE_MAX;
-    uint8_t *p = win.next;
+    struct access_loop s = {.p = win.next, .ops = 0};
     size_t i = 0, k = 0;
-    uint64_t ops = 0;   /* sum of the opcodes: one per read, two per write */
     int failed = 0;
     struct event run[tapped ? TAP_RUN : 1];
-    while (i < n && p < win.end) {
+    while (i < n && s.p < win.end) {
         /* As many records as surely start in the window: no room check
          * inside (nor a full run for the tap). */
-        size_t chunk = (size_t)(win.end - p) / FAST_RECORD_MAX + 1;
+        size_t chunk = (size_t)(win.end - s.p) / FAST_RECORD_MAX + 1;
         if (tapped && chunk > TAP_RUN - k)
             chunk = TAP_RUN - k;
         size_t stop = n - i < chunk ? n : i + chunk;
-        for (; i < stop; i++) {
-            uint64_t word = w[i];  /* once: the stores below may alias W */
-            uint64_t op_and_sub = OP_AND_SUB(word);
-            uint16_t opcodes = d->fast_opcodes[op_and_sub];
-            if (opcodes == 0)
-                goto done;
-            p += event_encode_load_store(win.encoder, opcodes, raw_word_low(word),
-                                         op_and_sub & RAW_SUB_MASK, p);
-            ops += op_and_sub >> RAW_OP_SHIFT;
-            if (copy == COPY_BATCH)
-                put_batch_access(slot++, op_and_sub, raw_word_low(word), streaming);
-            if (tapped)
-                run[k++] = (struct event){
-                    .type = (op_and_sub >> RAW_OP_SHIFT) == RAW_READ ? EVENT_READ : EVENT_WRITE,
-                    .addr = raw_word_low(word), .size = op_and_sub & RAW_SUB_MASK};
-        }
+        size_t from = i;
+        i = (copy == COPY_NONE    ? loop_plain
+             : copy == COPY_EVENTS ? loop_events
+             : streaming           ? loop_stream
+                                   : loop_store)(w, i, stop, d->fast, win.encoder, &s, slot,
+                                                 &run[k]);
+        if (tapped)
+            k += i - from;
+        if (i < stop)
+            break;
         if (tapped && k == TAP_RUN) {
             if (trace_writer_tap(d->writer, run, k, err) != 0) {
                 failed = 1;
-                goto done;
+                break;
             }
             k = 0;
         }
     }
-done:
-    win.next = p;
+    win.next = s.p;
     trace_writer_close_window(d->writer, &win, (uint32_t)i);
     if (tapped && !failed && trace_writer_tap(d->writer, run, k, err) != 0)
         failed = 1;
     if (copy == COPY_BATCH)
-        trace_writer_accesses_written(d->writer, slot, i, ops - i);
-    d->summary->events[EVENT_READ] += i - (ops - i);
-    d->summary->events[EVENT_WRITE] += ops - i;
+        trace_writer_accesses_written(d->writer, slot + i, i, s.ops - i);
+    d->summary->events[EVENT_READ] += i - (s.ops - i);
+    d->summary->events[EVENT_WRITE] += s.ops - i;
     d->summary->words += i;
     if (d->window)
         record_window_wrote(d->window, i);
@@ -401,7 +455,7 @@ struct raw_decoder *raw_decoder_new(struct trace_writer *writer, struct routine_
     d->writer = writer;
     d->routines = routines;
     u64map_init(&d->threads);
-    fill_fast_opcodes(d->fast_opcodes);
+    fill_fast_table(d->fast);
     call_tracker_init(&d->tracker, routines, cb->classify, cb->ctx, emit, d);
     return d;
 }

@@ -179,32 +179,43 @@ static inline uint16_t event_load_store_opcodes(enum event_type type, uint64_t s
 
 /* Encodes a read or write of OPCODES (event_load_store_opcodes) at DST
  * (LOAD_STORE_RECORD_MAX bytes available): one byte when the short form
- * holds it. Returns bytes used. Inline: the recorder writes hundreds of
- * millions of these. */
-static inline size_t event_encode_load_store(struct event_encoder *enc, uint16_t opcodes,
-                                             uint64_t addr, uint64_t size, uint8_t *dst)
+ * holds it. Returns the end of the record (a loop that moves on by it adds
+ * no length). Inline: the recorder writes hundreds of millions of these. */
+static inline uint8_t *event_put_load_store(struct event_encoder *enc, uint16_t opcodes,
+                                            uint64_t addr, uint64_t size, uint8_t *dst)
 {
     unsigned k = access_slot_of(addr);
     struct access_slot *slot = &enc->slots[k];
     uint64_t zigzag = event_address_zigzag(slot->end, addr);
-    int same_size = size == slot->size;
+    uint64_t prev_size = slot->size;
     slot->end = addr + size;
     slot->size = size;
-    uint8_t shortform = (uint8_t)(opcodes >> 8);
-    if (same_size && zigzag < SLOT_SHORT_ZIGZAG_LIMIT) {
-        *dst = (uint8_t)(shortform | k << 2 | zigzag);
-        return 1;
+    unsigned shortform = (unsigned)opcodes >> 8;
+    /* One test of the size decides both the short form and the size
+     * record; Q moves on with what is written (no count to keep). */
+    uint8_t *q = dst;
+    if (size != prev_size) {
+        *q++ = (uint8_t)opcodes;
+    } else if (zigzag < SLOT_SHORT_ZIGZAG_LIMIT) {
+        *q = (uint8_t)(shortform | k << 2 | zigzag);
+        return q + 1;
     }
-    size_t n = 0;
-    if (!same_size)
-        dst[n++] = (uint8_t)opcodes;
-    /* The kind bit moves from bit 6 of the short form to bit 4. */
-    dst[n++] = (uint8_t)(OP_SLOT_ACCESS | (shortform & 0x40u) >> 2 | k);
+    /* The long form's opcode from the short form's: 0x80 | kind << 6 shifted
+     * is 0x20 | kind << 4, plus 0x20 is 0x40 | kind << 4 (the kind bit moves
+     * from bit 6 to bit 4; two instructions, not four). */
+    *q++ = (uint8_t)(((shortform >> 2) + (OP_SLOT_ACCESS - (OP_SLOT_SHORT >> 2))) | k);
     if (zigzag < 0x80) {
-        dst[n] = (uint8_t)zigzag;
-        return n + 1;
+        *q = (uint8_t)zigzag;
+        return q + 1;
     }
-    return n + put_varint(dst + n, zigzag);
+    return q + put_varint(q, zigzag);
+}
+
+/* event_put_load_store, returning the bytes used. */
+static inline size_t event_encode_load_store(struct event_encoder *enc, uint16_t opcodes,
+                                             uint64_t addr, uint64_t size, uint8_t *dst)
+{
+    return (size_t)(event_put_load_store(enc, opcodes, addr, size, dst) - dst);
 }
 
 /* Encodes an access of TYPE (event_is_access) at DST, EVENT_RECORD_MAX
