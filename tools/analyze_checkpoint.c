@@ -4,7 +4,9 @@
  *   u64: trace_bytes head_crc tail_crc meta_crc
  *   u64: offset skip events blocks routines thread has_thread (the read)
  *   u64: events the analysis has had
- *   u64:routines, per routine u64:addr u64:(name length + 1, 0 = none) name */
+ *   u64:routines, per routine u64:addr u64:(name length + 1, 0 = none) name:
+ *       every routine defined up to the position, those before its block
+ *       (the read's own count) first */
 #include "tools/analyze_checkpoint.h"
 
 #include <errno.h>
@@ -99,8 +101,10 @@ int analyze_checkpoint_save(struct result_store *s, const struct result_key *key
     state_put_u64(&w, id->meta_crc);
     put_position(&w, at);
     state_put_u64(&w, events);
-    state_put_u64(&w, at->routines);
-    for (uint64_t i = 0; i < at->routines && i < routines->count; i++) {
+    /* All of them: the analysis may name a routine its block defined
+     * before the position, which a resumed read defines again. */
+    state_put_u64(&w, routines->count);
+    for (uint64_t i = 0; i < routines->count; i++) {
         const struct routine *rt = &routines->items[i];
         size_t len = rt->name ? strlen(rt->name) : 0;
         state_put_u64(&w, rt->addr);
@@ -180,10 +184,12 @@ int analyze_checkpoint_load(struct result_store *s, const struct result_key *key
                        "it changed");
     else
         rc = 0;
+    struct routine_table known; /* up to the position */
+    routine_table_init(&known);
     if (rc == 0) {
         get_position(&r, &point->from);
         point->events = state_get_u64(&r);
-        if (load_routines(&r, routines) != 0 || routines->count != point->from.routines) {
+        if (load_routines(&r, &known) != 0 || known.count < point->from.routines) {
             error_set(err, "the checkpoint is damaged (%s)",
                       r.error ? r.error : "routines do not add up");
             rc = -1;
@@ -191,7 +197,7 @@ int analyze_checkpoint_load(struct result_store *s, const struct result_key *key
     }
     if (rc == 0) {
         struct trms_error inner;
-        point->analysis = analysis_load(&r, threads, routines->count, &inner);
+        point->analysis = analysis_load(&r, threads, known.count, &inner);
         if (point->analysis && state_reader_finish(&r) != 0) {
             snprintf(inner.message, sizeof inner.message, "%s", r.error);
             analysis_free(point->analysis);
@@ -202,6 +208,15 @@ int analyze_checkpoint_load(struct result_store *s, const struct result_key *key
             rc = -1;
         }
     }
+    /* The read starts with those before the position's block and defines
+     * the rest again. */
+    for (uint64_t i = 0; rc == 0 && i < point->from.routines; i++) {
+        const struct routine *rt = &known.items[i];
+        uint32_t index;
+        (void)routine_table_append(routines, rt->name, rt->name ? strlen(rt->name) : 0, rt->addr,
+                                   &index); /* fewer than known held */
+    }
+    routine_table_free(&known);
     checkpoint_load_close(c);
     return rc;
 }

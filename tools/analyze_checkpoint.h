@@ -4,7 +4,8 @@
  * A checkpoint holds which recording it belongs to (its event trace's
  * size and the checksums of its first and last 64 KiB, and of its meta),
  * where the read of the trace stands (trace_position), the routines the
- * trace defined before that block, how many events the analysis has had,
+ * trace defined up to there (the analysis may hold those defined within
+ * the position's block, before it), how many events the analysis has had,
  * and the whole analysis state (analysis_save). It is stored under the
  * result's key (store/checkpoint_store.h), so that only an analysis with
  * the same options resumes from it, and dropped when the result is
@@ -20,7 +21,10 @@
 #include "trace/routine_table.h"
 #include "trace/trace_reader.h"
 
-#define ANALYZE_CHECKPOINT_VERSION 1
+/* 2: the routines up to the position, not only those before its block
+ * (a checkpoint of version 1 taken within a block that defined a routine
+ * could not be loaded). */
+#define ANALYZE_CHECKPOINT_VERSION 2
 
 /* What identifies the recording a checkpoint was taken of. */
 struct recording_identity {
