@@ -34,8 +34,7 @@ struct reader {
     struct trace_position *at;
     event_batch_sink batch;
     /* trace_read_options' room and written, or NULL */
-    int (*room)(void *ctx, struct batch_event **next, struct batch_event **end,
-                int *streaming, int *flows);
+    batch_room_sink room;
     int (*written)(void *ctx, struct batch_event *next, uint64_t accesses, uint64_t writes,
                    const struct flow_note *flows, size_t n_flows, struct trms_error *err);
     struct flow_note notes[TRACE_READ_RUN];

@@ -67,8 +67,7 @@ struct trace_read_options {
      * and the N_FLOWS calls, returns and costs among them (with ROOM's
      * *FLOWS) in order; it may fail, which ends the read. Both get
      * BATCH's context. */
-    int (*room)(void *ctx, struct batch_event **next, struct batch_event **end,
-                int *streaming, int *flows);
+    batch_room_sink room;
     int (*written)(void *ctx, struct batch_event *next, uint64_t accesses, uint64_t writes,
                    const struct flow_note *flows, size_t n_flows, struct trms_error *err);
     /* NULL, or where the sync records go, in order with the events

@@ -53,8 +53,7 @@ struct trace_event_tap {
      * once for all the runs and flow events that went there, before any
      * other event or sync record reaches the tap, with N_FLOWS notes of the
      * flow events in order (ACCESSES counts the loads and stores only). */
-    int (*access_room)(void *ctx, struct batch_event **next, struct batch_event **end,
-                       int *streaming, int *flows);
+    batch_room_sink access_room;
     void (*accesses_written)(void *ctx, struct batch_event *next, uint64_t accesses,
                              uint64_t writes, const struct flow_note *flows, size_t n_flows);
 };
