@@ -150,6 +150,19 @@ static void roundtrip(uint64_t seed, unsigned n_events)
     routine_table_free(&read_routines);
 }
 
+/* DST (uninitialized): the first N routines of ALL, as a read resumed at
+ * a position defines them. */
+static void routines_before(const struct routine_table *all, uint64_t n,
+                            struct routine_table *dst)
+{
+    routine_table_init(dst);
+    for (uint64_t i = 0; i < n; i++) {
+        uint32_t id;
+        const struct routine *rt = &all->items[i];
+        routine_table_append(dst, rt->name, rt->name ? strlen(rt->name) : 0, rt->addr, &id);
+    }
+}
+
 /* Positions kept while reading, at chosen events. */
 struct position_log {
     struct event_list events;
@@ -202,12 +215,7 @@ static void resumed_reads(void)
         const struct trace_position *from = &log.kept[k];
         later_blocks += from->blocks > 0;
         struct routine_table defined;
-        routine_table_init(&defined);
-        for (uint64_t i = 0; i < from->routines; i++) {
-            uint32_t id;
-            const struct routine *rt = &all.items[i];
-            routine_table_append(&defined, rt->name, rt->name ? strlen(rt->name) : 0, rt->addr, &id);
-        }
+        routines_before(&all, from->routines, &defined);
         struct event_list rest = {0};
         struct trace_read_options resume = {.from = from};
         struct trace_stats stats;
@@ -952,13 +960,7 @@ static void batch_reads(void)
     CHECK(log.n_kept > 10);
     for (size_t k = 0; k < log.n_kept; k++) {
         struct routine_table defined;
-        routine_table_init(&defined);
-        for (uint64_t i = 0; i < log.kept[k].routines; i++) {
-            uint32_t id;
-            const struct routine *rt = &r1.items[i];
-            routine_table_append(&defined, rt->name, rt->name ? strlen(rt->name) : 0, rt->addr,
-                                 &id);
-        }
+        routines_before(&r1, log.kept[k].routines, &defined);
         struct batch_log rest = {0};
         struct trace_read_options from = {.from = &log.kept[k], .at = &rest.at,
                                           .batch = batch_keep};
@@ -1096,13 +1098,7 @@ static void room_reads(void)
     CHECK(log->l.n_kept > 10);
     for (size_t k = 0; k < log->l.n_kept; k++) {
         struct routine_table defined;
-        routine_table_init(&defined);
-        for (uint64_t i = 0; i < log->l.kept[k].routines; i++) {
-            uint32_t id;
-            const struct routine *rt = &r1.items[i];
-            routine_table_append(&defined, rt->name, rt->name ? strlen(rt->name) : 0, rt->addr,
-                                 &id);
-        }
+        routines_before(&r1, log->l.kept[k].routines, &defined);
         struct room_log *rest = xcalloc(1, sizeof *rest);
         rest->rng = k;
         struct trace_read_options from = {.from = &log->l.kept[k], .at = &rest->l.at,

@@ -125,20 +125,21 @@ static int feed_sync(void *ctx, const struct sync_event *ev, struct trms_error *
     return 0;
 }
 
-static int feed(void *ctx, const struct event *ev, struct trms_error *err)
+/* ERR, the analysis's complaint, as about event NUMBER (from 1). */
+static int at_event(struct trms_error *err, uint64_t number)
 {
-    struct run_state *st = ctx;
-    ++st->events;
-    if (st->causal && causal_input_event(st->causal, ev, err) != 0)
-        drop_causal_input(st, err);
-    if (analysis_event(st->analysis, ev, err) != 0) {
-        char inner[sizeof err->message];
-        memcpy(inner, err->message, sizeof inner);
-        return error_set(err, "event %" PRIu64 ": %s", st->events, inner);
-    }
-    if (st->events % PROGRESS_EVERY == 0) {
+    char inner[sizeof err->message];
+    memcpy(inner, err->message, sizeof inner);
+    return error_set(err, "event %" PRIu64 ": %s", number, inner);
+}
+
+/* After the events from BEFORE to now: the progress, and, once in a
+ * while, a stop asked for or a checkpoint. */
+static int after_run(struct run_state *st, uint64_t before, struct trms_error *err)
+{
+    if (st->events / PROGRESS_EVERY != before / PROGRESS_EVERY) {
         progress_update(st->progress, st->events - st->progress_base);
-        /* Here the read's position is after this event, as for a
+        /* Here the read's position is after these events, as for a
          * checkpoint: the place to stop when asked. */
         if (stop_signals_requested()) {
             st->stopped = 1;
@@ -149,20 +150,15 @@ static int feed(void *ctx, const struct event *ev, struct trms_error *err)
     return 0;
 }
 
-/* After a run of events from BEFORE: the progress, and, once in a while,
- * a stop asked for or a checkpoint. */
-static int after_run(struct run_state *st, uint64_t before, struct trms_error *err)
+static int feed(void *ctx, const struct event *ev, struct trms_error *err)
 {
-    if (st->events / PROGRESS_EVERY != before / PROGRESS_EVERY) {
-        progress_update(st->progress, st->events - st->progress_base);
-        /* As in feed(): the read's position is after this run. */
-        if (stop_signals_requested()) {
-            st->stopped = 1;
-            return error_set(err, "stopped");
-        }
-        maybe_checkpoint(st);
-    }
-    return 0;
+    struct run_state *st = ctx;
+    ++st->events;
+    if (st->causal && causal_input_event(st->causal, ev, err) != 0)
+        drop_causal_input(st, err);
+    if (analysis_event(st->analysis, ev, err) != 0)
+        return at_event(err, st->events);
+    return after_run(st, st->events - 1, err);
 }
 
 /* The events of a run of the trace, as feed() takes them one by one. */
@@ -174,10 +170,8 @@ static int feed_run(void *ctx, const struct event *events, size_t n, struct trms
     if (st->causal && causal_input_events(st->causal, events, n, err) != 0)
         drop_causal_input(st, err);
     if (analysis_events(st->analysis, events, n, &done, err) != 0) {
-        char inner[sizeof err->message];
-        memcpy(inner, err->message, sizeof inner);
         st->events += done + 1;
-        return error_set(err, "event %" PRIu64 ": %s", st->events, inner);
+        return at_event(err, st->events);
     }
     st->events += n;
     return after_run(st, before, err);
@@ -204,10 +198,8 @@ static int feed_written(void *ctx, struct batch_event *next, uint64_t accesses, 
     analysis_accesses_written(st->analysis, next, accesses, writes);
     size_t done;
     if (n_flows && analysis_flows(st->analysis, flows, n_flows, &done, err) != 0) {
-        char inner[sizeof err->message];
-        memcpy(inner, err->message, sizeof inner);
         st->events += flows[done].at + 1;
-        return error_set(err, "event %" PRIu64 ": %s", st->events, inner);
+        return at_event(err, st->events);
     }
     st->events += accesses + n_flows;
     return after_run(st, before, err);
