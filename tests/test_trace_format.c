@@ -930,33 +930,55 @@ static int batch_keep(void *ctx, const struct event *events, size_t n, struct tr
     return 0;
 }
 
-static void batch_reads(void)
+static void check_same_events(const struct event_list *got, const struct event_list *want,
+                              size_t from, const char *what)
+{
+    CHECK_EQ(got->count, want->count - from);
+    for (size_t i = 0; i < got->count && from + i < want->count; i++)
+        if (!same_event(&got->items[i], &want->items[from + i])) {
+            fprintf(stderr, "%s: event %zu differs\n", what, from + i);
+            check_failures++;
+            break;
+        }
+}
+
+/* A random trace of 4 threads (SEED) written to NAME in tmpdir (PATH
+ * receives it), and read back one event at a time into ONE_BY_ONE, its
+ * routines into READ_ROUTINES (initialized here): what the batch reads
+ * must deliver. */
+static void threads_trace_file(uint64_t seed, const char *name, char path[static 128],
+                               struct event_list *one_by_one,
+                               struct routine_table *read_routines)
 {
     struct random_trace_shape shape = {.threads = 4, .events = 400000, .routines = 300,
                                        .regions = 4, .region_span = 1 << 16, .max_depth = 9};
-    struct event_list events = {0}, one_by_one = {0};
-    struct routine_table routines, r1, r2;
+    struct event_list events = {0};
+    struct routine_table routines;
     routine_table_init(&routines);
-    routine_table_init(&r1);
-    routine_table_init(&r2);
-    random_trace(8, &shape, &events, &routines);
-    char path[128];
-    snprintf(path, sizeof path, "%s/batch.trms", tmpdir);
+    routine_table_init(read_routines);
+    random_trace(seed, &shape, &events, &routines);
+    snprintf(path, 128, "%s/%s", tmpdir, name);
     write_trace(path, &events, &routines);
     struct trms_error err;
-    CHECK(trace_read(path, &r1, collect, &one_by_one, NULL, &err) == 0);
+    CHECK(trace_read(path, read_routines, collect, one_by_one, NULL, &err) == 0);
+    event_list_free(&events);
+    routine_table_free(&routines);
+}
+
+static void batch_reads(void)
+{
+    struct event_list one_by_one = {0};
+    struct routine_table r1, r2;
+    char path[128];
+    threads_trace_file(8, "batch.trms", path, &one_by_one, &r1);
+    routine_table_init(&r2);
+    struct trms_error err;
     struct batch_log log = {0};
     struct trace_read_options o = {.at = &log.at, .batch = batch_keep};
     FILE *fp = fopen(path, "rb");
     CHECK(trace_read_stream(fp, path, &r2, NULL, &log, &o, NULL, &err) == 0);
-    CHECK_EQ(log.events.count, one_by_one.count);
+    check_same_events(&log.events, &one_by_one, 0, "batch read");
     CHECK_EQ(log.longest, TRACE_READ_RUN);
-    for (size_t i = 0; i < log.events.count && i < one_by_one.count; i++)
-        if (!same_event(&log.events.items[i], &one_by_one.items[i])) {
-            fprintf(stderr, "batch read: event %zu differs\n", i);
-            check_failures++;
-            break;
-        }
     CHECK(log.n_kept > 10);
     for (size_t k = 0; k < log.n_kept; k++) {
         struct routine_table defined;
@@ -965,22 +987,13 @@ static void batch_reads(void)
         struct trace_read_options from = {.from = &log.kept[k], .at = &rest.at,
                                           .batch = batch_keep};
         CHECK(trace_read_stream(fp, path, &defined, NULL, &rest, &from, NULL, &err) == 0);
-        CHECK_EQ(rest.events.count, one_by_one.count - log.kept_index[k]);
-        for (size_t i = 0; i < rest.events.count; i++)
-            if (!same_event(&rest.events.items[i], &one_by_one.items[log.kept_index[k] + i])) {
-                fprintf(stderr, "batch read resumed at %zu: event %zu differs\n",
-                        log.kept_index[k], i);
-                check_failures++;
-                break;
-            }
+        check_same_events(&rest.events, &one_by_one, log.kept_index[k], "batch read resumed");
         event_list_free(&rest.events);
         routine_table_free(&defined);
     }
     fclose(fp);
-    event_list_free(&events);
     event_list_free(&one_by_one);
     event_list_free(&log.events);
-    routine_table_free(&routines);
     routine_table_free(&r1);
     routine_table_free(&r2);
 }
@@ -1058,33 +1071,15 @@ static int room_keep(void *ctx, const struct event *events, size_t n, struct trm
     return batch_keep(&((struct room_log *)ctx)->l, events, n, err);
 }
 
-static void check_same_events(const struct event_list *got, const struct event_list *want,
-                              size_t from, const char *what)
-{
-    CHECK_EQ(got->count, want->count - from);
-    for (size_t i = 0; i < got->count && from + i < want->count; i++)
-        if (!same_event(&got->items[i], &want->items[from + i])) {
-            fprintf(stderr, "%s: event %zu differs\n", what, from + i);
-            check_failures++;
-            break;
-        }
-}
 
 static void room_reads(void)
 {
-    struct random_trace_shape shape = {.threads = 4, .events = 400000, .routines = 300,
-                                       .regions = 4, .region_span = 1 << 16, .max_depth = 9};
-    struct event_list events = {0}, one_by_one = {0};
-    struct routine_table routines, r1, r2;
-    routine_table_init(&routines);
-    routine_table_init(&r1);
-    routine_table_init(&r2);
-    random_trace(12, &shape, &events, &routines);
+    struct event_list one_by_one = {0};
+    struct routine_table r1, r2;
     char path[128];
-    snprintf(path, sizeof path, "%s/room.trms", tmpdir);
-    write_trace(path, &events, &routines);
+    threads_trace_file(12, "room.trms", path, &one_by_one, &r1);
+    routine_table_init(&r2);
     struct trms_error err;
-    CHECK(trace_read(path, &r1, collect, &one_by_one, NULL, &err) == 0);
     struct room_log *log = xcalloc(1, sizeof *log);
     log->rng = 3;
     struct trace_read_options o = {.at = &log->l.at, .batch = room_keep, .room = room_give,
@@ -1112,11 +1107,9 @@ static void room_reads(void)
         routine_table_free(&defined);
     }
     fclose(fp);
-    event_list_free(&events);
     event_list_free(&one_by_one);
     event_list_free(&log->l.events);
     free(log);
-    routine_table_free(&routines);
     routine_table_free(&r1);
     routine_table_free(&r2);
 }
