@@ -335,7 +335,12 @@ struct engine *engine_new(const struct engine_config *config, activation_sink co
     e->threaded = config->threads && cores > 1 && e->n_jobs > 0;
     e->fill.cell_shift = config->cell_shift;
     e->fill.shard_shift = config->input_size ? config->shard_shift : 0;
-    e->fill.streaming = e->threaded;
+    /* Ordinary stores, not streaming ones (08802d2): with the two cores
+     * sharing a large last-level cache (260 MiB here), a worker then reads
+     * each batch from that cache, not from memory. trms-bench all on xz's
+     * events: feeding CPU 3.4-4.0 s against 3.9-5.7, all CPU 15.2-16.7 s
+     * against 16.3-19.3; `trms analyze` 7% faster. */
+    e->fill.streaming = 0;
     ready_fill(e);
     if (e->threaded) {
         pthread_mutex_init(&e->lock, NULL);

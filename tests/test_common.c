@@ -1,8 +1,10 @@
 /* test_common: the shared containers and parsers. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "analyses/shadow_map.h"
+#include "common/cpu_features.h"
 #include "common/parse_number.h"
 #include "common/u64map.h"
 #include "common/varint.h"
@@ -131,6 +133,7 @@ static size_t reference_put_varint(uint8_t *dst, uint64_t v)
 static void varints(void)
 {
     uint64_t rng = 11;
+    size_t pext_checked = 0;
     for (int i = 0; i < 200000; i++) {
         /* Every length: values up to a random bit width, and the edges of
          * each length (2^7k - 1, 2^7k) and of the word path (2^56). */
@@ -159,9 +162,26 @@ static void varints(void)
             check_failures++;
             return;
         }
+#ifdef VARINT_PEXT
+        if (cpu_fast_pext()) {
+            uint64_t by_pext = 0;
+            size_t pext_len = get_varint8_pext(got, &by_pext);
+            if (pext_len != len || (len && by_pext != v)) {
+                fprintf(stderr, "get_varint8_pext of %" PRIu64 " (%zu bytes): %zu bytes, %" PRIu64
+                                "\n", v, n, pext_len, by_pext);
+                check_failures++;
+                return;
+            }
+            pext_checked++;
+        }
+#endif
         const uint8_t *p = got;
         CHECK(get_varint(&p, got + n, &back) == 0 && back == v && p == got + n);
     }
+    if (cpu_fast_pext())
+        CHECK(pext_checked == 200000);
+    else
+        printf("test_common: no fast pext on this processor: get_varint8_pext not checked\n");
 }
 
 int main(void)

@@ -28,6 +28,7 @@
 #include "tests/fixture.h"
 #include "tests/random_trace.h"
 #include "analyses/batch_event.h"
+#include "common/cpu_features.h"
 #include "trace/crc32.h"
 #include "common/oom.h"
 #include "trace/event_codec.h"
@@ -1269,6 +1270,11 @@ int main(void)
     writer_tap();
     batch_reads();
     room_reads();
+    if (cpu_fast_pext()) { /* and the loop without pext, as other processors read */
+        cpu_pext_forbid(1);
+        room_reads();
+        cpu_pext_forbid(0);
+    }
     source_records();
     short_access_bytes();
     short_access_runs();

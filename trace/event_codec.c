@@ -2,6 +2,7 @@
 
 #include "analyses/batch_event.h"
 #include "common/compiler.h"
+#include "common/cpu_features.h"
 
 /* Access kinds in opcode order. */
 static const enum event_type access_types[4] = {EVENT_READ, EVENT_WRITE, EVENT_KREAD,
@@ -281,10 +282,17 @@ static inline size_t short_varint(const uint8_t *p, const uint8_t *end, uint64_t
 
 /* The varint operand after the opcode at P, into V: the record's length,
  * 0 when it does not read. Operands take one to seven bytes,
- * unpredictably: read in one word while the block surely holds it. */
-static inline size_t operand_after(const uint8_t *p, const uint8_t *end, uint64_t *v)
+ * unpredictably: read in one word while the block surely holds it. PEXT:
+ * gathered by BMI2's pext (a constant where it is inlined). */
+static ALWAYS_INLINE size_t operand_after(const uint8_t *p, const uint8_t *end, uint64_t *v,
+                                          int pext)
 {
+#ifdef VARINT_PEXT
+    size_t len = end - p > 8 ? (pext ? get_varint8_pext(p + 1, v) : get_varint8(p + 1, v)) : 0;
+#else
+    (void)pext;
     size_t len = end - p > 8 ? get_varint8(p + 1, v) : 0;
+#endif
     if (!len)
         len = short_varint(p + 1, end, v);
     return len ? len + 1 : 0;
@@ -293,8 +301,8 @@ static inline size_t operand_after(const uint8_t *p, const uint8_t *end, uint64_
 /* A return, a cost, or a call of a routine below ROUTINES at P, into EV:
  * the record's length; 0 for anything else (the general path takes it).
  * The same in every version. */
-static inline size_t decode_flow(const uint8_t *p, const uint8_t *end, uint64_t routines,
-                                 struct event *ev)
+static ALWAYS_INLINE size_t decode_flow(const uint8_t *p, const uint8_t *end,
+                                        uint64_t routines, struct event *ev, int pext)
 {
     uint8_t op = *p;
     uint64_t v;
@@ -304,7 +312,7 @@ static inline size_t decode_flow(const uint8_t *p, const uint8_t *end, uint64_t 
     }
     if (op != OP_COST && op != OP_CALL)
         return 0;
-    size_t len = operand_after(p, end, &v);
+    size_t len = operand_after(p, end, &v, pext);
     if (!len || (op == OP_CALL && v >= routines))
         return 0;
     if (op == OP_CALL) {
@@ -322,7 +330,8 @@ static inline size_t decode_flow(const uint8_t *p, const uint8_t *end, uint64_t 
  * event_decode_batch): one reading of each record. INTO_BATCH is a
  * constant where it is inlined. */
 static ALWAYS_INLINE size_t slotted_loop(struct event_decoder *dec, struct event *events,
-                                         struct batch_decode *out, int into_batch, size_t max,
+                                         struct batch_decode *out, int into_batch,
+                                         int streaming, int pext, size_t max,
                                          uint64_t routines)
 {
     const uint8_t *p = dec->p, *end = dec->end;
@@ -368,14 +377,14 @@ static ALWAYS_INLINE size_t slotted_loop(struct event_decoder *dec, struct event
             slot = &slots[op & (ACCESS_SLOTS - 1)];
             if (size == 0 && (size = slot->size) == 0)
                 break;
-            size_t len = operand_after(q, end, &zigzag);
+            size_t len = operand_after(q, end, &zigzag, pext);
             if (!len)
                 break;
             p = q + len;
         } else {
             if (into_batch && !out->flows)
                 break;
-            size_t len = decode_flow(p, end, routines, ev);
+            size_t len = decode_flow(p, end, routines, ev, pext);
             if (!len)
                 break;
             if (into_batch) {
@@ -391,7 +400,7 @@ static ALWAYS_INLINE size_t slotted_loop(struct event_decoder *dec, struct event
                                                                    : 0,
                                                        .type = (uint8_t)ev->type,
                                                        .shards = 0xff},
-                                  out->streaming);
+                                  streaming);
                 out->notes[out->n_notes++] =
                     (struct flow_note){.value = value, .at = (uint32_t)n,
                                        .type = (uint8_t)ev->type};
@@ -412,7 +421,7 @@ static ALWAYS_INLINE size_t slotted_loop(struct event_decoder *dec, struct event
                               (struct batch_event){.value = addr, .size = (uint32_t)size,
                                                    .type = (uint8_t)access_types[kind],
                                                    .shards = 0xff},
-                              out->streaming);
+                              streaming);
             writes += kind;
         } else {
             ev->type = access_types[kind];
@@ -431,8 +440,32 @@ static ALWAYS_INLINE size_t slotted_loop(struct event_decoder *dec, struct event
 static size_t decode_run_slotted(struct event_decoder *dec, struct event *events, size_t max,
                                  uint64_t routines)
 {
-    return slotted_loop(dec, events, NULL, 0, max, routines);
+    return slotted_loop(dec, events, NULL, 0, 0, 0, max, routines);
 }
+
+/* event_decode_batch's loop, once for each kind of store and each way of
+ * gathering an operand: a flag read in the loop is one more value the loop
+ * keeps (its registers are all taken), and its own function leaves the
+ * loop the registers of its callers. */
+#define DECODE_BATCH(name, streaming, pext)                                                        \
+    static __attribute__((noinline)) size_t name(struct event_decoder *dec,                       \
+                                                 struct batch_decode *out, size_t max,            \
+                                                 uint64_t routines)                               \
+    {                                                                                              \
+        return slotted_loop(dec, NULL, out, 1, streaming, pext, max, routines);                    \
+    }
+DECODE_BATCH(decode_batch_streaming, 1, 0)
+DECODE_BATCH(decode_batch_cached, 0, 0)
+DECODE_BATCH(decode_batch_streaming_pext, 1, 1)
+DECODE_BATCH(decode_batch_cached_pext, 0, 1)
+
+typedef size_t (*decode_batch_fn)(struct event_decoder *, struct batch_decode *, size_t,
+                                  uint64_t);
+/* By [pext fast][streaming]. */
+static const decode_batch_fn decode_batch_by[2][2] = {
+    {decode_batch_cached, decode_batch_streaming},
+    {decode_batch_cached_pext, decode_batch_streaming_pext},
+};
 
 size_t event_decode_batch(struct event_decoder *dec, struct batch_decode *out, size_t max,
                           uint64_t routines)
@@ -441,7 +474,7 @@ size_t event_decode_batch(struct event_decoder *dec, struct batch_decode *out, s
     out->writes = 0;
     if (!dec->slotted)
         return 0;
-    return slotted_loop(dec, NULL, out, 1, max, routines);
+    return decode_batch_by[cpu_fast_pext()][out->streaming != 0](dec, out, max, routines);
 }
 
 size_t event_decode_run(struct event_decoder *dec, struct event *events, size_t max,
@@ -470,12 +503,12 @@ size_t event_decode_run(struct event_decoder *dec, struct event *events, size_t 
             if ((op & 0x60) || (op & 7) == EVENT_SIZE_FOLLOWS || (op & 0x18) == 0x18)
                 break;
             size = 1ull << (op & 7);
-            len = operand_after(p, end, &zigzag);
+            len = operand_after(p, end, &zigzag, 0);
             if (!len)
                 break;
             ev->type = access_types[(op >> 3) & 3];
         } else {
-            len = decode_flow(p, end, routines, ev);
+            len = decode_flow(p, end, routines, ev, 0);
             if (!len)
                 break;
             p += len;
