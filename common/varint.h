@@ -119,6 +119,24 @@ static inline uint64_t varint_pext(uint64_t src, uint64_t mask)
     return packed;
 }
 
+/* BMI2's pdep: SRC's low bits spread to MASK's. */
+static inline uint64_t varint_pdep(uint64_t src, uint64_t mask)
+{
+    uint64_t spread;
+    __asm__("pdepq %2, %1, %0" : "=r"(spread) : "r"(src), "r"(mask));
+    return spread;
+}
+
+/* put_varint by pdep (V's groups spread in one instruction, not nine). */
+static inline size_t put_varint_pdep(uint8_t *dst, uint64_t v)
+{
+    if (v >= VARINT_SWAR_LIMIT)
+        return put_varint(dst, v);
+    unsigned lead = (unsigned)__builtin_clzll(v | 1);
+    varint_store_le64(dst, varint_pdep(v, 0x7f7f7f7f7f7f7f7full) | VARINT_MORE_BY_CLZ[lead]);
+    return VARINT_BYTES_BY_CLZ[lead];
+}
+
 /* get_varint8 by pext: one instruction for varint_gather's twelve. */
 static inline size_t get_varint8_pext(const uint8_t *p, uint64_t *v)
 {

@@ -12,6 +12,7 @@
 
 #include "analyses/batch_event.h"
 #include "common/compiler.h"
+#include "common/cpu_features.h"
 #include "common/oom.h"
 #include "recorder/raw_stream.h"
 #include "recorder/record_window.h"
@@ -294,7 +295,7 @@ static ALWAYS_INLINE size_t access_loop(const uint64_t *w, size_t i, size_t stop
                                         const uint64_t *table, struct event_encoder *enc,
                                         struct access_loop *s, enum access_copy copy,
                                         struct batch_event *slot, int streaming,
-                                        struct event *out)
+                                        struct event *out, int pdep)
 {
     uint8_t *p = s->p;
     uint64_t ops = s->ops;
@@ -304,8 +305,8 @@ static ALWAYS_INLINE size_t access_loop(const uint64_t *w, size_t i, size_t stop
         uint64_t fast = table[op_and_sub];
         if (fast == 0)
             break;
-        p = event_put_load_store(enc, (uint16_t)(fast >> FAST_OPCODES_SHIFT),
-                                 raw_word_low(word), op_and_sub & RAW_SUB_MASK, p);
+        p = event_put_load_store_with(enc, (uint16_t)(fast >> FAST_OPCODES_SHIFT),
+                                      raw_word_low(word), op_and_sub & RAW_SUB_MASK, p, pdep);
         ops += op_and_sub >> RAW_OP_SHIFT;
         if (copy == COPY_BATCH)
             batch_event_store_halves(&slot[i], raw_word_low(word), FAST_BATCH_HIGH(fast),
@@ -320,35 +321,39 @@ static ALWAYS_INLINE size_t access_loop(const uint64_t *w, size_t i, size_t stop
     return i;
 }
 
-/* One function for each way of copying, kept out of raw_decoder_feed: its
- * register allocation is the loop's own (fewer instructions an access as
- * measured; GCC still reloads W, the table and the encoder from the stack,
- * and a pointer-walking loop was no better). */
+/* One function for each way of copying (and of spreading an address's
+ * bytes: PDEP), kept out of raw_decoder_feed: its register allocation is
+ * the loop's own (fewer instructions an access as measured; GCC still
+ * reloads W, the table and the encoder from the stack, and a
+ * pointer-walking loop was no better). */
 #define ACCESS_LOOP_ARGS                                                                     \
     const uint64_t *w, size_t i, size_t stop, const uint64_t *table,                         \
         struct event_encoder *enc, struct access_loop *s, struct batch_event *slot,          \
         struct event *out
-static __attribute__((noinline)) size_t loop_plain(ACCESS_LOOP_ARGS)
-{
-    (void)slot;
-    (void)out;
-    return access_loop(w, i, stop, table, enc, s, COPY_NONE, NULL, 0, NULL);
-}
-static __attribute__((noinline)) size_t loop_events(ACCESS_LOOP_ARGS)
-{
-    (void)slot;
-    return access_loop(w, i, stop, table, enc, s, COPY_EVENTS, NULL, 0, out);
-}
-static __attribute__((noinline)) size_t loop_stream(ACCESS_LOOP_ARGS)
-{
-    (void)out;
-    return access_loop(w, i, stop, table, enc, s, COPY_BATCH, slot, 1, NULL);
-}
-static __attribute__((noinline)) size_t loop_store(ACCESS_LOOP_ARGS)
-{
-    (void)out;
-    return access_loop(w, i, stop, table, enc, s, COPY_BATCH, slot, 0, NULL);
-}
+#define ACCESS_LOOP(name, copy, streaming, pdep)                                             \
+    static __attribute__((noinline)) size_t name(ACCESS_LOOP_ARGS)                           \
+    {                                                                                        \
+        (void)slot;                                                                          \
+        (void)out;                                                                           \
+        return access_loop(w, i, stop, table, enc, s, copy,                                  \
+                           copy == COPY_BATCH ? slot : NULL, streaming,                      \
+                           copy == COPY_EVENTS ? out : NULL, pdep);                          \
+    }
+ACCESS_LOOP(loop_plain, COPY_NONE, 0, 0)
+ACCESS_LOOP(loop_events, COPY_EVENTS, 0, 0)
+ACCESS_LOOP(loop_stream, COPY_BATCH, 1, 0)
+ACCESS_LOOP(loop_store, COPY_BATCH, 0, 0)
+ACCESS_LOOP(loop_plain_pdep, COPY_NONE, 0, 1)
+ACCESS_LOOP(loop_events_pdep, COPY_EVENTS, 0, 1)
+ACCESS_LOOP(loop_stream_pdep, COPY_BATCH, 1, 1)
+ACCESS_LOOP(loop_store_pdep, COPY_BATCH, 0, 1)
+
+typedef size_t (*access_loop_fn)(ACCESS_LOOP_ARGS);
+/* By [pdep fast][way]: none, events, batch streaming, batch stored. */
+static const access_loop_fn access_loops[2][4] = {
+    {loop_plain, loop_events, loop_stream, loop_store},
+    {loop_plain_pdep, loop_events_pdep, loop_stream_pdep, loop_store_pdep},
+};
 
 /* The hot loop, with COPY of each access (a constant where it is inlined;
  * COPY_BATCH: into SLOT on, room for N). */
@@ -365,6 +370,10 @@ static ALWAYS_INLINE size_t encode_access_run(struct raw_decoder *d, const uint6
     size_t i = 0, k = 0;
     int failed = 0;
     struct event run[tapped ? TAP_RUN : 1];
+    access_loop_fn loop = access_loops[cpu_fast_pext()][copy == COPY_NONE     ? 0
+                                                        : copy == COPY_EVENTS ? 1
+                                                        : streaming           ? 2
+                                                                              : 3];
     while (i < n && s.p < win.end) {
         /* As many records as surely start in the window: no room check
          * inside (nor a full run for the tap). */
@@ -373,11 +382,7 @@ static ALWAYS_INLINE size_t encode_access_run(struct raw_decoder *d, const uint6
             chunk = TAP_RUN - k;
         size_t stop = n - i < chunk ? n : i + chunk;
         size_t from = i;
-        i = (copy == COPY_NONE    ? loop_plain
-             : copy == COPY_EVENTS ? loop_events
-             : streaming           ? loop_stream
-                                   : loop_store)(w, i, stop, d->fast, win.encoder, &s, slot,
-                                                 &run[k]);
+        i = loop(w, i, stop, d->fast, win.encoder, &s, slot, &run[k]);
         if (tapped)
             k += i - from;
         if (i < stop)

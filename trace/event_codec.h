@@ -179,10 +179,12 @@ static inline uint16_t event_load_store_opcodes(enum event_type type, uint64_t s
 
 /* Encodes a read or write of OPCODES (event_load_store_opcodes) at DST
  * (LOAD_STORE_RECORD_MAX bytes available): one byte when the short form
- * holds it. Returns the end of the record (a loop that moves on by it adds
+ * holds it. PDEP: the address spread by BMI2's pdep (a constant where it
+ * is inlined; only where cpu_fast_pext() says so). Returns the end of the record (a loop that moves on by it adds
  * no length). Inline: the recorder writes hundreds of millions of these. */
-static inline uint8_t *event_put_load_store(struct event_encoder *enc, uint16_t opcodes,
-                                            uint64_t addr, uint64_t size, uint8_t *dst)
+static inline __attribute__((always_inline)) uint8_t *
+event_put_load_store_with(struct event_encoder *enc, uint16_t opcodes, uint64_t addr,
+                          uint64_t size, uint8_t *dst, int pdep)
 {
     unsigned k = access_slot_of(addr);
     struct access_slot *slot = &enc->slots[k];
@@ -208,7 +210,18 @@ static inline uint8_t *event_put_load_store(struct event_encoder *enc, uint16_t 
         *q = (uint8_t)zigzag;
         return q + 1;
     }
+#ifdef VARINT_PEXT
+    if (pdep)
+        return q + put_varint_pdep(q, zigzag);
+#endif
+    (void)pdep;
     return q + put_varint(q, zigzag);
+}
+
+static inline uint8_t *event_put_load_store(struct event_encoder *enc, uint16_t opcodes,
+                                            uint64_t addr, uint64_t size, uint8_t *dst)
+{
+    return event_put_load_store_with(enc, opcodes, addr, size, dst, 0);
 }
 
 /* event_put_load_store, returning the bytes used. */
