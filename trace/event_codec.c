@@ -338,6 +338,12 @@ static ALWAYS_INLINE size_t slotted_loop(struct event_decoder *dec, struct event
     struct access_slot *slots = dec->slots;
     size_t n = 0;
     uint64_t writes = 0;
+    /* Kept here: a store to the batch could be to *OUT, as the compiler
+     * sees it, which would reload them at every event. */
+    struct batch_event *into = into_batch ? out->into : NULL;
+    struct flow_note *notes = into_batch ? out->notes : NULL;
+    size_t n_notes = into_batch ? out->n_notes : 0;
+    int flows = into_batch && out->flows;
     while (n < max && p < end) {
         struct event flow;
         struct event *ev = into_batch ? &flow : &events[n];
@@ -382,7 +388,7 @@ static ALWAYS_INLINE size_t slotted_loop(struct event_decoder *dec, struct event
                 break;
             p = q + len;
         } else {
-            if (into_batch && !out->flows)
+            if (into_batch && !flows)
                 break;
             size_t len = decode_flow(p, end, routines, ev, pext);
             if (!len)
@@ -393,7 +399,7 @@ static ALWAYS_INLINE size_t slotted_loop(struct event_decoder *dec, struct event
                 uint64_t value = ev->type == EVENT_CALL   ? ev->routine
                                  : ev->type == EVENT_COST ? ev->size
                                                           : 0;
-                batch_event_store(&out->into[n],
+                batch_event_store(&into[n],
                                   (struct batch_event){.value = value,
                                                        .size = ev->type == EVENT_COST
                                                                    ? (uint32_t)value
@@ -401,7 +407,7 @@ static ALWAYS_INLINE size_t slotted_loop(struct event_decoder *dec, struct event
                                                        .type = (uint8_t)ev->type,
                                                        .shards = 0xff},
                                   streaming);
-                out->notes[out->n_notes++] =
+                notes[n_notes++] =
                     (struct flow_note){.value = value, .at = (uint32_t)n,
                                        .type = (uint8_t)ev->type};
             }
@@ -417,22 +423,24 @@ static ALWAYS_INLINE size_t slotted_loop(struct event_decoder *dec, struct event
         slot->end = addr + size;
         slot->size = size;
         if (into_batch) {
-            batch_event_store(&out->into[n],
+            batch_event_store(&into[n],
                               (struct batch_event){.value = addr, .size = (uint32_t)size,
-                                                   .type = (uint8_t)access_types[kind],
+                                                   .type = (uint8_t)(EVENT_READ + kind),
                                                    .shards = 0xff},
                               streaming);
             writes += kind;
         } else {
-            ev->type = access_types[kind];
+            ev->type = (enum event_type)(EVENT_READ + kind);
             ev->addr = addr;
             ev->size = size;
         }
         n++;
     }
     dec->p = p;
-    if (into_batch)
+    if (into_batch) {
         out->writes = writes;
+        out->n_notes = n_notes;
+    }
     return n;
 }
 
