@@ -108,7 +108,6 @@ static inline size_t get_varint8(const uint8_t *p, uint64_t *v)
 }
 
 #if defined(__x86_64__) && defined(__GNUC__)
-#define VARINT_PEXT 1
 /* BMI2's pext: SRC's bits under MASK, packed low. Spelled in assembly so
  * that a function built for any x86-64 can hold it; only code that asked
  * cpu_fast_pext() (common/cpu_features.h) runs it. */
@@ -146,6 +145,17 @@ static inline size_t get_varint8_pext(const uint8_t *p, uint64_t *v)
         return 0;
     *v = varint_pext(w, (stop ^ (stop - 1)) & 0x7f7f7f7f7f7f7f7full);
     return (size_t)__builtin_ctzll(stop) / 8 + 1;
+}
+#else
+/* Elsewhere the word-wise forms stand in (cpu_fast_pext() is 0 there). */
+static inline size_t put_varint_pdep(uint8_t *dst, uint64_t v)
+{
+    return put_varint(dst, v);
+}
+
+static inline size_t get_varint8_pext(const uint8_t *p, uint64_t *v)
+{
+    return get_varint8(p, v);
 }
 #endif
 

@@ -162,7 +162,6 @@ static void varints(void)
             check_failures++;
             return;
         }
-#ifdef VARINT_PEXT
         if (cpu_fast_pext()) {
             uint64_t by_pext = 0;
             size_t pext_len = get_varint8_pext(got, &by_pext);
@@ -174,7 +173,6 @@ static void varints(void)
             }
             pext_checked++;
         }
-#endif
         const uint8_t *p = got;
         CHECK(get_varint(&p, got + n, &back) == 0 && back == v && p == got + n);
     }
