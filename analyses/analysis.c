@@ -309,7 +309,7 @@ int analysis_event(struct analysis *a, const struct event *ev, struct trms_error
  * having done nothing, for anything else (a return with no pending call,
  * an instruction count past 2^64), which other_event then takes. */
 static ALWAYS_INLINE int flow_event(struct analysis *a, const struct event *ev,
-                                    const struct engine_fill *f, struct batch_event *slot)
+                                    struct batch_event *slot)
 {
     uint32_t t = a->current_index;
     switch (ev->type) {
@@ -330,7 +330,7 @@ static ALWAYS_INLINE int flow_event(struct analysis *a, const struct event *ev,
         return 1;
     }
     a->events[ev->type]++;
-    engine_store(f, slot, batch_flow_event(ev));
+    batch_event_store(slot, batch_flow_event(ev));
     return 0;
 }
 
@@ -355,15 +355,15 @@ int analysis_events(struct analysis *a, const struct event *events, size_t n, si
             ev->addr + (ev->size - 1) >= ev->addr) {
             accesses++;
             writes += store;
-            engine_store(f, next++, (struct batch_event){.type = (uint8_t)ev->type,
-                                                         .value = ev->addr,
-                                                         .size = (uint32_t)ev->size,
-                                                         .shards = 0xff});
+            batch_event_store(next++, (struct batch_event){.type = (uint8_t)ev->type,
+                                                           .value = ev->addr,
+                                                           .size = (uint32_t)ev->size,
+                                                           .shards = 0xff});
             continue;
         }
         /* Calls, returns and costs: one in three events of call-heavy
          * programs. */
-        if (fast && next != end && !a->options.contexts && flow_event(a, ev, f, next) == 0) {
+        if (fast && next != end && !a->options.contexts && flow_event(a, ev, next) == 0) {
             next++;
             continue;
         }
@@ -383,7 +383,7 @@ int analysis_events(struct analysis *a, const struct event *events, size_t n, si
 }
 
 int analysis_access_room(struct analysis *a, struct batch_event **next,
-                         struct batch_event **end, int *streaming, int *flows)
+                         struct batch_event **end, int *flows)
 {
     struct engine_fill *f = a->fill;
     if (f->shard_shift != 0 || !a->has_thread)
@@ -393,7 +393,6 @@ int analysis_access_room(struct analysis *a, struct batch_event **next,
         engine_publish_full(a->engine);
     *next = f->next;
     *end = f->end;
-    *streaming = f->streaming;
     return 0;
 }
 
@@ -449,9 +448,8 @@ int analysis_flows(struct analysis *a, const struct flow_note *flows, size_t n, 
 void analysis_accesses_copy(struct analysis *a, const struct batch_event *from, size_t n,
                             uint64_t accesses, uint64_t writes)
 {
-    struct engine_fill *f = a->fill;
-    struct batch_event *to = f->next;
-    engine_store_run(f, to, from, n);
+    struct batch_event *to = a->fill->next;
+    memcpy(to, from, n * sizeof *to);
     analysis_accesses_written(a, to + n, accesses, writes);
 }
 

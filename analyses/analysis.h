@@ -77,8 +77,8 @@ int analysis_events(struct analysis *a, const struct event *events, size_t n, si
 /* For a producer of valid loads and stores (sizes 1..4095 below 2^48,
  * after the first thread event) that writes them straight into the
  * batches, with no struct event in between: 0 and room for at least one
- * in [*NEXT, *END), each written as {addr, size, type, shards 0xff}
- * (with streaming stores when *STREAMING); non-zero when they must come
+ * in [*NEXT, *END), each written as {addr, size, type, shards 0xff};
+ * non-zero when they must come
  * through analysis_events (several shards, or no thread yet). Then
  * analysis_accesses_written: NEXT past the last written, ACCESSES of
  * them, WRITES of those stores. *FLOWS non-zero: the current thread's
@@ -88,7 +88,7 @@ int analysis_events(struct analysis *a, const struct event *events, size_t n, si
  * instructions, ...} for a cost), noted in order (struct flow_note) for
  * analysis_flows. */
 int analysis_access_room(struct analysis *a, struct batch_event **next,
-                         struct batch_event **end, int *streaming, int *flows);
+                         struct batch_event **end, int *flows);
 void analysis_accesses_written(struct analysis *a, struct batch_event *next, uint64_t accesses,
                                uint64_t writes);
 

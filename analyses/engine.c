@@ -11,10 +11,6 @@
 #include "analyses/reuse_distance.h"
 #include "common/oom.h"
 
-#if defined(__SSE2__)
-#include <emmintrin.h> /* _mm_sfence */
-#endif
-
 /* ---- jobs ---- */
 
 void engine_keep_partial(void *ctx, const struct activation *act)
@@ -275,9 +271,6 @@ static void publish(struct engine *e, int final)
     b->seq = e->next_seq;
     b->pending = e->threaded ? e->n_jobs : 0;
     if (e->threaded) {
-#if defined(__SSE2__)
-        _mm_sfence(); /* the batch's streaming stores reach memory first */
-#endif
         pthread_mutex_lock(&e->lock);
         e->published_seq = b->seq + 1;
         pthread_cond_broadcast(&e->published);
@@ -335,12 +328,6 @@ struct engine *engine_new(const struct engine_config *config, activation_sink co
     e->threaded = config->threads && cores > 1 && e->n_jobs > 0;
     e->fill.cell_shift = config->cell_shift;
     e->fill.shard_shift = config->input_size ? config->shard_shift : 0;
-    /* Ordinary stores, not streaming ones (08802d2): with the two cores
-     * sharing a large last-level cache (260 MiB here), a worker then reads
-     * each batch from that cache, not from memory. trms-bench all on xz's
-     * events: feeding CPU 3.4-4.0 s against 3.9-5.7, all CPU 15.2-16.7 s
-     * against 16.3-19.3; `trms analyze` 7% faster. */
-    e->fill.streaming = 0;
     ready_fill(e);
     if (e->threaded) {
         pthread_mutex_init(&e->lock, NULL);

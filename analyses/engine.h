@@ -19,9 +19,6 @@
 #include <stdint.h>
 
 #include <string.h>
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
 
 #include "analyses/activation.h"
 #include "analyses/batch_event.h"
@@ -68,7 +65,6 @@ struct engine_fill {
     struct batch_event *end;
     unsigned cell_shift;       /* to tag accesses with their shards... */
     unsigned shard_shift;      /* ...when there are several */
-    int streaming;             /* workers on other cores read the batches */
     int has_thread;            /* the batch holds a thread event (engine_mark_thread) */
 };
 
@@ -92,33 +88,6 @@ void engine_put_next_batch(struct engine *e, struct batch_event ev);
 /* Hands the full batch to the jobs: the cursor is at the next one. */
 void engine_publish_full(struct engine *e);
 
-/* Writes EV (tagged) into SLOT of the batch being filled. */
-static inline void engine_store(const struct engine_fill *f, struct batch_event *slot,
-                                struct batch_event ev)
-{
-    batch_event_store(slot, ev, f->streaming);
-}
-
-/* Copies N events (tagged) from FROM into the batch being filled at TO:
- * 16 bytes each, the two bytes of padding cleared, around the caches as
- * engine_store. FROM was written a while ago (not field by field just
- * now), so one load an event does not wait for stores. */
-static inline void engine_store_run(const struct engine_fill *f, struct batch_event *to,
-                                    const struct batch_event *from, size_t n)
-{
-#if defined(__SSE2__)
-    if (f->streaming) {
-        const __m128i keep = _mm_set_epi64x(0x0000ffffffffffffll, -1ll);
-        for (size_t i = 0; i < n; i++)
-            _mm_stream_si128((__m128i *)&to[i],
-                             _mm_and_si128(_mm_loadu_si128((const __m128i *)&from[i]), keep));
-        return;
-    }
-#endif
-    for (size_t i = 0; i < n; i++)
-        to[i] = from[i];
-}
-
 /* Appends EV to the batch being filled; its shards tag is set here. */
 static inline void engine_put(struct engine *e, struct engine_fill *f, struct batch_event ev)
 {
@@ -130,7 +99,7 @@ static inline void engine_put(struct engine *e, struct engine_fill *f, struct ba
     if (f->shard_shift &&
         (ev.type == EVENT_READ || ev.type == EVENT_WRITE || ev.type == EVENT_KREAD))
         ev.shards = input_size_shards_of(f->cell_shift, f->shard_shift, ev.value, ev.size);
-    engine_store(f, f->next++, ev);
+    batch_event_store(f->next++, ev);
 }
 
 /* Runs everything outstanding: every event given so far has been through

@@ -6,9 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#if defined(__SSE2__)
-#include <emmintrin.h> /* _mm_stream_si128 */
-#endif
 
 #include "analyses/batch_event.h"
 #include "common/compiler.h"
@@ -294,8 +291,8 @@ struct access_loop {
 static ALWAYS_INLINE size_t access_loop(const uint64_t *w, size_t i, size_t stop,
                                         const uint64_t *table, struct event_encoder *enc,
                                         struct access_loop *s, enum access_copy copy,
-                                        struct batch_event *slot, int streaming,
-                                        struct event *out, int pdep)
+                                        struct batch_event *slot, struct event *out,
+                                        int pdep)
 {
     uint8_t *p = s->p;
     uint64_t ops = s->ops;
@@ -309,8 +306,7 @@ static ALWAYS_INLINE size_t access_loop(const uint64_t *w, size_t i, size_t stop
                                       raw_word_low(word), op_and_sub & RAW_SUB_MASK, p, pdep);
         ops += op_and_sub >> RAW_OP_SHIFT;
         if (copy == COPY_BATCH)
-            batch_event_store_halves(&slot[i], raw_word_low(word), FAST_BATCH_HIGH(fast),
-                                     streaming);
+            batch_event_store_halves(&slot[i], raw_word_low(word), FAST_BATCH_HIGH(fast));
         if (copy == COPY_EVENTS)
             out[i - from] = (struct event){
                 .type = (op_and_sub >> RAW_OP_SHIFT) == RAW_READ ? EVENT_READ : EVENT_WRITE,
@@ -330,37 +326,34 @@ static ALWAYS_INLINE size_t access_loop(const uint64_t *w, size_t i, size_t stop
     const uint64_t *w, size_t i, size_t stop, const uint64_t *table,                         \
         struct event_encoder *enc, struct access_loop *s, struct batch_event *slot,          \
         struct event *out
-#define ACCESS_LOOP(name, copy, streaming, pdep)                                             \
+#define ACCESS_LOOP(name, copy, pdep)                                                        \
     static __attribute__((noinline)) size_t name(ACCESS_LOOP_ARGS)                           \
     {                                                                                        \
         (void)slot;                                                                          \
         (void)out;                                                                           \
         return access_loop(w, i, stop, table, enc, s, copy,                                  \
-                           copy == COPY_BATCH ? slot : NULL, streaming,                      \
+                           copy == COPY_BATCH ? slot : NULL,                                 \
                            copy == COPY_EVENTS ? out : NULL, pdep);                          \
     }
-ACCESS_LOOP(loop_plain, COPY_NONE, 0, 0)
-ACCESS_LOOP(loop_events, COPY_EVENTS, 0, 0)
-ACCESS_LOOP(loop_stream, COPY_BATCH, 1, 0)
-ACCESS_LOOP(loop_store, COPY_BATCH, 0, 0)
-ACCESS_LOOP(loop_plain_pdep, COPY_NONE, 0, 1)
-ACCESS_LOOP(loop_events_pdep, COPY_EVENTS, 0, 1)
-ACCESS_LOOP(loop_stream_pdep, COPY_BATCH, 1, 1)
-ACCESS_LOOP(loop_store_pdep, COPY_BATCH, 0, 1)
+ACCESS_LOOP(loop_plain, COPY_NONE, 0)
+ACCESS_LOOP(loop_events, COPY_EVENTS, 0)
+ACCESS_LOOP(loop_batch, COPY_BATCH, 0)
+ACCESS_LOOP(loop_plain_pdep, COPY_NONE, 1)
+ACCESS_LOOP(loop_events_pdep, COPY_EVENTS, 1)
+ACCESS_LOOP(loop_batch_pdep, COPY_BATCH, 1)
 
 typedef size_t (*access_loop_fn)(ACCESS_LOOP_ARGS);
-/* By [pdep fast][way]: none, events, batch streaming, batch stored. */
-static const access_loop_fn access_loops[2][4] = {
-    {loop_plain, loop_events, loop_stream, loop_store},
-    {loop_plain_pdep, loop_events_pdep, loop_stream_pdep, loop_store_pdep},
+/* By [pdep fast][enum access_copy]. */
+static const access_loop_fn access_loops[2][3] = {
+    {loop_plain, loop_events, loop_batch},
+    {loop_plain_pdep, loop_events_pdep, loop_batch_pdep},
 };
 
 /* The hot loop, with COPY of each access (a constant where it is inlined;
  * COPY_BATCH: into SLOT on, room for N). */
 static ALWAYS_INLINE size_t encode_access_run(struct raw_decoder *d, const uint64_t *w,
                                               size_t n, enum access_copy copy,
-                                              struct batch_event *slot, int streaming,
-                                              struct trms_error *err)
+                                              struct batch_event *slot, struct trms_error *err)
 {
     int tapped = copy == COPY_EVENTS;
     struct trace_window win;
@@ -370,10 +363,7 @@ static ALWAYS_INLINE size_t encode_access_run(struct raw_decoder *d, const uint6
     size_t i = 0, k = 0;
     int failed = 0;
     struct event run[tapped ? TAP_RUN : 1];
-    access_loop_fn loop = access_loops[cpu_fast_pext()][copy == COPY_NONE     ? 0
-                                                        : copy == COPY_EVENTS ? 1
-                                                        : streaming           ? 2
-                                                                              : 3];
+    access_loop_fn loop = access_loops[cpu_fast_pext()][copy];
     while (i < n && s.p < win.end) {
         /* As many records as surely start in the window: no room check
          * inside (nor a full run for the tap). */
@@ -420,18 +410,16 @@ static size_t decode_access_run(struct raw_decoder *d, const uint64_t *w, size_t
             n = (size_t)room;
     }
     if (!trace_writer_tapped(d->writer))
-        return encode_access_run(d, w, n, COPY_NONE, NULL, 0, err);
+        return encode_access_run(d, w, n, COPY_NONE, NULL, err);
     struct batch_event *slot, *end;
-    int streaming;
-    int room = trace_writer_access_room(d->writer, &slot, &end, &streaming, err);
+    int room = trace_writer_access_room(d->writer, &slot, &end, err);
     if (room < 0)
         return SIZE_MAX;
     if (room > 0)
-        return encode_access_run(d, w, n, COPY_EVENTS, NULL, 0, err);
+        return encode_access_run(d, w, n, COPY_EVENTS, NULL, err);
     if ((size_t)(end - slot) < n)
         n = (size_t)(end - slot);
-    return streaming ? encode_access_run(d, w, n, COPY_BATCH, slot, 1, err)
-                     : encode_access_run(d, w, n, COPY_BATCH, slot, 0, err);
+    return encode_access_run(d, w, n, COPY_BATCH, slot, err);
 }
 
 static int is_access(uint64_t word)

@@ -1125,11 +1125,11 @@ static int compare_run(void *ctx, const struct event *events, size_t n, struct t
 
 /* A tap that also takes the hot loop's loads and stores straight into
  * batches (as `trms record`'s analysis does): room of varying sizes,
- * refused now and then (they come through RUN then), written with and
- * without streaming stores; each batch is read back as events. */
+ * refused now and then (they come through RUN then); each batch is read
+ * back as events. */
 struct batch_tap {
     struct expected_events *x;
-    _Alignas(16) struct batch_event slots[700];  /* as the streaming stores need */
+    struct batch_event slots[700];
     struct batch_event *start;
     unsigned calls;
     int flows;          /* calls, returns and costs may come in the room */
@@ -1144,7 +1144,7 @@ static int batch_tap_run(void *ctx, const struct event *events, size_t n, struct
 }
 
 static int batch_tap_room(void *ctx, struct batch_event **next, struct batch_event **end,
-                          int *streaming, int *flows)
+                          int *flows)
 {
     struct batch_tap *t = ctx;
     unsigned call = t->calls++;
@@ -1153,7 +1153,6 @@ static int batch_tap_room(void *ctx, struct batch_event **next, struct batch_eve
     t->start = t->slots;
     *next = t->slots;
     *end = t->slots + 1 + call * 37 % 700;
-    *streaming = call & 1;
     *flows = t->flows && call % 3 != 2;
     return 0;
 }

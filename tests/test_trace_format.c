@@ -1006,13 +1006,13 @@ static void batch_reads(void)
  * room the consumer gives or refuses. */
 struct room_log {
     struct batch_log l;
-    struct batch_event room[512] __attribute__((aligned(16)));
+    struct batch_event room[512];
     uint64_t rng;
     size_t in_room, rooms, refused;
 };
 
 static int room_give(void *ctx, struct batch_event **next, struct batch_event **end,
-                     int *streaming, int *flows)
+                     int *flows)
 {
     struct room_log *r = ctx;
     if (random_below(&r->rng, 8) == 0) {
@@ -1021,7 +1021,6 @@ static int room_give(void *ctx, struct batch_event **next, struct batch_event **
     }
     *next = r->room;
     *end = r->room + 1 + random_below(&r->rng, 300);
-    *streaming = (int)random_below(&r->rng, 2);
     *flows = (int)random_below(&r->rng, 2);
     r->rooms++;
     return 0;

@@ -181,12 +181,12 @@ static int feed_run(void *ctx, const struct event *events, size_t n, struct trms
  * straight into (trace_read_options' room): while no causal input is
  * written, which wants them as struct events. */
 static int feed_room(void *ctx, struct batch_event **next, struct batch_event **end,
-                     int *streaming, int *flows)
+                     int *flows)
 {
     struct run_state *st = ctx;
     if (st->causal)
         return 1;
-    return analysis_access_room(st->analysis, next, end, streaming, flows);
+    return analysis_access_room(st->analysis, next, end, flows);
 }
 
 /* What feed_run does of a run the reader wrote into feed_room's room. */

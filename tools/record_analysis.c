@@ -96,7 +96,7 @@ static void take_flows(struct record_analysis *ra, uint64_t before,
  * returns and costs between runs come in the same room (*FLOWS, the
  * trace writer keeping it), noted apart. */
 static int access_room(void *ctx, struct batch_event **next, struct batch_event **end,
-                       int *streaming, int *flows)
+                       int *flows)
 {
     struct record_analysis *ra = ctx;
     ra->scanning = 0;
@@ -104,7 +104,7 @@ static int access_room(void *ctx, struct batch_event **next, struct batch_event 
         ra->causal ? causal_input_access_need(ra->causal) : CAUSAL_PASSES_ACCESSES;
     if (ra->failed || need == CAUSAL_FOLLOWS_ACCESSES)
         return 1;
-    int rc = analysis_access_room(ra->analysis, next, end, streaming, flows);
+    int rc = analysis_access_room(ra->analysis, next, end, flows);
     /* Calls, returns and costs come in the room too (accesses_written),
      * unless a test turns it off (record_analysis_no_fused_flow). */
     *flows &= !ra->no_fused_flow;
@@ -114,7 +114,6 @@ static int access_room(void *ctx, struct batch_event **next, struct batch_event 
     size_t room = (size_t)(*end - *next);
     *next = ra->scan;
     *end = ra->scan + (room < SCAN_EVENTS ? room : SCAN_EVENTS);
-    *streaming = 0;
     return 0;
 }
 

@@ -326,8 +326,7 @@ static ALWAYS_INLINE size_t decode_flow(const uint8_t *p, const uint8_t *end,
  * constant where it is inlined. */
 static ALWAYS_INLINE size_t slotted_loop(struct event_decoder *dec, struct event *events,
                                          struct batch_decode *out, int into_batch,
-                                         int streaming, int pext, size_t max,
-                                         uint64_t routines)
+                                         int pext, size_t max, uint64_t routines)
 {
     const uint8_t *p = dec->p, *end = dec->end;
     struct access_slot *slots = dec->slots;
@@ -400,8 +399,7 @@ static ALWAYS_INLINE size_t slotted_loop(struct event_decoder *dec, struct event
                                                                    ? (uint32_t)value
                                                                    : 0,
                                                        .type = (uint8_t)ev->type,
-                                                       .shards = 0xff},
-                                  streaming);
+                                                       .shards = 0xff});
                 notes[n_notes++] =
                     (struct flow_note){.value = value, .at = (uint32_t)n,
                                        .type = (uint8_t)ev->type};
@@ -421,8 +419,7 @@ static ALWAYS_INLINE size_t slotted_loop(struct event_decoder *dec, struct event
             batch_event_store(&into[n],
                               (struct batch_event){.value = addr, .size = (uint32_t)size,
                                                    .type = (uint8_t)(EVENT_READ + kind),
-                                                   .shards = 0xff},
-                              streaming);
+                                                   .shards = 0xff});
             writes += kind;
         } else {
             ev->type = (enum event_type)(EVENT_READ + kind);
@@ -443,32 +440,24 @@ static ALWAYS_INLINE size_t slotted_loop(struct event_decoder *dec, struct event
 static size_t decode_run_slotted(struct event_decoder *dec, struct event *events, size_t max,
                                  uint64_t routines)
 {
-    return slotted_loop(dec, events, NULL, 0, 0, 0, max, routines);
+    return slotted_loop(dec, events, NULL, 0, 0, max, routines);
 }
 
-/* event_decode_batch's loop, once for each kind of store and each way of
- * gathering an operand: a flag read in the loop is one more value the loop
- * keeps (its registers are all taken), and its own function leaves the
- * loop the registers of its callers. */
-#define DECODE_BATCH(name, streaming, pext)                                                        \
-    static __attribute__((noinline)) size_t name(struct event_decoder *dec,                       \
-                                                 struct batch_decode *out, size_t max,            \
-                                                 uint64_t routines)                               \
-    {                                                                                              \
-        return slotted_loop(dec, NULL, out, 1, streaming, pext, max, routines);                    \
-    }
-DECODE_BATCH(decode_batch_streaming, 1, 0)
-DECODE_BATCH(decode_batch_cached, 0, 0)
-DECODE_BATCH(decode_batch_streaming_pext, 1, 1)
-DECODE_BATCH(decode_batch_cached_pext, 0, 1)
+/* event_decode_batch's loop, once with pext and once without: in its own
+ * function, the loop has the registers of its callers. */
+static __attribute__((noinline)) size_t decode_batch(struct event_decoder *dec,
+                                                     struct batch_decode *out, size_t max,
+                                                     uint64_t routines)
+{
+    return slotted_loop(dec, NULL, out, 1, 0, max, routines);
+}
 
-typedef size_t (*decode_batch_fn)(struct event_decoder *, struct batch_decode *, size_t,
-                                  uint64_t);
-/* By [pext fast][streaming]. */
-static const decode_batch_fn decode_batch_by[2][2] = {
-    {decode_batch_cached, decode_batch_streaming},
-    {decode_batch_cached_pext, decode_batch_streaming_pext},
-};
+static __attribute__((noinline)) size_t decode_batch_pext(struct event_decoder *dec,
+                                                          struct batch_decode *out, size_t max,
+                                                          uint64_t routines)
+{
+    return slotted_loop(dec, NULL, out, 1, 1, max, routines);
+}
 
 size_t event_decode_batch(struct event_decoder *dec, struct batch_decode *out, size_t max,
                           uint64_t routines)
@@ -477,7 +466,8 @@ size_t event_decode_batch(struct event_decoder *dec, struct batch_decode *out, s
     out->writes = 0;
     if (!dec->slotted)
         return 0;
-    return decode_batch_by[cpu_fast_pext()][out->streaming != 0](dec, out, max, routines);
+    return cpu_fast_pext() ? decode_batch_pext(dec, out, max, routines)
+                           : decode_batch(dec, out, max, routines);
 }
 
 size_t event_decode_run(struct event_decoder *dec, struct event *events, size_t max,

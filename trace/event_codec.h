@@ -341,7 +341,6 @@ struct flow_note;
 /* Where event_decode_batch writes, and what it says of what it wrote. */
 struct batch_decode {
     struct batch_event *into;  /* room for MAX */
-    int streaming;             /* batch_event_store's */
     int flows;                 /* calls, returns and costs go there too */
     struct flow_note *notes;   /* room for MAX: the flows written, in order */
     size_t n_notes;

@@ -144,7 +144,7 @@ static int read_events_block(struct reader *r, const uint8_t *payload, size_t le
             }
             struct batch_decode out = {.notes = r->notes};
             struct batch_event *end;
-            if (r->room(ctx, &out.into, &end, &out.streaming, &out.flows) == 0) {
+            if (r->room(ctx, &out.into, &end, &out.flows) == 0) {
                 size_t max = (size_t)(end - out.into);
                 if (max > TRACE_READ_RUN)
                     max = TRACE_READ_RUN;

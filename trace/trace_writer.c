@@ -70,7 +70,6 @@ struct trace_writer {
      * (trace_event_tap's FLOWS): the calls, returns and costs between
      * runs go straight there, not a struct event each for RUN. */
     int held;
-    int held_streaming;
     struct batch_event *held_start, *held_next, *held_end;
     uint64_t held_accesses, held_writes;
     size_t held_n;
@@ -330,7 +329,7 @@ static inline void hold_flow(struct trace_writer *w, const struct event *ev)
 {
     struct batch_event flow = batch_flow_event(ev);
     struct batch_event *slot = w->held_next++;
-    batch_event_store(slot, flow, w->held_streaming);
+    batch_event_store(slot, flow);
     w->held_flows[w->held_n++] = (struct flow_note){
         .value = flow.value, .at = (uint32_t)(slot - w->held_start), .type = flow.type};
 }
@@ -367,24 +366,22 @@ int trace_writer_tap(struct trace_writer *w, const struct event *events, size_t 
 }
 
 int trace_writer_access_room(struct trace_writer *w, struct batch_event **next,
-                             struct batch_event **end, int *streaming, struct trms_error *err)
+                             struct batch_event **end, struct trms_error *err)
 {
     if (!w->tap.access_room)
         return 1;
     if (w->held && w->held_next != w->held_end) {
         *next = w->held_next;
         *end = w->held_end;
-        *streaming = w->held_streaming;
         return 0;
     }
     if (flush_tap(w, err) != 0)
         return -1;
     int flows = 0;
-    if (w->tap.access_room(w->tap.ctx, next, end, streaming, &flows) != 0)
+    if (w->tap.access_room(w->tap.ctx, next, end, &flows) != 0)
         return 1;
     if (flows) {
         w->held = 1;
-        w->held_streaming = *streaming;
         w->held_start = w->held_next = *next;
         w->held_end = *end;
         w->held_accesses = w->held_writes = 0;

@@ -40,9 +40,8 @@ struct trace_event_tap {
      * straight into the consumer's batches (struct batch_event,
      * analyses/batch_event.h), in place of RUN: no event is copied on the
      * way. ACCESS_ROOM returns 0 with room for at least one in
-     * [*NEXT, *END) (*STREAMING: write them with streaming stores, which
-     * need the slots 16-byte aligned), or
-     * non-zero when the consumer wants them through RUN for now;
+     * [*NEXT, *END), or non-zero when the consumer wants them through RUN
+     * for now;
      * ACCESSES_WRITTEN says where the producer stopped and how many it
      * wrote, WRITES of them stores. Called through
      * trace_writer_access_room, which gives the tap its pending run first.
@@ -116,7 +115,7 @@ int trace_writer_tap(struct trace_writer *w, const struct event *events, size_t 
  * trace_writer_tap instead; -1 when giving the tap its pending run failed
  * (*ERR says). trace_writer_accesses_written: the tap's ACCESSES_WRITTEN. */
 int trace_writer_access_room(struct trace_writer *w, struct batch_event **next,
-                             struct batch_event **end, int *streaming, struct trms_error *err);
+                             struct batch_event **end, struct trms_error *err);
 void trace_writer_accesses_written(struct trace_writer *w, struct batch_event *next,
                                    uint64_t accesses, uint64_t writes);
 
