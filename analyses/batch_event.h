@@ -56,7 +56,8 @@ static inline uint64_t batch_event_high(uint32_t size, uint8_t type, uint8_t sha
  * two cores share (streaming stores, which 08802d2 chose, sent every batch
  * to memory first: the feeding thread took 3.9-5.7 s of CPU for xz's 493 M
  * events against 3.4-4.0). The one store of every producer of batches
- * (engine_store, `trms record`'s hot loop and its trace writer). */
+ * (engine_put, the analysis's fast paths, the trace reader, `trms
+ * record`'s hot loop and its trace writer). */
 static inline void batch_event_store(struct batch_event *slot, struct batch_event ev)
 {
     uint64_t high = batch_event_high(ev.size, ev.type, ev.shards);
