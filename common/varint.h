@@ -30,6 +30,36 @@ static inline uint64_t varint_gather(uint64_t x)
     return (x & 0x000000000fffffffull) | (x & 0x0fffffff00000000ull) >> 4;
 }
 
+/* The same two by BMI2's pdep and pext, one instruction each for the nine
+ * and twelve above. Spelled in assembly so that a function built for any
+ * x86-64 can hold them; only code that asked cpu_fast_pext()
+ * (common/cpu_features.h) runs them. Elsewhere the word-wise forms stand
+ * in (cpu_fast_pext() is 0 there). */
+#define VARINT_GROUPS 0x7f7f7f7f7f7f7f7full
+static inline uint64_t varint_spread_bmi2(uint64_t v)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+    uint64_t spread;
+    __asm__("pdepq %2, %1, %0" : "=r"(spread) : "r"(v), "r"(VARINT_GROUPS));
+    return spread;
+#else
+    return varint_spread(v);
+#endif
+}
+
+/* (W's groups under GROUPS, whole groups of VARINT_GROUPS: one pext, no
+ * mask of W first.) */
+static inline uint64_t varint_gather_bmi2(uint64_t w, uint64_t groups)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+    uint64_t packed;
+    __asm__("pextq %2, %1, %0" : "=r"(packed) : "r"(w), "r"(groups));
+    return packed;
+#else
+    return varint_gather(w & groups);
+#endif
+}
+
 /* (__builtin_memcpy: one unaligned load or store, also freestanding) */
 static inline uint64_t varint_load_le64(const uint8_t *p)
 {
@@ -77,12 +107,14 @@ static const uint64_t VARINT_MORE_BY_CLZ[64] = {
     0x0000000000000000ull, 0x0000000000000000ull, 0x0000000000000000ull, 0x0000000000000000ull,
 };
 
-/* Writes V at DST (VARINT_MAX bytes available); returns bytes used. */
-static inline size_t put_varint(uint8_t *dst, uint64_t v)
+/* Writes V at DST (VARINT_MAX bytes available); returns bytes used. BMI2:
+ * spread by varint_spread_bmi2 (a constant where it is inlined). */
+static inline size_t put_varint_with(uint8_t *dst, uint64_t v, int bmi2)
 {
-    if (v < VARINT_SWAR_LIMIT) {
+    if (__builtin_expect(v < VARINT_SWAR_LIMIT, 1)) { /* addresses, counts */
         unsigned lead = (unsigned)__builtin_clzll(v | 1);
-        varint_store_le64(dst, varint_spread(v) | VARINT_MORE_BY_CLZ[lead]);
+        uint64_t spread = bmi2 ? varint_spread_bmi2(v) : varint_spread(v);
+        varint_store_le64(dst, spread | VARINT_MORE_BY_CLZ[lead]);
         return VARINT_BYTES_BY_CLZ[lead];
     }
     size_t n = 0;
@@ -94,70 +126,30 @@ static inline size_t put_varint(uint8_t *dst, uint64_t v)
     return n;
 }
 
+static inline size_t put_varint(uint8_t *dst, uint64_t v)
+{
+    return put_varint_with(dst, v, 0);
+}
+
 /* Reads a varint of at most 8 bytes at P, which has 8 readable bytes:
- * returns its length, 0 when it is longer (nothing is read then). */
-static inline size_t get_varint8(const uint8_t *p, uint64_t *v)
+ * returns its length, 0 when it is longer (nothing is read then). BMI2:
+ * gathered by varint_gather_bmi2 (a constant where it is inlined). */
+static inline __attribute__((always_inline)) size_t get_varint8_with(const uint8_t *p,
+                                                                     uint64_t *v, int bmi2)
 {
     uint64_t w = varint_load_le64(p);
     uint64_t stop = ~w & 0x8080808080808080ull; /* bytes without a continuation */
     if (!stop)
         return 0;
-    uint64_t kept = (stop ^ (stop - 1)) & 0x7f7f7f7f7f7f7f7full; /* up to the first */
-    *v = varint_gather(w & kept);
+    uint64_t kept = (stop ^ (stop - 1)) & VARINT_GROUPS; /* up to the first */
+    *v = bmi2 ? varint_gather_bmi2(w, kept) : varint_gather(w & kept);
     return (size_t)__builtin_ctzll(stop) / 8 + 1;
 }
 
-#if defined(__x86_64__) && defined(__GNUC__)
-/* BMI2's pext: SRC's bits under MASK, packed low. Spelled in assembly so
- * that a function built for any x86-64 can hold it; only code that asked
- * cpu_fast_pext() (common/cpu_features.h) runs it. */
-static inline uint64_t varint_pext(uint64_t src, uint64_t mask)
+static inline size_t get_varint8(const uint8_t *p, uint64_t *v)
 {
-    uint64_t packed;
-    __asm__("pextq %2, %1, %0" : "=r"(packed) : "r"(src), "r"(mask));
-    return packed;
+    return get_varint8_with(p, v, 0);
 }
-
-/* BMI2's pdep: SRC's low bits spread to MASK's. */
-static inline uint64_t varint_pdep(uint64_t src, uint64_t mask)
-{
-    uint64_t spread;
-    __asm__("pdepq %2, %1, %0" : "=r"(spread) : "r"(src), "r"(mask));
-    return spread;
-}
-
-/* put_varint by pdep (V's groups spread in one instruction, not nine). */
-static inline size_t put_varint_pdep(uint8_t *dst, uint64_t v)
-{
-    if (v >= VARINT_SWAR_LIMIT)
-        return put_varint(dst, v);
-    unsigned lead = (unsigned)__builtin_clzll(v | 1);
-    varint_store_le64(dst, varint_pdep(v, 0x7f7f7f7f7f7f7f7full) | VARINT_MORE_BY_CLZ[lead]);
-    return VARINT_BYTES_BY_CLZ[lead];
-}
-
-/* get_varint8 by pext: one instruction for varint_gather's twelve. */
-static inline size_t get_varint8_pext(const uint8_t *p, uint64_t *v)
-{
-    uint64_t w = varint_load_le64(p);
-    uint64_t stop = ~w & 0x8080808080808080ull;
-    if (!stop)
-        return 0;
-    *v = varint_pext(w, (stop ^ (stop - 1)) & 0x7f7f7f7f7f7f7f7full);
-    return (size_t)__builtin_ctzll(stop) / 8 + 1;
-}
-#else
-/* Elsewhere the word-wise forms stand in (cpu_fast_pext() is 0 there). */
-static inline size_t put_varint_pdep(uint8_t *dst, uint64_t v)
-{
-    return put_varint(dst, v);
-}
-
-static inline size_t get_varint8_pext(const uint8_t *p, uint64_t *v)
-{
-    return get_varint8(p, v);
-}
-#endif
 
 /* Reads a varint at *P, not past END; 0 on success, -1 when truncated or
  * wider than 64 bits. */

@@ -287,7 +287,7 @@ static inline size_t short_varint(const uint8_t *p, const uint8_t *end, uint64_t
 static ALWAYS_INLINE size_t operand_after(const uint8_t *p, const uint8_t *end, uint64_t *v,
                                           int pext)
 {
-    size_t len = end - p > 8 ? (pext ? get_varint8_pext(p + 1, v) : get_varint8(p + 1, v)) : 0;
+    size_t len = end - p > 8 ? get_varint8_with(p + 1, v, pext) : 0;
     if (!len)
         len = short_varint(p + 1, end, v);
     return len ? len + 1 : 0;

@@ -210,7 +210,7 @@ event_put_load_store_with(struct event_encoder *enc, uint16_t opcodes, uint64_t 
         *q = (uint8_t)zigzag;
         return q + 1;
     }
-    return q + (pdep ? put_varint_pdep(q, zigzag) : put_varint(q, zigzag));
+    return q + put_varint_with(q, zigzag, pdep);
 }
 
 static inline uint8_t *event_put_load_store(struct event_encoder *enc, uint16_t opcodes,
