@@ -100,6 +100,7 @@ struct call {
     syscall_read_fn read_mem;
     syscall_effect_fn emit;
     void *ctx;
+    int *clipped;    /* set when a count passed what the kernel accepts */
 };
 
 /* Spec constructors: P is the pointer argument, K the size argument. */
@@ -138,8 +139,9 @@ enum {
     PAGE_BYTES = 4096,
     PATH_MAX_BYTES = 4096,     /* PATH_MAX, NUL included */
     ARG_STRING_MAX = 131072,   /* MAX_ARG_STRLEN: one execve argument */
-    ARG_ARRAY_MAX = 1 << 20,   /* bound on argv/envp entries we walk */
+    ARG_BYTES_MAX = 6 << 20,   /* _STK_LIM / 4 * 3: argv's or envp's pointers and strings */
     IOV_MAX_COUNT = 1024,      /* UIO_MAXIOV: larger counts fail with EINVAL */
+    POLL_FDS_MAX = 1 << 20,    /* nr_open's default, RLIMIT_NOFILE's ceiling: poll's nfds */
     SOCKADDR_MAX = 128,        /* sizeof(struct sockaddr_storage) */
     IOVEC_BYTES = 16,          /* {base, len} */
     MSGHDR_BYTES = 56,
@@ -211,6 +213,17 @@ static void emit_range(const struct call *c, enum syscall_access kind, uint64_t 
         c->emit(c->ctx, kind, addr, size);
 }
 
+/* COUNT, at most MAX; a larger count comes from a corrupt record or a
+ * kernel beyond its defaults, and would be millions of effects, so the call
+ * is reported clipped. */
+static uint64_t clip(const struct call *c, uint64_t count, uint64_t max)
+{
+    if (count <= max)
+        return count;
+    *c->clipped = 1;
+    return max;
+}
+
 /* Length of the NUL-terminated string at ADDR, NUL included, at most CAP;
  * 0 when unreadable. Chunks never cross a page, so a string ending before an
  * unmapped page is found; a refused chunk is retried byte by byte for
@@ -280,16 +293,27 @@ static void sockaddr_out(const struct call *c, enum pass pass, uint64_t addr,
 }
 
 /* execve's argv/envp: the pointer array up to and including its NULL, then
- * every string. */
+ * every string; the kernel refuses more than ARG_BYTES_MAX of both (E2BIG). */
 static void string_array(const struct call *c, uint64_t array, uint64_t string_cap)
 {
-    uint64_t count = 0, ptr;
-    while (count < ARG_ARRAY_MAX && read_le(c, array + count * 8, 8, &ptr) == 0 && ptr)
+    uint64_t count = 0, ptr, pointers_max = ARG_BYTES_MAX / 8 - 1;
+    while (count <= pointers_max && read_le(c, array + count * 8, 8, &ptr) == 0 && ptr)
         count++;
+    count = clip(c, count, pointers_max);
+    uint64_t left = ARG_BYTES_MAX - (count + 1) * 8;
     emit_range(c, SYSCALL_KREAD, array, (count + 1) * 8);
-    for (uint64_t i = 0; i < count; i++)
-        if (read_le(c, array + i * 8, 8, &ptr) == 0)
-            emit_range(c, SYSCALL_KREAD, ptr, string_size(c, ptr, string_cap));
+    uint64_t i = 0;
+    for (; i < count && left > 0; i++) {
+        if (read_le(c, array + i * 8, 8, &ptr) != 0)
+            continue;
+        uint64_t cap = min_u64(string_cap, left), size = string_size(c, ptr, cap);
+        if (size == left && cap < string_cap)
+            *c->clipped = 1;
+        emit_range(c, SYSCALL_KREAD, ptr, size);
+        left -= size;
+    }
+    if (i < count)  /* strings left, and no room for even their NULs */
+        *c->clipped = 1;
 }
 
 /* Size of a spec with a plain size rule; 0 when it cannot be known. */
@@ -339,7 +363,7 @@ static void apply_spec(const struct call *c, const struct effect_spec *s, enum p
         sockaddr_out(c, pass, ptr, count);
         return;
     case RULE_POLLFD:
-        count = (uint32_t)count;
+        count = clip(c, (uint32_t)count, POLL_FDS_MAX);
         if (pass == PASS_READS)
             emit_range(c, SYSCALL_KREAD, ptr, count * POLLFD_BYTES);
         else
@@ -439,11 +463,18 @@ static void sendmsg_effects(const struct call *c, enum pass pass)
         sent_message(c, c->args[1], positive_result(c));
 }
 
+/* The messages sendmmsg or recvmmsg(fd, vec, vlen, ...) moved: the result,
+ * which the kernel keeps within vlen and UIO_MAXIOV. */
+static uint64_t mmsg_count(const struct call *c)
+{
+    return clip(c, positive_result(c), min_u64((uint32_t)c->args[2], IOV_MAX_COUNT));
+}
+
 /* recvmmsg(fd, vec, vlen, flags, timeout): RESULT messages, each with its
  * byte count in msg_len; the timeout is read and the remainder written back. */
 static void recvmmsg_effects(const struct call *c, enum pass pass)
 {
-    uint64_t vec = c->args[1], timeout = c->args[4], count = positive_result(c);
+    uint64_t vec = c->args[1], timeout = c->args[4], count = mmsg_count(c);
     if (pass == PASS_READS)
         emit_range(c, SYSCALL_KREAD, timeout, TIMESPEC_BYTES);
     for (uint64_t i = 0; vec && i < count; i++) {
@@ -461,7 +492,7 @@ static void recvmmsg_effects(const struct call *c, enum pass pass)
 /* sendmmsg(fd, vec, vlen, flags): RESULT messages sent, msg_len written. */
 static void sendmmsg_effects(const struct call *c, enum pass pass)
 {
-    uint64_t vec = c->args[1], count = positive_result(c);
+    uint64_t vec = c->args[1], count = mmsg_count(c);
     for (uint64_t i = 0; vec && i < count; i++) {
         uint64_t entry = vec + i * MMSGHDR_BYTES, msg_len = 0;
         if (pass == PASS_WRITES) {
@@ -1055,18 +1086,20 @@ enum syscall_known syscall_effects(uint64_t nr, const uint64_t args[6], int64_t 
         return SYSCALL_UNKNOWN;
     if (is_error_result(result))
         return SYSCALL_MODELED;
+    int clipped = 0;
     struct call c;
     c.args = args;
     c.result = result;
     c.read_mem = read_mem ? read_mem : unreadable;
     c.emit = emit;
     c.ctx = ctx;
+    c.clipped = &clipped;
     for (int pass = PASS_READS; pass <= PASS_WRITES; pass++) {
         apply_specs(&c, specs, count, (enum pass)pass);
         if (row->custom)
             row->custom(&c, (enum pass)pass);
     }
-    return SYSCALL_MODELED;
+    return clipped ? SYSCALL_CLIPPED : SYSCALL_MODELED;
 }
 
 const char *syscall_name(uint64_t nr)

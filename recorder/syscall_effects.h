@@ -28,6 +28,9 @@ typedef int (*syscall_read_fn)(void *ctx, uint64_t addr, void *buf, uint64_t siz
 enum syscall_known {
     SYSCALL_UNKNOWN = 0,    /* not in the table: the caller counts and reports it */
     SYSCALL_MODELED = 1,    /* effects (possibly none) were emitted */
+    SYSCALL_CLIPPED = 2,    /* a count passed the kernel's bound (a corrupt record or a
+                             * raised limit): effects up to the bound were emitted, and
+                             * the caller counts and reports the rest as lost */
 };
 
 /* Emits the memory effects of syscall NR(ARGS) that returned RESULT;

@@ -448,8 +448,11 @@ static int complete_syscall(struct rerun_decoder *d, struct thread *t,
     d->summary->syscalls++;
     if (switch_to(d, t, err) != 0)
         return -1;
-    if (d->syscalls->effects(d->syscalls->ctx, &call, kernel_effect, d) == SYSCALL_UNKNOWN)
+    enum syscall_known known = d->syscalls->effects(d->syscalls->ctx, &call, kernel_effect, d);
+    if (known == SYSCALL_UNKNOWN)
         count_at(&d->summary->unmodeled_syscalls, call.nr);
+    else if (known == SYSCALL_CLIPPED)
+        d->summary->unexpected++;
     if (d->failed) {
         *err = d->callback_err;
         return -1;

@@ -90,7 +90,8 @@ struct rerun_summary {
     uint64_t other_process_threads;     /* threads of processes left out */
     uint64_t other_process_records;     /* and their records */
     uint64_t unexpected;                /* records no transition explains, accesses
-                                           cut at the end of the address space */
+                                           cut at the end of the address space,
+                                           syscalls clipped (SYSCALL_CLIPPED) */
     uint64_t tail_calls, unwound_frames;
     uint64_t sync_records;              /* given to the sync sink */
     uint64_t unread_atomics;            /* locked arithmetic whose values the

@@ -9,6 +9,7 @@
 #include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/epoll.h>
 #include <sys/mman.h>
 #include <sys/poll.h>
@@ -503,6 +504,97 @@ static void sockets(void)
     EXPECT(KR(&mm[0], 56), KR(&miov[0], 16), KR(m0, 3), KW(&mm[0].msg_len, 4));
 }
 
+/* Totals of a call's effects, for calls too large to list. */
+struct totals {
+    uint64_t reads, writes, read_bytes, write_bytes;
+};
+
+static void count_effect(void *ctx, enum syscall_access kind, uint64_t addr, uint64_t size)
+{
+    (void)addr;
+    struct totals *t = ctx;
+    if (kind == SYSCALL_KREAD)
+        t->reads++, t->read_bytes += size;
+    else
+        t->writes++, t->write_bytes += size;
+}
+
+/* host_read with every address readable (the context is the totals). */
+static int read_any(void *ctx, uint64_t addr, void *buf, uint64_t size)
+{
+    (void)ctx;
+    return host_read(NULL, addr, buf, size);
+}
+
+static enum syscall_known count_run(uint64_t nr, int64_t result, const uint64_t args[6],
+                                    struct totals *t)
+{
+    *t = (struct totals){0};
+    return syscall_effects(nr, args, result, read_any, count_effect, t);
+}
+
+/* Counts past what the kernel accepts (a corrupt record, or a fuzzer's)
+ * stop at the kernel's bound, and the call says it was clipped: a poll of
+ * 138 M descriptors once took a fuzz run 14 s. */
+static void kernel_bounds(void)
+{
+    enum { POLL_MAX = 1 << 20, ARG_BYTES = 6 << 20 };
+    struct totals t;
+    uint64_t fds = 0x10000;  /* never read */
+    CHECK_EQ(count_run(SYS_poll, 1, (const uint64_t[6]){fds, POLL_MAX, 0}, &t),
+             SYSCALL_MODELED);
+    CHECK_EQ(t.read_bytes, (uint64_t)POLL_MAX * 8);
+    CHECK_EQ(t.writes, (uint64_t)POLL_MAX);
+    CHECK_EQ(count_run(SYS_poll, 1, (const uint64_t[6]){fds, 0x8401006, 0}, &t),
+             SYSCALL_CLIPPED);
+    CHECK_EQ(t.read_bytes, (uint64_t)POLL_MAX * 8);
+    CHECK_EQ(t.writes, (uint64_t)POLL_MAX);
+    CHECK_EQ(count_run(SYS_ppoll, 1, (const uint64_t[6]){fds, UINT32_MAX, 0, 0}, &t),
+             SYSCALL_CLIPPED);
+    CHECK_EQ(t.writes, (uint64_t)POLL_MAX);
+
+    /* More messages than vlen, or than UIO_MAXIOV: the first vlen are read. */
+    struct mmsghdr mm[2] = {{.msg_len = 0}, {.msg_len = 0}};
+    CHECK_EQ(count_run(SYS_sendmmsg, 5, (const uint64_t[6]){3, P(mm), 2}, &t), SYSCALL_CLIPPED);
+    CHECK_EQ(t.reads, 2u);
+    CHECK_EQ(count_run(SYS_sendmmsg, 2, (const uint64_t[6]){3, P(mm), 2}, &t), SYSCALL_MODELED);
+    CHECK_EQ(t.reads, 2u);
+    CHECK_EQ(count_run(SYS_recvmmsg, INT64_MAX, (const uint64_t[6]){3, 0, 5000}, &t),
+             SYSCALL_CLIPPED);
+
+    /* execve's argv: at most 6 MiB of pointers and strings. 100 strings of
+     * 100,000 bytes pass it: the reads stop at exactly 6 MiB. */
+    enum { STRINGS = 100, STRING_BYTES = 100000 };
+    char *text = malloc(STRING_BYTES);
+    char **argv = calloc(STRINGS + 1, sizeof *argv);
+    memset(text, 'x', STRING_BYTES - 1);
+    text[STRING_BYTES - 1] = '\0';
+    for (int i = 0; i < STRINGS; i++)
+        argv[i] = text;
+    static const char prog[] = "/bin/true";
+    CHECK_EQ(count_run(SYS_execve, 0, (const uint64_t[6]){P(prog), P(argv), 0}, &t),
+             SYSCALL_CLIPPED);
+    CHECK_EQ(t.read_bytes, sizeof prog + (uint64_t)ARG_BYTES);
+    argv[60] = NULL;  /* 6,000,000 bytes of strings and 488 of pointers: within */
+    CHECK_EQ(count_run(SYS_execve, 0, (const uint64_t[6]){P(prog), P(argv), 0}, &t),
+             SYSCALL_MODELED);
+    CHECK_EQ(t.read_bytes, sizeof prog + 61 * 8 + 60 * (uint64_t)STRING_BYTES);
+    /* A pointer array with no NULL in 6 MiB. */
+    uint64_t *pointers = malloc(ARG_BYTES + 64);
+    for (size_t i = 0; i < (ARG_BYTES + 64) / 8; i++)
+        pointers[i] = P(prog);
+    pointers[ARG_BYTES / 8] = 0;  /* one past the bound */
+    CHECK_EQ(count_run(SYS_execve, 0, (const uint64_t[6]){P(prog), P(pointers), 0}, &t),
+             SYSCALL_CLIPPED);
+    CHECK_EQ(t.read_bytes, sizeof prog + (uint64_t)ARG_BYTES);
+    pointers[ARG_BYTES / 8 - 1] = 0;  /* the NULL as the last word within */
+    CHECK_EQ(count_run(SYS_execve, 0, (const uint64_t[6]){P(prog), P(pointers), 0}, &t),
+             SYSCALL_CLIPPED);  /* the pointers fill it: no room for the strings */
+    free(pointers);
+    free(argv);
+    free(text);
+}
+
 /* Every row's number and name agree with the C library's SYS_ constants. */
 static void names(void)
 {
@@ -848,6 +940,7 @@ int main(void)
     time_and_process();
     commands();
     sockets();
+    kernel_bounds();
     names();
     real_syscalls();
     return check_report("test_syscall_effects");

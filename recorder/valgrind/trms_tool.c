@@ -125,6 +125,7 @@ struct pending_effect {
 static struct pending_effect pending_effects[MAX_THREADS][MAX_PENDING_EFFECTS];
 static UInt n_pending_effects[MAX_THREADS];
 static ULong unrecorded_effects;      /* overflowed the array above */
+static ULong clipped_syscalls;        /* SYSCALL_CLIPPED: effects past a kernel bound */
 
 /* ---- the buffer ---- */
 
@@ -1060,7 +1061,10 @@ static void post_syscall(ThreadId tid, UInt nr, UWord *args, UInt n_args, SysRes
     else if (result > 0 &&
              (nr == NR_WRITE || nr == NR_WRITEV || nr == NR_SENDTO || nr == NR_SENDMSG))
         note_channel_write(args[0]);
-    if (syscall_effects(nr, a, result, read_guest, emit_effect, NULL) == SYSCALL_UNKNOWN) {
+    enum syscall_known known = syscall_effects(nr, a, result, read_guest, emit_effect, NULL);
+    if (known == SYSCALL_CLIPPED)
+        clipped_syscalls++;
+    if (known == SYSCALL_UNKNOWN) {
         reserve(1);
         put_control(RAW_UNMODELED_SYSCALL, nr);
         for (UInt i = 0; !failed && i < n_pending_effects[tid]; i++) {
@@ -1391,6 +1395,10 @@ static void fini(Int exitcode)
     if (unrecorded_effects)
         VG_(umsg)("trms: %llu syscall effects beyond %d per call were not recorded\n",
                   unrecorded_effects, MAX_PENDING_EFFECTS);
+    if (clipped_syscalls)
+        VG_(umsg)("trms: %llu syscalls passed the kernel's default bounds (poll's nfds, "
+                  "execve's arguments); their effects past the bound were not recorded\n",
+                  clipped_syscalls);
     reserve(1);
     (void)exitcode;  /* always 0 from Valgrind's core */
     put_control(RAW_END, exit_status);
