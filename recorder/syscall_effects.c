@@ -293,7 +293,8 @@ static void sockaddr_out(const struct call *c, enum pass pass, uint64_t addr,
 }
 
 /* execve's argv/envp: the pointer array up to and including its NULL, then
- * every string; the kernel refuses more than ARG_BYTES_MAX of both (E2BIG). */
+ * every string. The kernel refuses more than ARG_BYTES_MAX of the two
+ * together (E2BIG), so more in one of them is a corrupt record. */
 static void string_array(const struct call *c, uint64_t array, uint64_t string_cap)
 {
     uint64_t count = 0, ptr, pointers_max = ARG_BYTES_MAX / 8 - 1;
