@@ -25,7 +25,11 @@ the machine spent beyond what the benchmark's own processes took
 (/proc/stat against getrusage), as a share of its cores over the round's
 wall time. A round where others took more than LOADED (default 0.2) of the
 machine is flagged, and the tables say how many of the rounds were; the
-medians are of every round, with the load of each listed.
+medians are of every round, with the load of each listed. The load counts
+the host's steal (/proc/stat: CPU time of this virtual machine's cores
+given to other guests), which is listed beside it: a round with almost
+no load from this machine's processes can still have lost a tenth of
+its cores to the host.
 
 analysis: `trms analyze` of stored recordings, made once by the BASE
 build (so that both builds read them), by the BASE build and by this one in
@@ -157,20 +161,26 @@ def run(args, cwd, stdin=None, env=None):
     return wall, cpu, rss
 
 
-def busy_seconds():
-    """CPU seconds the whole machine has spent busy (not idle nor waiting)."""
-    with open("/proc/stat") as f:
+def cpu_seconds(stat="/proc/stat"):
+    """(busy, stolen): CPU seconds the whole machine has spent busy (not
+    idle nor waiting), and of those the ones its host gave to other guests
+    (steal: a virtual machine's cores taken away, which no process here
+    shows, and which slows every round it falls in)."""
+    with open(stat) as f:
         fields = [int(v) for v in f.readline().split()[1:]]
     idle = fields[3] + (fields[4] if len(fields) > 4 else 0)
-    return (sum(fields[:8]) - idle) / os.sysconf("SC_CLK_TCK")
+    steal = fields[7] if len(fields) > 7 else 0
+    tick = os.sysconf("SC_CLK_TCK")
+    return (sum(fields[:8]) - idle) / tick, steal / tick
 
 
 class Round:
     """The machine's load during one round: the busy CPU time beyond the
-    benchmark's own processes, as a share of all cores over the round."""
+    benchmark's own processes, as a share of all cores over the round; and
+    the host's steal within it, as the same share."""
 
     def __enter__(self):
-        self.busy = busy_seconds()
+        self.busy, self.stolen = cpu_seconds()
         self.ours = resource.getrusage(resource.RUSAGE_CHILDREN)
         self.own = resource.getrusage(resource.RUSAGE_SELF)
         self.start = time.perf_counter()
@@ -182,16 +192,26 @@ class Round:
         own = resource.getrusage(resource.RUSAGE_SELF)
         mine = sum(getattr(a, f) - getattr(b, f) for a, b in ((ours, self.ours), (own, self.own))
                    for f in ("ru_utime", "ru_stime"))
-        others = max(0.0, busy_seconds() - self.busy - mine)
-        self.load = others / (wall * os.cpu_count()) if wall > 0 else 0.0
-        self.flagged = self.load > LOADED
+        busy, stolen = cpu_seconds()
+        self.finish(wall, os.cpu_count(), max(0.0, busy - self.busy - mine), stolen - self.stolen)
         return False
+
+    def finish(self, wall, cores, others, stolen):
+        """The shares of a round of WALL seconds on CORES, where others
+        took OTHERS CPU seconds, STOLEN of them by the host."""
+        capacity = wall * cores
+        self.load = others / capacity if capacity > 0 else 0.0
+        self.steal = stolen / capacity if capacity > 0 else 0.0
+        self.flagged = self.load > LOADED
+        return self
 
 
 def describe_rounds(rounds):
     flagged = sum(r.flagged for r in rounds)
-    loads = ", ".join(f"{r.load:.2f}{'*' if r.flagged else ''}" for r in rounds)
-    return (f"machine load by round (others' share of the {os.cpu_count()} cores): {loads}; "
+    loads = ", ".join(f"{r.load:.2f}{'*' if r.flagged else ''} ({r.steal:.2f} stolen)"
+                      for r in rounds)
+    return (f"machine load by round (others' share of the {os.cpu_count()} cores, and the "
+            f"host's steal within it): {loads}; "
             f"{flagged} of {len(rounds)} round{'s' if len(rounds) != 1 else ''} under load "
             f"(* : above {LOADED})")
 
@@ -391,7 +411,8 @@ def versus_aprof(work):
         rounds.append(rnd)
         # The table so far, on stderr: a run cut short on a busy machine
         # still says what it measured.
-        print(f"(round {k + 1} of {REPEAT}: load {rnd.load:.2f})", file=sys.stderr)
+        print(f"(round {k + 1} of {REPEAT}: load {rnd.load:.2f}, {rnd.steal:.2f} stolen)",
+              file=sys.stderr)
         versus_table(programs, runs, rounds, loadavg, sys.stderr)
         sys.stderr.flush()
     versus_table(programs, runs, rounds, loadavg, sys.stdout)
