@@ -78,8 +78,8 @@ int analysis_events(struct analysis *a, const struct event *events, size_t n, si
  * after the first thread event) that writes them straight into the
  * batches, with no struct event in between: 0 and room for at least one
  * in [*NEXT, *END), each written as {addr, size, type, shards 0xff};
- * non-zero when they must come
- * through analysis_events (several shards, or no thread yet). Then
+ * non-zero when they must come through analysis_events (several shards,
+ * or no thread yet). Then
  * analysis_accesses_written: NEXT past the last written, ACCESSES of
  * them, WRITES of those stores. *FLOWS non-zero: the current thread's
  * calls, returns and costs may go there too (no calling contexts to

@@ -51,28 +51,26 @@ static inline uint64_t batch_event_high(uint32_t size, uint8_t type, uint8_t sha
     return (uint64_t)size | (uint64_t)type << 32 | (uint64_t)shards << 40;
 }
 
-/* Stores EV at SLOT: two 8-byte stores, not one per field. Ordinary
- * stores: the worker on the other core reads the batch from the cache the
- * two cores share (streaming stores, which 08802d2 chose, sent every batch
- * to memory first: the feeding thread took 3.9-5.7 s of CPU for xz's 493 M
- * events against 3.4-4.0). The one store of every producer of batches
- * (engine_put, the analysis's fast paths, the trace reader, `trms
- * record`'s hot loop and its trace writer). */
-static inline void batch_event_store(struct batch_event *slot, struct batch_event ev)
-{
-    uint64_t high = batch_event_high(ev.size, ev.type, ev.shards);
-    __builtin_memcpy(slot, &ev.value, 8);
-    __builtin_memcpy((char *)slot + 8, &high, 8);
-}
-
-/* Stores the batch event of VALUE and HIGH (batch_event_high) at SLOT, as
- * batch_event_store does: for a producer that keeps HIGH ready-made
- * (`trms record`'s hot loop looks it up with the access's trace opcodes). */
+/* Stores the batch event of VALUE and HIGH (batch_event_high) at SLOT:
+ * two 8-byte stores, not one per field. Ordinary stores: the worker on the
+ * other core reads the batch from the cache the two cores share
+ * (streaming stores, which 08802d2 chose, sent every batch to memory
+ * first: the feeding thread took 3.9-5.7 s of CPU for xz's 493 M events
+ * against 3.4-4.0). The one store of every producer of batches (engine_put,
+ * the analysis's fast paths, the trace reader, `trms record`'s hot loop
+ * and its trace writer); `trms record`'s hot loop calls it directly, with
+ * HIGH looked up by the access's trace opcodes. */
 static inline void batch_event_store_halves(struct batch_event *slot, uint64_t value,
                                             uint64_t high)
 {
     __builtin_memcpy(slot, &value, 8);
     __builtin_memcpy((char *)slot + 8, &high, 8);
+}
+
+/* Stores EV at SLOT (batch_event_store_halves). */
+static inline void batch_event_store(struct batch_event *slot, struct batch_event ev)
+{
+    batch_event_store_halves(slot, ev.value, batch_event_high(ev.size, ev.type, ev.shards));
 }
 
 /* The batch event of a call, return or cost EV: the value its type keeps

@@ -272,10 +272,10 @@ static size_t skip_access_run(struct raw_decoder *d, const uint64_t *w, size_t n
 #define TAP_RUN 256
 
 /* How the hot loop hands its accesses on, besides the trace. */
-enum access_copy {
-    COPY_NONE,      /* no tap */
-    COPY_EVENTS,    /* as struct events, for the tap's run */
-    COPY_BATCH,     /* straight into the tap's batches (trace_writer_access_room) */
+enum access_copy {  /* (access_loops' index: 0, 1, 2) */
+    COPY_NONE = 0,      /* no tap */
+    COPY_EVENTS = 1,    /* as struct events, for the tap's run */
+    COPY_BATCH = 2,     /* straight into the tap's batches (trace_writer_access_room) */
 };
 
 /* Where the hot loop's encoding stands: the next trace byte and the sum of

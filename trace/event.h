@@ -47,8 +47,9 @@ typedef int (*event_batch_sink)(void *ctx, const struct event *events, size_t n,
 
 /* A consumer's room in its batches (analyses/batch_event.h), for a
  * producer that writes the common events straight there: 0 with room for
- * at least one in [*NEXT, *END) (*FLOWS: calls, returns and costs too), non-zero when they must come as struct
- * events for now (trace_writer.h's tap, trace_reader.h's options). */
+ * at least one in [*NEXT, *END) (*FLOWS: calls, returns and costs too),
+ * non-zero when they must come as struct events for now (trace_writer.h's
+ * tap, trace_reader.h's options). */
 struct batch_event;
 typedef int (*batch_room_sink)(void *ctx, struct batch_event **next, struct batch_event **end,
                                int *flows);
