@@ -44,7 +44,9 @@ Options (environment): REPEAT (rounds, default 3), BASE (another build's
 directory, holding bin/trms and lib/: its trms runs beside this one; needed
 by `analysis`), PROGRAMS (comma-separated names to run: xz,sort,pigz,
 sqlite,dd), TOOLS (comma-separated: native,none,callgrind,helgrind,aprof,
-aprof-drms,trms,base), APROF_LIB (default /work/aprof-build/lib),
+aprof-drms,trms,trms-growth,base; and trms-fast, trms-small and
+trms-plain, trms at --compression-level -1, 3 and 0, only when named
+here), APROF_LIB (default /work/aprof-build/lib),
 APROF_RUN (default /work/shared/peers/aprof/run-aprof.sh), BUILD (this
 build, default build/).
 """
@@ -145,6 +147,15 @@ VALGRIND = {
 }
 
 
+# `trms record`'s options by tool (none: "trms" and "base").
+TRMS_OPTIONS = {
+    "trms-growth": ("--analyses", "rms,trms"),
+    "trms-fast": ("--compression-level", "-1"),
+    "trms-small": ("--compression-level", "3"),
+    "trms-plain": ("--compression-level", "0"),
+}
+
+
 def run(args, cwd, stdin=None, env=None):
     """(wall s, CPU s, peak RSS MiB) of ARGS, which must succeed."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -235,8 +246,15 @@ def trms_run(build, cwd, argv, stdin, env, options=(), analyze_alone=True):
     """One `trms record` (and `trms analyze`, when the record did not
     analyze): their measures, the recording's events and bytes, and the
     analysis alone on the stored recording (unless not ANALYZE_ALONE);
-    OPTIONS go to both. `--no-analysis` records only."""
+    OPTIONS go to both, but --compression-level (the record's only).
+    `--no-analysis` records only."""
     trms = os.path.join(build, "bin", "trms")
+    analyze_options, rest = [], iter(options)
+    for option in rest:
+        if option == "--compression-level":
+            next(rest)
+        else:
+            analyze_options.append(option)
     rec = os.path.join(cwd, "bench.rec")
     shutil.rmtree(rec, ignore_errors=True)
     record = run([trms, "record", *options, "-o", rec, "--"] + argv, cwd, stdin, env)
@@ -244,9 +262,9 @@ def trms_run(build, cwd, argv, stdin, env, options=(), analyze_alone=True):
     one_pass = record_only or stored_results(trms, rec)
     analyze = (0.0, 0.0, 0.0)
     if analyze_alone and not record_only:
-        analyze = run([trms, "analyze", *options, rec], cwd, None, env)
+        analyze = run([trms, "analyze", *analyze_options, rec], cwd, None, env)
     elif not one_pass:
-        analyze = run([trms, "analyze", *options, rec], cwd, None, env)
+        analyze = run([trms, "analyze", *analyze_options, rec], cwd, None, env)
     meta = meta_of(rec)
     trace = sum(os.path.getsize(os.path.join(rec, f)) for f in os.listdir(rec)
                 if f.startswith("events"))
@@ -274,7 +292,9 @@ def peers(work):
     if BASE:
         tools.append("base")
     if os.environ.get("TOOLS"):
-        tools = [t for t in tools if t in os.environ["TOOLS"].split(",")]
+        # (the compression levels only when asked for)
+        tools = [t for t in tools + ["trms-fast", "trms-small", "trms-plain"]
+                 if t in os.environ["TOOLS"].split(",")]
     env = dict(os.environ, LC_ALL="C", APROF_LIB=APROF_LIB)
     runs = {(p[0], t): [] for p in programs for t in tools}
     load = os.getloadavg()[0]
@@ -293,10 +313,12 @@ def peers(work):
                     else:
                         runs[name, tool].append(trms_run(
                             BASE if tool == "base" else BUILD, work, argv, stdin, env,
-                            ("--analyses", "rms,trms") if tool == "trms-growth" else ()))
+                            TRMS_OPTIONS.get(tool, ())))
         rounds.append(rnd)
     end_load = os.getloadavg()[0]
-    trms_tools = [t for t in ("trms", "trms-growth", "base") if t in tools]
+    trms_tools = [t for t in ("trms", "trms-growth", "trms-fast", "trms-small", "trms-plain",
+                              "base")
+                  if t in tools]
     peer_tools = [t for t in tools if t not in trms_tools]
 
     def cell(name, tool, what=None):
@@ -309,7 +331,10 @@ def peers(work):
     print(describe_rounds(rounds) + ".")
     print()
     header = {}
-    names = {"trms": "trms", "trms-growth": "trms --analyses rms,trms", "base": "trms base"}
+    names = {"trms": "trms", "trms-growth": "trms --analyses rms,trms",
+             "trms-fast": "trms --compression-level -1", "trms-small": "trms --compression-level 3",
+             "trms-plain": "trms --compression-level 0",
+             "base": "trms base"}
     for t in trms_tools:
         one = all(r["one_pass"] for p in programs for r in runs[p[0], t])
         header[t] = f"{names[t]} " + ("(record with analysis)" if one else "(record + analyze)")

@@ -66,6 +66,7 @@ struct record {
     size_t n_watch;
     const char *binding;            /* "now" (LD_BIND_NOW) or "lazy" */
     int no_trace;                   /* --trace none: only the analysis is kept */
+    int compression_level;          /* the trace's (--compression-level) */
     int out_of_space;               /* errno of the trace write that failed */
     uint64_t trace_bytes;           /* what the trace kept then */
     /* valgrind: the processes it starts and execs (issue 25) */
@@ -87,7 +88,7 @@ static int poll_window(void *ctx, struct trms_error *err)
 static struct trace_writer *open_writer(struct record *r, const char *dir, const char *path,
                                         struct trms_error *err)
 {
-    struct trace_writer_options o = {.level = TRACE_ZSTD_LEVEL, .discard = r->no_trace};
+    struct trace_writer_options o = {.level = r->compression_level, .discard = r->no_trace};
     if (r->analysis) {
         /* What `trms causal` reads, written on the way (causal_input.h);
          * not with --trace none, which keeps no trace of any kind. */
@@ -111,6 +112,7 @@ static int child_record_open(struct record *r, const struct record *root, const 
     r->engine_version = root->engine_version;
     r->binding = root->binding;
     r->no_trace = root->no_trace;
+    r->compression_level = root->compression_level;
     routine_table_init(&r->routines);
     memory_maps_init(&r->maps);
     r->symbols = symbolizer_new();
@@ -1330,6 +1332,18 @@ static int parse_count(const char *option, const char *text, uint64_t max, uint6
     return 0;
 }
 
+/* A whole decimal int, a sign allowed: 0, else -1. */
+static int parse_level(const char *text, int *out)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(text, &end, 10);
+    if (errno || end == text || *end || v < INT_MIN || v > INT_MAX)
+        return -1;
+    *out = (int)v;
+    return 0;
+}
+
 static int run(int argc, char **argv)
 {
     static const struct option options[] = {{"output", required_argument, NULL, 'o'},
@@ -1352,6 +1366,7 @@ static int run(int argc, char **argv)
                                             {"lazy-binding", no_argument, NULL, 'l'},
                                             {"max-processes", required_argument, NULL, 0x205},
                                             {"exclude", required_argument, NULL, 0x206},
+                                            {"compression-level", required_argument, NULL, 0x207},
                                             {NULL, 0, NULL, 0}};
     /* SIGTERM, SIGHUP, SIGINT to trms: the program is stopped and what was
      * recorded kept; a second one aborts. From the start: one that comes
@@ -1362,6 +1377,7 @@ static int run(int argc, char **argv)
     uint64_t seed = 0, quantum = STEP_DEFAULT_QUANTUM, depth = 0, pct_events = 0;
     int c, step_options = 0, quantum_given = 0, lazy_binding = 0;
     int analyze = 1, analysis_options = 0, window_option, no_trace = 0;
+    int compression_level = TRACE_ZSTD_LEVEL, level_given = 0;
     struct analysis_options analysis;
     analysis_options_default(&analysis);
     enum step_policy policy = STEP_ROUND_ROBIN;
@@ -1441,6 +1457,14 @@ static int run(int argc, char **argv)
             if (strcmp(optarg, "none") != 0 && strcmp(optarg, "full") != 0)
                 return cli_usage_error(&cmd_record, "--trace is full or none, not '%s'", optarg);
             no_trace = strcmp(optarg, "none") == 0;
+        } else if (c == 0x207) {
+            struct trms_error level_err;
+            if (parse_level(optarg, &compression_level) != 0)
+                return cli_usage_error(&cmd_record, "--compression-level expects a whole "
+                                                    "number, not '%s'", optarg);
+            if (trace_writer_check_level(compression_level, &level_err) != 0)
+                return cli_usage_error(&cmd_record, "--compression-level: %s", level_err.message);
+            level_given = 1;
         } else if (c == 'N') {
             analyze = 0;
         } else if ((window_option = record_windows_option(&windows, c, optarg, &cmd_record))) {
@@ -1496,6 +1520,13 @@ static int run(int argc, char **argv)
         return cli_usage_error(&cmd_record, "--trace none is for the engines that analyze as "
                                             "they record (valgrind, step); rr's recording is "
                                             "analyzed by replaying it");
+    if (level_given && no_trace)
+        return cli_usage_error(&cmd_record, "--compression-level is the event trace's, which "
+                                            "--trace none does not keep");
+    if (level_given && strcmp(engine_name, "rr") == 0)
+        return cli_usage_error(&cmd_record, "--compression-level is for the engines that write "
+                                            "the event trace as they record (valgrind, step); "
+                                            "rr keeps its own recording");
     if (no_trace && windows.options.max_bytes)
         return cli_usage_error(&cmd_record, "--max-size bounds the trace file, which --trace "
                                             "none does not write (--max-events bounds the "
@@ -1534,6 +1565,14 @@ static int run(int argc, char **argv)
         return cli_fail(&err);
     }
     enum engine engine = choose_engine(engine_name, &known, engine_said, sizeof engine_said);
+    if (level_given && engine == ENGINE_RR) {
+        free(watch);
+        free(program);
+        fputs(engine_said, stderr);
+        return cli_usage_error(&cmd_record, "--compression-level is for the engines that write "
+                                            "the event trace as they record; rr keeps its own "
+                                            "recording: add --engine valgrind");
+    }
     if (no_trace && engine == ENGINE_RR) {
         free(watch);
         free(program);
@@ -1550,7 +1589,7 @@ static int run(int argc, char **argv)
                        .watch = watch, .n_watch = n_watch, .windows = windows,
                        .max_processes = (unsigned)max_processes, .exclude = exclude,
                        .n_exclude = n_exclude, .analysis_options = analyze ? &analysis : NULL,
-                       .no_trace = no_trace};
+                       .no_trace = no_trace, .compression_level = compression_level};
     if (prepare_engine(engine, &r, &version, &tool_dir, &err) != 0) {
         free(version);
         free(tool_dir);
@@ -1679,7 +1718,7 @@ const struct command cmd_record = {
     .usage =
         "usage: trms record [--engine auto|valgrind|step|rr] [-o REC] [--cell-size N]\n"
         "                   [--line-size N] [--contexts] [--analyses LIST] [--no-analysis]\n"
-        "                   [--trace full|none] [WINDOW OPTIONS]\n"
+        "                   [--trace full|none] [--compression-level N] [WINDOW OPTIONS]\n"
         "                   [--] PROG [ARGS...]\n"
         "       trms record --engine rr [--chaos] ...\n"
         "       trms record --engine step [--seed N] [--quantum N] [--capture-rr DIR] ...\n"
@@ -1723,6 +1762,12 @@ const struct command cmd_record = {
         "                    long run fits a small disk; such a recording cannot be\n"
         "                    analyzed again, explored, packed or exported (each says\n"
         "                    so); with windows, only the analysis of the windows\n"
+        "  --compression-level N\n"
+        "                    valgrind, step: the zstd level of the event trace's blocks\n"
+        "                    (default 1; negative levels are zstd's fast ones; 0 stores\n"
+        "                    them uncompressed: about 4 times the bytes, which `trms\n"
+        "                    analyze` reads faster). Any level analyzes to the same\n"
+        "                    result (bench/README.md, \"Compression levels\")\n"
         "  --no-analysis     record only (an rr recording is analyzed by replaying it,\n"
         "                    by `trms analyze`, in any case)\n"
         "  --max-processes N valgrind, step: record at most N program images (default\n"

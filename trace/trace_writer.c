@@ -453,6 +453,14 @@ static void free_writer(struct trace_writer *w)
     free(w);
 }
 
+int trace_writer_check_level(int level, struct trms_error *err)
+{
+    if (level == 0 || (level >= ZSTD_minCLevel() && level <= ZSTD_maxCLevel()))
+        return 0;
+    return error_set(err, "a compression level is 0 (none) or zstd's, %d to %d, not %d",
+                     ZSTD_minCLevel(), ZSTD_maxCLevel(), level);
+}
+
 struct trace_writer *trace_writer_create(const char *path, struct trms_error *err)
 {
     struct trace_writer_options options = {.level = TRACE_ZSTD_LEVEL};

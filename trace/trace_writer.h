@@ -65,6 +65,11 @@ struct trace_writer_options {
                                        for the tap; PATH may be NULL */
 };
 
+/* Whether LEVEL is a level trace_writer_options takes (0: blocks stored
+ * plain; else zstd's, negative ones included, up to its maximum); 0 if
+ * so, else -1 with a line in ERR that names the range. */
+int trace_writer_check_level(int level, struct trms_error *err);
+
 struct trace_writer *trace_writer_create_with(const char *path,
                                               const struct trace_writer_options *options,
                                               struct trms_error *err);

@@ -599,6 +599,61 @@ def case_fused_flow(tmp):
                   f"{program} {way}: causal.trms differs from the one analyze stores")
 
 
+def block_kinds(events_path):
+    """How many blocks of each kind the trace file holds (1 events, 2 end,
+    3 compressed events: trace/event_codec.h)."""
+    with open(events_path, "rb") as f:
+        data = f.read()
+    kinds, p = {}, 16
+    while p + 16 <= len(data):
+        kind, length = int.from_bytes(data[p:p + 4], "little"), int.from_bytes(data[p + 4:p + 8], "little")
+        kinds[kind] = kinds.get(kind, 0) + 1
+        p += 16 + length
+    check(p == len(data), f"{events_path}: blocks end at {p} of {len(data)} bytes")
+    return kinds
+
+
+def case_compression(tmp):
+    # --compression-level: 0 stores the trace's blocks plain, any other
+    # level compresses every one (negative levels included), and at each
+    # level the trace holds exactly what the one-pass analysis saw: `trms
+    # analyze` of it stores the same report, byte for byte. Levels apart
+    # by much differ in size as zstd's do (bytes per event: two recordings
+    # of one program differ by a few events only).
+    program = os.path.join(PROGRAMS, "cxx_sorts")
+    per_event = {}
+    for level in ("0", "-1", "9"):
+        rec = os.path.join(tmp, f"level{level}.rec")
+        p = run([TRMS, "record", "--engine", "valgrind", "--compression-level", level,
+                 "-o", rec, "--", program])
+        check("analyzed as it recorded" in p.stderr, f"level {level}: record said: {p.stderr}")
+        events_path = os.path.join(rec, "events.trms")
+        kinds = block_kinds(events_path)
+        plain, packed = kinds.get(1, 0), kinds.get(3, 0)
+        if level == "0":
+            check(packed == 0 and plain > 10, f"level 0: blocks {kinds}")
+        else:
+            check(plain == 0 and packed > 10, f"level {level}: blocks {kinds}")
+        report = [TRMS, "report", rec, "--format", "json"]
+        first = run(report).stdout
+        run([TRMS, "analyze", rec])
+        check(run(report).stdout == first,
+              f"level {level}: the one-pass report differs from `trms analyze`'s")
+        per_event[level] = os.path.getsize(events_path) / int(meta(rec)["events"])
+    check(per_event["0"] > 3 * per_event["-1"] and per_event["-1"] > per_event["9"],
+          f"bytes per event by level: {per_event}")
+    # Bad levels, and levels with no trace of trms's to compress: one line
+    # each, exit status 2, nothing recorded.
+    for args in (["x"], ["23"], ["-200000"], ["1.5"], [""], ["3", "--trace", "none"],
+                 ["3", "--engine", "rr"]):
+        rec = os.path.join(tmp, "refused.rec")
+        p = run([TRMS, "record", "-o", rec, "--compression-level"] + args + ["--", program],
+                expect=2)
+        check(len(p.stderr.strip().splitlines()) == 1 and "--compression-level" in p.stderr,
+              f"{args}: said {p.stderr!r}")
+        check(not os.path.exists(rec), f"{args}: a recording was made")
+
+
 def profile_rows(rec, routine):
     """RMS and TRMS tuples of ROUTINE, without the thread (ids differ between runs)."""
     rows = run([TRMS, "report", rec, "--format", "csv", "--routine", routine]).stdout.splitlines()[1:]
