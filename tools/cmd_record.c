@@ -1516,17 +1516,15 @@ static int run(int argc, char **argv)
     if (no_trace && !analyze)
         return cli_usage_error(&cmd_record, "--trace none keeps only the analysis, which "
                                             "--no-analysis leaves out: nothing would be kept");
-    if (no_trace && strcmp(engine_name, "rr") == 0)
-        return cli_usage_error(&cmd_record, "--trace none is for the engines that analyze as "
-                                            "they record (valgrind, step); rr's recording is "
-                                            "analyzed by replaying it");
+    /* What rr cannot do: it keeps its own recording, analyzed by replaying it. */
+    const char *not_rr = no_trace ? "--trace none" : level_given ? "--compression-level" : NULL;
+    if (not_rr && strcmp(engine_name, "rr") == 0)
+        return cli_usage_error(&cmd_record, "%s is for the engines that analyze as they record "
+                                            "(valgrind, step); rr's recording is analyzed by "
+                                            "replaying it", not_rr);
     if (level_given && no_trace)
         return cli_usage_error(&cmd_record, "--compression-level is the event trace's, which "
                                             "--trace none does not keep");
-    if (level_given && strcmp(engine_name, "rr") == 0)
-        return cli_usage_error(&cmd_record, "--compression-level is for the engines that write "
-                                            "the event trace as they record (valgrind, step); "
-                                            "rr keeps its own recording");
     if (no_trace && windows.options.max_bytes)
         return cli_usage_error(&cmd_record, "--max-size bounds the trace file, which --trace "
                                             "none does not write (--max-events bounds the "
@@ -1565,21 +1563,13 @@ static int run(int argc, char **argv)
         return cli_fail(&err);
     }
     enum engine engine = choose_engine(engine_name, &known, engine_said, sizeof engine_said);
-    if (level_given && engine == ENGINE_RR) {
+    if (not_rr && engine == ENGINE_RR) {
         free(watch);
         free(program);
         fputs(engine_said, stderr);
-        return cli_usage_error(&cmd_record, "--compression-level is for the engines that write "
-                                            "the event trace as they record; rr keeps its own "
-                                            "recording: add --engine valgrind");
-    }
-    if (no_trace && engine == ENGINE_RR) {
-        free(watch);
-        free(program);
-        fputs(engine_said, stderr);
-        return cli_usage_error(&cmd_record, "--trace none is for the engines that analyze as "
-                                            "they record; rr's recording is analyzed by "
-                                            "replaying it: add --engine valgrind");
+        return cli_usage_error(&cmd_record, "%s is for the engines that analyze as they "
+                                            "record; rr's recording is analyzed by replaying "
+                                            "it: add --engine valgrind", not_rr);
     }
     char *version = NULL, *tool_dir = NULL;
     struct record r = {.step = {.seed = seed, .quantum = policy == STEP_PCT ? 0 : (uint32_t)quantum,
