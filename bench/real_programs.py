@@ -147,13 +147,16 @@ VALGRIND = {
 }
 
 
-# `trms record`'s options by tool (none: "trms" and "base").
+# `trms record`'s options by tool (none: "trms" and "base"); each is named
+# in the tables by them.
 TRMS_OPTIONS = {
     "trms-growth": ("--analyses", "rms,trms"),
     "trms-fast": ("--compression-level", "-1"),
     "trms-small": ("--compression-level", "3"),
     "trms-plain": ("--compression-level", "0"),
 }
+# Those that run only when TOOLS names them.
+ASKED_ONLY = ("trms-fast", "trms-small", "trms-plain")
 
 
 def run(args, cwd, stdin=None, env=None):
@@ -292,9 +295,7 @@ def peers(work):
     if BASE:
         tools.append("base")
     if os.environ.get("TOOLS"):
-        # (the compression levels only when asked for)
-        tools = [t for t in tools + ["trms-fast", "trms-small", "trms-plain"]
-                 if t in os.environ["TOOLS"].split(",")]
+        tools = [t for t in tools + list(ASKED_ONLY) if t in os.environ["TOOLS"].split(",")]
     env = dict(os.environ, LC_ALL="C", APROF_LIB=APROF_LIB)
     runs = {(p[0], t): [] for p in programs for t in tools}
     load = os.getloadavg()[0]
@@ -316,9 +317,7 @@ def peers(work):
                             TRMS_OPTIONS.get(tool, ())))
         rounds.append(rnd)
     end_load = os.getloadavg()[0]
-    trms_tools = [t for t in ("trms", "trms-growth", "trms-fast", "trms-small", "trms-plain",
-                              "base")
-                  if t in tools]
+    trms_tools = [t for t in ("trms", *TRMS_OPTIONS, "base") if t in tools]
     peer_tools = [t for t in tools if t not in trms_tools]
 
     def cell(name, tool, what=None):
@@ -331,10 +330,8 @@ def peers(work):
     print(describe_rounds(rounds) + ".")
     print()
     header = {}
-    names = {"trms": "trms", "trms-growth": "trms --analyses rms,trms",
-             "trms-fast": "trms --compression-level -1", "trms-small": "trms --compression-level 3",
-             "trms-plain": "trms --compression-level 0",
-             "base": "trms base"}
+    names = {"trms": "trms", "base": "trms base",
+             **{t: " ".join(("trms",) + options) for t, options in TRMS_OPTIONS.items()}}
     for t in trms_tools:
         one = all(r["one_pass"] for p in programs for r in runs[p[0], t])
         header[t] = f"{names[t]} " + ("(record with analysis)" if one else "(record + analyze)")
