@@ -37,8 +37,9 @@ alternation: xz -6 of 1 MiB, the 4-thread random trace
 (bench/random_threads_trace.c: 30 M random 8-byte accesses over 32 MiB),
 and the hostile shape (`trms-bench record --hostile 1`: skewed random
 8-byte accesses over 32 MiB, 2% calls, 2% returns, a thread switch every few
-hundred events; written by the BASE build's trms-bench, when it has one,
-so that both builds read it).
+hundred events; written by the BASE build's trms-bench when it knows the
+shape, else by this build's and carried over by `trms export` and the
+base's `trms import`, so that both builds read it).
 
 Options (environment): REPEAT (rounds, default 3), BASE (another build's
 directory, holding bin/trms and lib/: its trms runs beside this one; needed
@@ -471,6 +472,31 @@ def versus_table(programs, runs, rounds, loadavg, out):
             f"{t[0]} " + " ".join(f"{r[0]:.1f}" for r in runs[name, t[0]]) for t in VERSUS))
 
 
+def write_hostile(base_trms, new_trms, hostile, work):
+    """The hostile shape's recording, in a trace format the BASE build reads:
+    written by the BASE build's trms-bench when it knows the shape; else by
+    this build's, then carried over in the text format (`trms export`, the
+    base's `trms import`), so that a base from before the shape (the build
+    issue 28 was filed against) still runs beside this one."""
+    args = ["record", hostile, "--hostile", "1", "--events", "30000000"]
+    base_bench = os.path.join(BASE, "bench", "trms-bench")
+    if os.path.exists(base_bench) and subprocess.run(
+            [base_bench] + args, stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL).returncode == 0:
+        return
+    shutil.rmtree(hostile, ignore_errors=True)
+    own = os.path.join(work, "hostile-own.rec")
+    subprocess.run([os.path.join(BUILD, "bench", "trms-bench"), "record", own] + args[2:],
+                   stdout=subprocess.DEVNULL, check=True)
+    export = subprocess.Popen([new_trms, "export", own], stdout=subprocess.PIPE)
+    subprocess.run([base_trms, "import", "-", "-o", hostile], stdin=export.stdout,
+                   stdout=subprocess.DEVNULL, check=True)
+    export.stdout.close()
+    if export.wait() != 0:
+        sys.exit("real_programs.py analysis: trms export of the hostile shape failed")
+    shutil.rmtree(own)
+
+
 def analysis(work):
     if not BASE:
         sys.exit("real_programs.py analysis: set BASE to the build to compare with")
@@ -490,13 +516,7 @@ def analysis(work):
     gen.wait()
     recs.append(("4 threads, random 8-byte accesses over 32 MiB", rand))
     hostile = os.path.join(work, "hostile.rec")
-    # The BASE build's writer, when it has one: a base from before trace
-    # format 4 does not read this build's.
-    bench_tool = os.path.join(BASE, "bench", "trms-bench")
-    if not os.path.exists(bench_tool):
-        bench_tool = os.path.join(BUILD, "bench", "trms-bench")
-    subprocess.run([bench_tool, "record", hostile, "--hostile",
-                    "1", "--events", "30000000"], stdout=subprocess.DEVNULL, check=True)
+    write_hostile(base_trms, new_trms, hostile, work)
     recs.append(("hostile: 4 threads, skewed random 8-byte accesses over 32 MiB, 2% calls, "
                  "2% returns, a switch every few hundred events", hostile))
     # This build's own recording of xz, in its own trace format (which a
