@@ -21,6 +21,7 @@ void analysis_options_default(struct analysis_options *opt)
     opt->passes = PASS_ALL;
     opt->time_limit = 0;
     opt->reuse_window = 0;
+    opt->batch_events = 0;
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     /* One input-size shard: with the workers taking whichever job is behind,
      * the input-size pass and the reuse stacks already share the cores, and
@@ -122,6 +123,7 @@ int analysis_engine_config(const struct analysis_options *opt, struct engine_con
         .time_limit = opt->time_limit,
         .reuse_window = opt->reuse_window,
         .threads = opt->threads,
+        .batch_events = opt->batch_events,
     };
     if (log2_exact(opt->cell_size, &config->cell_shift) != 0)
         return error_set(err, "cell size %" PRIu64 " is not a power of two", opt->cell_size);

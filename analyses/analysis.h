@@ -50,6 +50,8 @@ struct analysis_options {
     unsigned shards;      /* input-size shards, a power of two (1 .. 8) */
     int threads;          /* run the passes on worker threads */
     int contexts;         /* keep profiles per calling context, not per routine */
+    uint32_t batch_events; /* 0, or fewer events a batch of the engine's
+                              (engine_config): the results do not change */
 };
 
 /* Default sizes, every pass, no calling contexts, and 1 shard on worker

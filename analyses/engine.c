@@ -253,7 +253,7 @@ static void ready_fill(struct engine *e)
     b->count = 0;
     e->fill.has_thread = 0;
     e->fill.next = b->events;
-    e->fill.end = b->events + BATCH_EVENTS;
+    e->fill.end = b->events + e->batch_events;
 }
 
 static size_t filled(const struct engine *e)
@@ -314,8 +314,9 @@ struct engine *engine_new(const struct engine_config *config, activation_sink co
     e->config = *config;
     e->collect = collect;
     e->collect_ctx = ctx;
+    e->batch_events = config->batch_events ? config->batch_events : ENGINE_BATCH_EVENTS;
     for (unsigned i = 0; i < RING; i++)
-        e->ring[i].events = xaligned_alloc(64, BATCH_EVENTS * sizeof *e->ring[i].events);
+        e->ring[i].events = xaligned_alloc(64, e->batch_events * sizeof *e->ring[i].events);
     if (config->input_size)
         for (unsigned s = 0; s < 1u << config->shard_shift; s++)
             add_job(e, JOB_INPUT_SIZE, s);
@@ -473,7 +474,7 @@ uint64_t engine_renumberings(const struct engine *e)
 void engine_memory(const struct engine *e, size_t *input_size, size_t *reuse, size_t *engine)
 {
     *input_size = *reuse = 0;
-    *engine = sizeof *e + RING * BATCH_EVENTS * sizeof(struct batch_event);
+    *engine = sizeof *e + RING * e->batch_events * sizeof(struct batch_event);
     for (unsigned j = 0; j < e->n_jobs; j++) {
         const struct job *job = &e->jobs[j];
         if (job->input_size)

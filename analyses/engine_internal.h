@@ -10,8 +10,7 @@
 
 #include "analyses/engine.h"
 
-#define BATCH_EVENTS 16384
-#define RING 16
+#define RING 8
 #define MAX_SHARDS ENGINE_MAX_SHARDS
 
 struct activation_list {
@@ -71,6 +70,7 @@ struct engine {
     void *collect_ctx;
     int collect_in_job;                        /* engine_collect_in_job */
     struct batch ring[RING];
+    size_t batch_events;                       /* events a batch holds */
     uint64_t next_seq;                         /* of the batch being filled */
     uint64_t merged_seq;                       /* batches before it are merged */
     struct job jobs[MAX_SHARDS + 2];

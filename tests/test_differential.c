@@ -248,6 +248,9 @@ static void random_case(uint64_t seed, const struct random_trace_shape *shape, u
     opt.shards = 2;
     opt.threads = 1;
     opt.contexts = (seed / 7919) % 2;
+    /* Batches of a few events: calls, returns and thread switches fall on
+     * batch edges, and the ring wraps, on the workers. */
+    opt.batch_events = 1 + (uint32_t)(seed % 509);
     compare(seed, &events, &routines, &opt);
     if (seed % 4 == 0) {
         opt.contexts = 1;
@@ -255,6 +258,7 @@ static void random_case(uint64_t seed, const struct random_trace_shape *shape, u
         opt.threads = 0;
         opt.time_limit = 0;
         opt.reuse_window = 0;
+        opt.batch_events = 0;
         compare(seed, &events, &routines, &opt);
     }
     event_list_free(&events);
@@ -294,14 +298,16 @@ static void late_threads(void)
 }
 
 /* One thread alone, then a second whose first event is the last of a
- * batch, the first of the next or the one after (a batch holds 16384
- * events; every event here is one batch event): the per-thread reuse job
- * passes over the batches that hold no thread event while the one
+ * batch, the first of the next or the one after (batches of BATCH events
+ * here, opt.batch_events; every event is one batch event): the per-thread
+ * reuse job passes over the batches that hold no thread event while the one
  * thread's stack is the global one (engine_mark_thread), and must not
  * miss the one that holds the switch, wherever in the batch it is. */
 static void second_thread_at_batch_edges(void)
 {
-    const size_t edges[] = {16382, 16383, 16384, 16385, 32767, 32768, 49153};
+    enum { BATCH = 16384 };
+    const size_t edges[] = {BATCH - 2,     BATCH - 1, BATCH, BATCH + 1,
+                            2 * BATCH - 1, 2 * BATCH, 3 * BATCH + 1};
     for (size_t k = 0; k < sizeof edges / sizeof *edges; k++) {
         struct event_list events = {0};
         struct routine_table routines;
@@ -319,7 +325,7 @@ static void second_thread_at_batch_edges(void)
         for (unsigned round = 0; round < 6; round++) {
             ev = (struct event){.type = EVENT_THREAD, .tid = 1 + (round + 1) % 2};
             event_list_push(&events, &ev);
-            for (unsigned i = 0; i < (round ? 1 + round * 7 : 16400); i++) {
+            for (unsigned i = 0; i < (round ? 1 + round * 7 : BATCH + 16); i++) {
                 ev = (struct event){.type = EVENT_READ,
                                     .addr = 0x1000 + 8 * random_below(&rng, 256), .size = 8};
                 event_list_push(&events, &ev);
@@ -329,6 +335,7 @@ static void second_thread_at_batch_edges(void)
         analysis_options_default(&opt);
         opt.cell_size = 8;
         opt.line_size = 64;
+        opt.batch_events = BATCH;
         opt.threads = 0;
         compare(k, &events, &routines, &opt);
         opt.threads = 1;
@@ -338,10 +345,11 @@ static void second_thread_at_batch_edges(void)
     }
 }
 
-/* More events than the engine's ring of batches holds (RING x BATCH_EVENTS
- * = 262144), so that its slots are reused: the activations still arrive in
- * completion order, as a walk of the calls and returns gives it (thread,
- * routine, depth, cost), with and without worker threads. */
+/* More events than the engine's ring of batches holds (its 8 batches of
+ * 4096 events here: 32768), so that its slots are reused many times over:
+ * the activations still arrive in completion order, as a walk of the calls
+ * and returns gives it (thread, routine, depth, cost), with and without
+ * worker threads. */
 static void ring_wraps(void)
 {
     struct random_trace_shape shape = {.threads = 3, .events = 400000, .routines = 5,
@@ -390,6 +398,7 @@ static void ring_wraps(void)
         analysis_options_default(&opt);
         opt.shards = workers ? 2 : 1;
         opt.threads = workers;
+        opt.batch_events = 4096;
         struct run run;
         fixture_run_with(events.items, events.count, &routines, &opt, &run);
         size_t i = 0;
