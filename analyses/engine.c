@@ -246,10 +246,16 @@ static void retire(struct engine *e, uint64_t seq)
     e->merged_seq = seq + 1;
 }
 
-/* Points the fill cursor at the (empty) batch of slot next_seq. */
+/* Points the fill cursor at the (empty) batch of slot next_seq, whose
+ * events are allocated when the slot is first filled: a short trace needs
+ * one batch, not the whole ring. */
 static void ready_fill(struct engine *e)
 {
     struct batch *b = &e->ring[e->next_seq % RING];
+    if (!b->events) {
+        b->events = xaligned_alloc(64, e->batch_events * sizeof *b->events);
+        e->batches_allocated++;
+    }
     b->count = 0;
     e->fill.has_thread = 0;
     e->fill.next = b->events;
@@ -315,8 +321,6 @@ struct engine *engine_new(const struct engine_config *config, activation_sink co
     e->collect = collect;
     e->collect_ctx = ctx;
     e->batch_events = config->batch_events ? config->batch_events : ENGINE_BATCH_EVENTS;
-    for (unsigned i = 0; i < RING; i++)
-        e->ring[i].events = xaligned_alloc(64, e->batch_events * sizeof *e->ring[i].events);
     if (config->input_size)
         for (unsigned s = 0; s < 1u << config->shard_shift; s++)
             add_job(e, JOB_INPUT_SIZE, s);
@@ -474,7 +478,7 @@ uint64_t engine_renumberings(const struct engine *e)
 void engine_memory(const struct engine *e, size_t *input_size, size_t *reuse, size_t *engine)
 {
     *input_size = *reuse = 0;
-    *engine = sizeof *e + RING * e->batch_events * sizeof(struct batch_event);
+    *engine = sizeof *e + e->batches_allocated * e->batch_events * sizeof(struct batch_event);
     for (unsigned j = 0; j < e->n_jobs; j++) {
         const struct job *job = &e->jobs[j];
         if (job->input_size)
