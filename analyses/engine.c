@@ -252,10 +252,8 @@ static void retire(struct engine *e, uint64_t seq)
 static void ready_fill(struct engine *e)
 {
     struct batch *b = &e->ring[e->next_seq % RING];
-    if (!b->events) {
+    if (!b->events)
         b->events = xaligned_alloc(64, e->batch_events * sizeof *b->events);
-        e->batches_allocated++;
-    }
     b->count = 0;
     e->fill.has_thread = 0;
     e->fill.next = b->events;
@@ -478,7 +476,10 @@ uint64_t engine_renumberings(const struct engine *e)
 void engine_memory(const struct engine *e, size_t *input_size, size_t *reuse, size_t *engine)
 {
     *input_size = *reuse = 0;
-    *engine = sizeof *e + e->batches_allocated * e->batch_events * sizeof(struct batch_event);
+    size_t filled_slots = 0; /* (allocated when first filled) */
+    for (unsigned i = 0; i < RING; i++)
+        filled_slots += e->ring[i].events != NULL;
+    *engine = sizeof *e + filled_slots * e->batch_events * sizeof(struct batch_event);
     for (unsigned j = 0; j < e->n_jobs; j++) {
         const struct job *job = &e->jobs[j];
         if (job->input_size)

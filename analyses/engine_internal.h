@@ -71,7 +71,6 @@ struct engine {
     int collect_in_job;                        /* engine_collect_in_job */
     struct batch ring[RING];
     size_t batch_events;                       /* events a batch holds */
-    unsigned batches_allocated;                /* ring slots filled so far */
     uint64_t next_seq;                         /* of the batch being filled */
     uint64_t merged_seq;                       /* batches before it are merged */
     struct job jobs[MAX_SHARDS + 2];
