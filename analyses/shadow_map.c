@@ -65,8 +65,23 @@ void shadow_map_free(struct shadow_map *map)
     shadow_map_init(map, 1u << map->word_shift);
 }
 
+/* Whether a mapped block of SIZE asks for huge pages: those below
+ * LAST_BLOCK, the first 64 MiB of a map. A huge page saves TLB misses for
+ * as long as the map is used, but costs its first touch: on a virtual
+ * machine whose host takes back the guest's free memory (free page
+ * reporting), 2-4 ms for each 2 MiB, against about a quarter of that for
+ * small pages. The first 64 MiB hold what a program keeps coming back to
+ * (xz's whole map: 63 MiB); a map that grows past them spreads its
+ * accesses over hundreds of MiB, a few to each cell, and there the first
+ * touch cost more than the TLB saved (bench/README.md, "Huge pages for
+ * the first 64 MiB of a shadow map"). */
+static int wants_huge_pages(size_t size)
+{
+    return size < LAST_BLOCK;
+}
+
 /* A new block of at least BYTES, twice the previous one; from 2 MiB on,
- * mapped, aligned and marked for huge pages. */
+ * mapped and aligned, and below LAST_BLOCK marked for huge pages. */
 static void new_block(struct shadow_map *map, size_t bytes)
 {
     size_t size = map->n_blocks ? map->blocks[map->n_blocks - 1].size * 2 : FIRST_BLOCK;
@@ -88,7 +103,8 @@ static void new_block(struct shadow_map *map, size_t bytes)
         if (base + size < raw + size + HUGE_PAGE)
             munmap(base + size, (size_t)(raw + size + HUGE_PAGE - (base + size)));
 #ifdef MADV_HUGEPAGE
-        madvise(base, size, MADV_HUGEPAGE);
+        if (wants_huge_pages(size))
+            madvise(base, size, MADV_HUGEPAGE); /* a hint */
 #endif
     }
     map->blocks = xrealloc(map->blocks, (map->n_blocks + 1) * sizeof *map->blocks);

@@ -70,9 +70,10 @@ struct shadow_cache_entry {
 #define SHADOW_NO_CHUNK UINT64_MAX
 
 /* Chunks are carved from blocks obtained from the kernel (zeroed). Blocks
- * double in size; large ones ask for transparent huge pages, because a
- * shadow memory is accessed as randomly as the program's own memory and TLB
- * misses would otherwise dominate. */
+ * double in size; those of the first 64 MiB ask for transparent huge
+ * pages, because a shadow memory is accessed as randomly as the program's
+ * own memory and TLB misses would otherwise dominate; beyond, the first
+ * touch of a huge page costs more than it saves (shadow_map.c). */
 struct shadow_block {
     void *base;
     size_t size;

@@ -39,7 +39,9 @@ and the hostile shape (`trms-bench record --hostile 1`: skewed random
 8-byte accesses over 32 MiB, 2% calls, 2% returns, a thread switch every few
 hundred events; written by the BASE build's trms-bench when it knows the
 shape, else by this build's and carried over by `trms export` and the
-base's `trms import`, so that both builds read it).
+base's `trms import`, so that both builds read it), and a wide shape (4
+threads, 60 M random accesses over 256 MiB, a shadow memory of 575 MiB:
+the first touch of memory, not the accesses, sets its pace).
 
 Options (environment): REPEAT (rounds, default 3), BASE (another build's
 directory, holding bin/trms and lib/: its trms runs beside this one; needed
@@ -49,7 +51,10 @@ aprof-drms,trms,trms-growth,base; and trms-fast, trms-small and
 trms-plain, trms at --compression-level -1, 3 and 0, only when named
 here), APROF_LIB (default /work/aprof-build/lib),
 APROF_RUN (default /work/shared/peers/aprof/run-aprof.sh), BUILD (this
-build, default build/).
+build, default build/), PAUSE (seconds to wait before each run of
+`analysis`, default 0: on a virtual machine whose host takes back the
+memory a guest freed, after a few seconds, a run starts with cold memory,
+as a user's run does, not with the pages the run before it left).
 """
 import builtins
 import os
@@ -68,6 +73,7 @@ BUILD = os.path.abspath(os.environ.get("BUILD", os.path.join(ROOT, "build")))
 BASE = os.environ.get("BASE")
 REPEAT = int(os.environ.get("REPEAT", "5" if sys.argv[1:2] == ["aprof"] else "3"))
 LOADED = float(os.environ.get("LOADED", "0.2"))
+PAUSE = float(os.environ.get("PAUSE", "0"))
 APROF_LIB = os.environ.get("APROF_LIB", "/work/aprof-build/lib")
 APROF_RUN = os.environ.get("APROF_RUN", "/work/shared/peers/aprof/run-aprof.sh")
 GNU_TIME = "/usr/bin/time"
@@ -472,28 +478,28 @@ def versus_table(programs, runs, rounds, loadavg, out):
             f"{t[0]} " + " ".join(f"{r[0]:.1f}" for r in runs[name, t[0]]) for t in VERSUS))
 
 
-def write_hostile(base_trms, new_trms, hostile, work):
-    """The hostile shape's recording, in a trace format the BASE build reads:
-    written by the BASE build's trms-bench when it knows the shape; else by
-    this build's, then carried over in the text format (`trms export`, the
-    base's `trms import`), so that a base from before the shape (the build
-    issue 28 was filed against) still runs beside this one."""
-    args = ["record", hostile, "--hostile", "1", "--events", "30000000"]
+def write_synthetic(base_trms, new_trms, rec, work, shape):
+    """A recording of `trms-bench record` with the options SHAPE, in a
+    trace format the BASE build reads: written by the BASE build's
+    trms-bench when it knows the shape; else by this build's, then carried
+    over in the text format (`trms export`, the base's `trms import`), so
+    that a base from before the shape (the build issue 28 was filed
+    against) still runs beside this one."""
     base_bench = os.path.join(BASE, "bench", "trms-bench")
     if os.path.exists(base_bench) and subprocess.run(
-            [base_bench] + args, stdout=subprocess.DEVNULL,
+            [base_bench, "record", rec] + shape, stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL).returncode == 0:
         return
-    shutil.rmtree(hostile, ignore_errors=True)
-    own = os.path.join(work, "hostile-own.rec")
-    subprocess.run([os.path.join(BUILD, "bench", "trms-bench"), "record", own] + args[2:],
+    shutil.rmtree(rec, ignore_errors=True)
+    own = os.path.join(work, "synthetic-own.rec")
+    subprocess.run([os.path.join(BUILD, "bench", "trms-bench"), "record", own] + shape,
                    stdout=subprocess.DEVNULL, check=True)
     export = subprocess.Popen([new_trms, "export", own], stdout=subprocess.PIPE)
-    subprocess.run([base_trms, "import", "-", "-o", hostile], stdin=export.stdout,
+    subprocess.run([base_trms, "import", "-", "-o", rec], stdin=export.stdout,
                    stdout=subprocess.DEVNULL, check=True)
     export.stdout.close()
     if export.wait() != 0:
-        sys.exit("real_programs.py analysis: trms export of the hostile shape failed")
+        sys.exit("real_programs.py analysis: trms export of a synthetic shape failed")
     shutil.rmtree(own)
 
 
@@ -516,9 +522,14 @@ def analysis(work):
     gen.wait()
     recs.append(("4 threads, random 8-byte accesses over 32 MiB", rand))
     hostile = os.path.join(work, "hostile.rec")
-    write_hostile(base_trms, new_trms, hostile, work)
+    write_synthetic(base_trms, new_trms, hostile, work,
+                    ["--hostile", "1", "--events", "30000000"])
     recs.append(("hostile: 4 threads, skewed random 8-byte accesses over 32 MiB, 2% calls, "
                  "2% returns, a switch every few hundred events", hostile))
+    wide = os.path.join(work, "wide.rec")
+    write_synthetic(base_trms, new_trms, wide, work,
+                    ["--events", "60000000", "--threads", "4", "--working-set", str(256 << 20)])
+    recs.append(("4 threads, random accesses over 256 MiB (a shadow memory of 575 MiB)", wide))
     # This build's own recording of xz, in its own trace format (which a
     # base of an older format cannot read): timed for this build only.
     own = os.path.join(work, "xz-own.rec")
@@ -533,14 +544,18 @@ def analysis(work):
         with Round() as rnd:
             for label, rec in recs:
                 for b, trms in (("base", base_trms), ("new", new_trms)):
+                    time.sleep(PAUSE)
                     times[rec, b].append(run([trms, "analyze", rec], work, None, env))
+            time.sleep(PAUSE)
             times[own, "new"].append(run([new_trms, "analyze", own], work, None, env))
         rounds.append(rnd)
     end_load = os.getloadavg()[0]
     print(f"`trms analyze` (default options) of recordings the base build made (in its trace "
           f"format, which both builds read; the last row this build's own recording), the "
           f"two builds in alternation, {REPEAT} rounds; load average {load:.1f} at the start "
-          f"and {end_load:.1f} at the end; {describe_rounds(rounds)}.")
+          f"and {end_load:.1f} at the end; {describe_rounds(rounds)}"
+          + (f"; a pause of {PAUSE:g} s before each run (memory the previous run freed "
+             f"is cold again)" if PAUSE else "") + ".")
     print()
     print("| recording | events | accesses | base s | new s | base M events/s | new M events/s "
           "| new M accesses/s | speed-up | base MiB | new MiB |")
