@@ -279,12 +279,19 @@ static void put_access(enum raw_op op, Addr addr, SizeT size)
     }
 }
 
-/* A path as the stream carries it: its bytes, NUL-padded to whole words. */
+/* The words of PATH in the stream (put_path). */
+static UInt path_words(const HChar *path)
+{
+    return (UInt)((VG_(strlen)(path) + 8) / 8);
+}
+
+/* A path as the stream carries it: its bytes, NUL-padded to whole words.
+ * It ends the record of the words before it, so the caller reserves room
+ * for the whole record (path_words): records never span segments. */
 static void put_path(const HChar *path)
 {
     SizeT len = VG_(strlen)(path);
-    SizeT words = (len + 8) / 8;
-    reserve((UInt)words);
+    SizeT words = path_words(path);
     ULong word = 0;
     for (SizeT i = 0; i < words * 8; i++) {
         ULong c = i < len ? (UChar)path[i] : 0;
@@ -787,7 +794,7 @@ static void new_mapping(Addr a, SizeT len, Bool rr, Bool ww, Bool xx, ULong di_h
     if (!path)
         return;
     ULong prot = (rr ? 1 : 0) | (ww ? 2 : 0) | (xx ? 4 : 0);
-    reserve(4);
+    reserve(4 + path_words(path));
     put_control(RAW_MAP, a);
     put(len);
     put((ULong)seg->offset + (a - seg->start));
@@ -920,7 +927,7 @@ static void pre_syscall(ThreadId tid, UInt nr, UWord *args, UInt n_args)
     const HChar *exec_path = nr == NR_EXECVE ? (const HChar *)args[0]
                              : nr == NR_EXECVEAT ? (const HChar *)args[1] : NULL;
     if (exec_path && VG_(am_is_valid_for_client)((Addr)exec_path, 1, VKI_PROT_READ)) {
-        reserve(1);
+        reserve(1 + path_words(exec_path));
         put_control(RAW_EXEC, VG_(strlen)(exec_path));
         put_path(exec_path);
         /* Valgrind cannot run a setuid program: it runs natively, and the

@@ -529,6 +529,24 @@ def case_ring_edge(tmp):
         check(got == per_turn * turns, f"{kind}s: {got} more for {turns} more turns, expected {per_turn * turns}")
 
 
+def case_map_edge(tmp):
+    # Each mmap of a file is a record that ends with the file's path: with
+    # a path of some 250 bytes (33 words) and a few thousand maps, ring
+    # segments end inside such records unless each is reserved whole. The
+    # recording completes, and the program's output is its own.
+    directory = os.path.join(tmp, "d" * 200)
+    os.makedirs(directory)
+    path = os.path.join(directory, "mapped-file")
+    with open(path, "wb") as f:
+        f.write(bytes(range(256)) * 16)
+    n = 40000
+    expected = sum(i % 4096 % 256 for i in range(n))
+    rec, p = record(tmp, "map_edge", [path, str(n)])
+    check(p.stdout.strip() == str(expected), f"map_edge printed {p.stdout.strip()!r}, expected {expected}")
+    info = run([TRMS, "info", rec]).stdout
+    check(re.search(r"^complete\s+yes$", info, re.M), f"trms info: {info}")
+
+
 def case_one_pass(tmp):
     # `trms record` analyzes as it records and stores what `trms analyze`
     # of the finished recording stores with the same options: the JSON
