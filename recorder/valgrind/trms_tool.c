@@ -1187,9 +1187,16 @@ static SizeT command_line(HChar *out)
 }
 
 /* Asks for a ring (KIND); True with the connection in *CONN and the
- * ring's descriptors in FDS, moved out of the client's reach. False: run
- * unrecorded (the recorder said so, or cannot be reached: said once). */
-static Bool ask_for_ring(enum raw_hello_kind kind, Int *conn, Int fds[3])
+ * ring's descriptors in FDS. False: run unrecorded (the recorder said so,
+ * or cannot be reached: said once). With MOVE, the connection and the
+ * pipes are moved out of the client's reach, into the few descriptors
+ * Valgrind keeps for itself; without, they stay where the kernel put them,
+ * for a fork's child to move once it has closed its parent's pipes (no
+ * client code runs in between): a forked child holds Valgrind's
+ * descriptors and its parent's log as well, and three more of them before
+ * the fork overflowed the reserve in a child's own fork (Valgrind's
+ * assertion in VG_(safe_fd): `sh -c '( x=$(echo 1) )'`, pyenv's shims). */
+static Bool ask_for_ring(enum raw_hello_kind kind, Bool move, Int *conn, Int fds[3])
 {
     static HChar command[RAW_HELLO_MAX_COMMAND];
     *conn = -1;
@@ -1198,7 +1205,8 @@ static Bool ask_for_ring(enum raw_hello_kind kind, Int *conn, Int fds[3])
         VG_(umsg)("trms: cannot reach `trms record` (socket); this process is not recorded\n");
         return False;
     }
-    fd = VG_(safe_fd)(fd);
+    if (move)
+        fd = VG_(safe_fd)(fd);
     struct vki_sockaddr_un addr;
     VG_(memset)(&addr, 0, sizeof addr);
     addr.sun_family = VKI_AF_UNIX;
@@ -1239,8 +1247,8 @@ static Bool ask_for_ring(enum raw_hello_kind kind, Int *conn, Int fds[3])
     }
     const Int *passed = VKI_CMSG_DATA(c);
     fds[0] = passed[0];  /* mapped, then closed: no need to move it */
-    fds[1] = VG_(safe_fd)(passed[1]);
-    fds[2] = VG_(safe_fd)(passed[2]);
+    fds[1] = move ? VG_(safe_fd)(passed[1]) : passed[1];
+    fds[2] = move ? VG_(safe_fd)(passed[2]) : passed[2];
     *conn = fd;
     return True;
 }
@@ -1253,7 +1261,7 @@ static void before_fork(ThreadId tid)
     (void)tid;
     if (!socket_option)
         return;
-    if (!ask_for_ring(RAW_HELLO_FORK, &child_conn, child_fds))
+    if (!ask_for_ring(RAW_HELLO_FORK, False, &child_conn, child_fds))
         child_conn = -1;
 }
 
@@ -1321,6 +1329,9 @@ static void after_fork_in_child(ThreadId tid)
         lwp_of_tid[i] = 0;
     current_tid = VG_INVALID_THREADID;
     instructions_reported = instructions;
+    /* Out of the client's reach, where the parent's pipes were. */
+    child_fds[1] = VG_(safe_fd)(child_fds[1]);
+    child_fds[2] = VG_(safe_fd)(child_fds[2]);
     adopt_ring(child_fds[0], child_fds[1], child_fds[2]);
     replay_mappings();
 }
@@ -1388,7 +1399,7 @@ static void post_clo_init(void)
         VG_(exit)(1);
     }
     Int conn, fds[3];
-    if (!ask_for_ring(RAW_HELLO_IMAGE, &conn, fds)) {
+    if (!ask_for_ring(RAW_HELLO_IMAGE, True, &conn, fds)) {
         recording = False;  /* over --max-processes: runs unrecorded */
         return;
     }

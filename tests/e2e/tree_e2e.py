@@ -388,6 +388,22 @@ def case_shim(tmp):
     check(any("sum_worker_part" in routines(p) for p in d["processes"]), "its profile")
 
 
+def case_nested_forks(tmp):
+    # Forks within forked children, as a shell's command substitutions in a
+    # subshell (and pyenv's shims) make: six generations of sh. Each
+    # child's own fork asks `trms record` for its ring; the descriptors it
+    # held for that filled the few Valgrind keeps for itself, and Valgrind
+    # stopped the grandchild on an assertion (the command, and with it
+    # `trms record`, then failed).
+    script = "( a=$(b=$(c=$(d=$(echo 1); echo $d$d); echo $c); echo $b); echo $a )"
+    rec, p = record(tmp, ["/bin/sh", "-c", script])
+    check(p.stdout == "11\n", f"the command's output: {p.stdout!r}")
+    procs = check_tree(rec, 6)
+    check([p["via"] for p in procs] == ["start"] + ["fork"] * 5, f"{procs}")
+    check([p["parent"] for p in procs] == [0, 1, 2, 3, 4, 5], f"each the child of the one before: {procs}")
+    check(all(p["end"] == "exit:0" for p in procs), f"each exits 0: {procs}")
+
+
 def case_max_processes(tmp):
     rec, p = record(tmp, [TREE, "children", "6"], options=["--max-processes", "3"])
     check("4 more ran unrecorded beyond --max-processes" in p.stderr, p.stderr)
