@@ -911,6 +911,24 @@ static void sync_after_syscall(ThreadId tid, UInt nr, const UWord *args, Bool fa
         put_sync(SYNC_BLOCKING, nr, idle_ns - idle_at_syscall[tid]);
 }
 
+/* The kernel's PATH_MAX, NUL included: an exec of a longer path fails
+ * (ENAMETOOLONG) before anything else. */
+#define EXEC_PATH_MAX 4096
+
+/* The length of the client's string at P, when it is readable and shorter
+ * than LIMIT; -1 otherwise (its bytes are checked a page at a time). */
+static Long client_strnlen(Addr p, SizeT limit)
+{
+    for (SizeT i = 0; i < limit; i++) {
+        if ((i == 0 || ((p + i) & (VKI_PAGE_SIZE - 1)) == 0) &&
+            !VG_(am_is_valid_for_client)(p + i, 1, VKI_PROT_READ))
+            return -1;
+        if (((const HChar *)p)[i] == '\0')
+            return (Long)i;
+    }
+    return -1;
+}
+
 /* Before every system call the mark says how far the stream goes: a
  * program that hangs in one and is killed (Valgrind with it, no chance to
  * finish), or that execs, still leaves everything up to that call. */
@@ -926,9 +944,12 @@ static void pre_syscall(ThreadId tid, UInt nr, UWord *args, UInt n_args)
      * exec) links to this one, or the recorder names it as not followed. */
     const HChar *exec_path = nr == NR_EXECVE ? (const HChar *)args[0]
                              : nr == NR_EXECVEAT ? (const HChar *)args[1] : NULL;
-    if (exec_path && VG_(am_is_valid_for_client)((Addr)exec_path, 1, VKI_PROT_READ)) {
+    /* A path the kernel refuses (too long, unreadable) goes nowhere; one
+     * of megabytes would not fit a ring segment. */
+    Long path_length = exec_path ? client_strnlen((Addr)exec_path, EXEC_PATH_MAX) : -1;
+    if (path_length >= 0) {
         reserve(1 + path_words(exec_path));
-        put_control(RAW_EXEC, VG_(strlen)(exec_path));
+        put_control(RAW_EXEC, (ULong)path_length);
         put_path(exec_path);
         /* Valgrind cannot run a setuid program: it runs natively, and the
          * recorder names it as left out (its image never asks for a ring). */

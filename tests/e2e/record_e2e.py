@@ -547,6 +547,16 @@ def case_map_edge(tmp):
     check(re.search(r"^complete\s+yes$", info, re.M), f"trms info: {info}")
 
 
+def case_exec_too_long(tmp):
+    # An exec of a 3 MiB path fails in the kernel (ENAMETOOLONG); the
+    # program goes on, and so does its recording.
+    rec, p = record(tmp, "exec_too_long", [])
+    check(p.stdout == "execv: File name too long\n", f"its output: {p.stdout!r}")
+    info = run([TRMS, "info", rec]).stdout
+    check(re.search(r"^complete\s+yes$", info, re.M), f"trms info: {info}")
+    check(re.search(r"^exec\s+-$", info, re.M), f"no exec named: {info}")
+
+
 def case_one_pass(tmp):
     # `trms record` analyzes as it records and stores what `trms analyze`
     # of the finished recording stores with the same options: the JSON
