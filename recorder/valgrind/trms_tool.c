@@ -1277,15 +1277,6 @@ static Bool ask_for_ring(enum raw_hello_kind kind, Bool move, Int *conn, Int fds
 /* A child's ring, asked for before the fork (process_socket.h). */
 static Int child_conn = -1, child_fds[3] = {-1, -1, -1};
 
-static void before_fork(ThreadId tid)
-{
-    (void)tid;
-    if (!socket_option)
-        return;
-    if (!ask_for_ring(RAW_HELLO_FORK, False, &child_conn, child_fds))
-        child_conn = -1;
-}
-
 static void drop_child_ring(void)
 {
     if (child_conn < 0)
@@ -1294,6 +1285,18 @@ static void drop_child_ring(void)
         VG_(close)(child_fds[i]);
     VG_(close)(child_conn);
     child_conn = -1;
+}
+
+static void before_fork(ThreadId tid)
+{
+    (void)tid;
+    if (!socket_option)
+        return;
+    /* A fork that failed calls neither after-fork hook: its ring's
+     * descriptors would stay open in the client's range. */
+    drop_child_ring();
+    if (!ask_for_ring(RAW_HELLO_FORK, False, &child_conn, child_fds))
+        child_conn = -1;
 }
 
 static void after_fork_in_parent(ThreadId tid)
