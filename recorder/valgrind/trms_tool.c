@@ -279,10 +279,10 @@ static void put_access(enum raw_op op, Addr addr, SizeT size)
     }
 }
 
-/* The words of PATH in the stream (put_path). */
-static UInt path_words(const HChar *path)
+/* The words of a path of LEN bytes in the stream (put_path). */
+static UInt path_words(SizeT len)
 {
-    return (UInt)((VG_(strlen)(path) + 8) / 8);
+    return (UInt)((len + 8) / 8);
 }
 
 /* A path as the stream carries it: its bytes, NUL-padded to whole words.
@@ -291,7 +291,7 @@ static UInt path_words(const HChar *path)
 static void put_path(const HChar *path)
 {
     SizeT len = VG_(strlen)(path);
-    SizeT words = path_words(path);
+    SizeT words = path_words(len);
     ULong word = 0;
     for (SizeT i = 0; i < words * 8; i++) {
         ULong c = i < len ? (UChar)path[i] : 0;
@@ -794,11 +794,12 @@ static void new_mapping(Addr a, SizeT len, Bool rr, Bool ww, Bool xx, ULong di_h
     if (!path)
         return;
     ULong prot = (rr ? 1 : 0) | (ww ? 2 : 0) | (xx ? 4 : 0);
-    reserve(4 + path_words(path));
+    SizeT path_length = VG_(strlen)(path);
+    reserve(4 + path_words(path_length));
     put_control(RAW_MAP, a);
     put(len);
     put((ULong)seg->offset + (a - seg->start));
-    put(prot | (ULong)VG_(strlen)(path) << 8);
+    put(prot | (ULong)path_length << 8);
     put_path(path);
 }
 
@@ -948,7 +949,7 @@ static void pre_syscall(ThreadId tid, UInt nr, UWord *args, UInt n_args)
      * of megabytes would not fit a ring segment. */
     Long path_length = exec_path ? client_strnlen((Addr)exec_path, EXEC_PATH_MAX) : -1;
     if (path_length >= 0) {
-        reserve(1 + path_words(exec_path));
+        reserve(1 + path_words((SizeT)path_length));
         put_control(RAW_EXEC, (ULong)path_length);
         put_path(exec_path);
         /* Valgrind cannot run a setuid program: it runs natively, and the
