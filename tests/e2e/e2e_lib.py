@@ -31,9 +31,14 @@ def check(cond, what):
         raise Failure(what)
 
 
-def run(args, expect=0, cwd=None):
-    """ARGS run with their output captured; exit EXPECT (None: any) or Failure."""
-    p = subprocess.run(args, capture_output=True, text=True, cwd=cwd)
+def run(args, expect=0, cwd=None, timeout=None):
+    """ARGS run with their output captured; exit EXPECT (None: any) or
+    Failure, as when they run past TIMEOUT seconds (None: no limit)."""
+    try:
+        p = subprocess.run(args, capture_output=True, text=True, cwd=cwd, timeout=timeout)
+    except subprocess.TimeoutExpired as e:
+        raise Failure(f"{' '.join(args)}: still running after {timeout} s (stopped)\n"
+                      f"stderr: {e.stderr or ''}")
     if expect is not None and p.returncode != expect:
         raise Failure(f"{' '.join(args)}: exit {p.returncode}, expected {expect}\n"
                       f"stdout: {p.stdout}\nstderr: {p.stderr}")

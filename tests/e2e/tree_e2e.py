@@ -18,11 +18,11 @@ from e2e_lib import PROGRAMS, SKIP, TRMS, Failure, check, run, run_case  # noqa:
 TREE = os.path.join(PROGRAMS, "process_tree")
 
 
-def record(tmp, args, expect=0, options=(), cwd=None):
+def record(tmp, args, expect=0, options=(), cwd=None, timeout=None):
     rec = os.path.join(tmp, "tree.rec")
     shutil.rmtree(rec, ignore_errors=True)
     p = run([TRMS, "record", "--engine", "valgrind", "-o", rec, *options, "--", *args], expect,
-            cwd=cwd)
+            cwd=cwd, timeout=timeout)
     return rec, p
 
 
@@ -402,6 +402,20 @@ def case_nested_forks(tmp):
     check([p["via"] for p in procs] == ["start"] + ["fork"] * 5, f"{procs}")
     check([p["parent"] for p in procs] == [0, 1, 2, 3, 4, 5], f"each the child of the one before: {procs}")
     check(all(p["end"] == "exit:0" for p in procs), f"each exits 0: {procs}")
+
+
+def case_failed_fork(tmp):
+    # A fork the kernel refuses (after Valgrind's before-fork hook asked
+    # for the child's ring; no after-fork hook runs), then one that works.
+    # The refused fork's ring stayed open in the program's descriptors and
+    # `trms record` never returned (stopped after 20 s by hand); now the
+    # next fork closes it first.
+    rec, p = record(tmp, [os.path.join(PROGRAMS, "failed_fork")], timeout=120)
+    check(p.stdout == "clone: Invalid argument\nfork: child exited 7\ndescriptors: as before\n",
+          f"the program's output: {p.stdout!r}")
+    procs = check_tree(rec, 2)
+    check([(q["via"], q["end"]) for q in procs] == [("start", "exit:0"), ("fork", "exit:7")],
+          f"the program and its one child: {procs}")
 
 
 def case_max_processes(tmp):
