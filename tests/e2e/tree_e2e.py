@@ -408,7 +408,7 @@ def case_failed_fork(tmp):
     # A fork the kernel refuses (after Valgrind's before-fork hook asked
     # for the child's ring; no after-fork hook runs), then one that works.
     # The refused fork's ring stayed open in the program's descriptors and
-    # `trms record` never returned (stopped after 20 s by hand); now the
+    # `trms record` had not returned after 120 s (before 01664f1); now the
     # next fork closes it first.
     rec, p = record(tmp, [os.path.join(PROGRAMS, "failed_fork")], timeout=120)
     check(p.stdout == "clone: Invalid argument\nfork: child exited 7\ndescriptors: as before\n",
