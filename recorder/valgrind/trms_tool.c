@@ -285,12 +285,12 @@ static UInt path_words(SizeT len)
     return (UInt)((len + 8) / 8);
 }
 
-/* A path as the stream carries it: its bytes, NUL-padded to whole words.
- * It ends the record of the words before it, so the caller reserves room
- * for the whole record (path_words): records never span segments. */
-static void put_path(const HChar *path)
+/* A path of LEN bytes as the stream carries it: its bytes, NUL-padded to
+ * whole words. It ends the record of the words before it, so the caller
+ * reserves room for the whole record (path_words): records never span
+ * segments. */
+static void put_path(const HChar *path, SizeT len)
 {
-    SizeT len = VG_(strlen)(path);
     SizeT words = path_words(len);
     ULong word = 0;
     for (SizeT i = 0; i < words * 8; i++) {
@@ -800,7 +800,7 @@ static void new_mapping(Addr a, SizeT len, Bool rr, Bool ww, Bool xx, ULong di_h
     put(len);
     put((ULong)seg->offset + (a - seg->start));
     put(prot | (ULong)path_length << 8);
-    put_path(path);
+    put_path(path, path_length);
 }
 
 static void removed_mapping(Addr a, SizeT len)
@@ -951,7 +951,7 @@ static void pre_syscall(ThreadId tid, UInt nr, UWord *args, UInt n_args)
     if (path_length >= 0) {
         reserve(1 + path_words((SizeT)path_length));
         put_control(RAW_EXEC, (ULong)path_length);
-        put_path(exec_path);
+        put_path(exec_path, (SizeT)path_length);
         /* Valgrind cannot run a setuid program: it runs natively, and the
          * recorder names it as left out (its image never asks for a ring). */
         struct vg_stat st;
