@@ -855,4 +855,5 @@ const struct command cmd_analyze = {
         "                         beginning; the summary says which); not for rr\n"
         "                         recordings yet\n",
     .run = run,
+    .on_stop = "nothing stored",
 };
