@@ -518,6 +518,7 @@ def case_analyze_signals(tmp):
         shutil.rmtree(os.path.join(fresh, "results"))
         p = subprocess.Popen([TRMS, "analyze", fresh, *extra], stdout=subprocess.PIPE,
                              stderr=subprocess.PIPE, text=True)
+        started(p)
         time.sleep(whole / 3)  # (well before it ends, unless the machine stalls)
         p.send_signal(signal.SIGTERM)
         r = finish(p)
