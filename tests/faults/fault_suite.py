@@ -485,6 +485,8 @@ def case_analyze_signals(tmp):
         if attempt % 4 == 0:  # (a report of this recording takes a second)
             same_as_before(f"run {attempt} ({sig.name})")
     check(stops >= 3, f"only {stops} runs were stopped by a signal")
+    print(f"analyze signals: {attempt + 1} runs, {stops} stopped in the pass, {early} before it, "
+          f"{completions} completed")
     # The hint names the options that find the checkpoint again: --resume
     # alone would look under the default ones.
     for attempt in range(30):
