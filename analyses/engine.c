@@ -271,6 +271,12 @@ static void retire(struct engine *e, uint64_t seq)
     e->merged_seq = seq + 1;
 }
 
+/* A batch's events, in bytes: what is mapped for it and given back. */
+static size_t batch_bytes(const struct engine *e)
+{
+    return e->batch_events * sizeof(struct batch_event);
+}
+
 /* Points the fill cursor at the (empty) batch of slot next_seq, whose
  * events are allocated when the slot is first filled: a short trace needs
  * one batch, not the whole ring. A batch of 128 Ki events is one 2 MiB
@@ -280,7 +286,7 @@ static void ready_fill(struct engine *e)
 {
     struct batch *b = &e->ring[e->next_seq % RING];
     if (!b->events)
-        b->events = huge_pages_calloc(e->batch_events * sizeof *b->events);
+        b->events = huge_pages_calloc(batch_bytes(e));
     b->count = 0;
     e->fill.has_thread = 0;
     e->fill.next = b->events;
@@ -439,7 +445,7 @@ void engine_free(struct engine *e)
         free(job->per_thread);
     }
     for (unsigned i = 0; i < RING; i++) {
-        huge_pages_free(e->ring[i].events, e->batch_events * sizeof(struct batch_event));
+        huge_pages_free(e->ring[i].events, batch_bytes(e));
         for (unsigned s = 0; s < MAX_SHARDS; s++)
             free(e->ring[i].out[s].items);
     }
@@ -506,7 +512,7 @@ void engine_memory(const struct engine *e, size_t *input_size, size_t *reuse, si
     size_t filled_slots = 0; /* (allocated when first filled) */
     for (unsigned i = 0; i < RING; i++)
         filled_slots += e->ring[i].events != NULL;
-    *engine = sizeof *e + filled_slots * e->batch_events * sizeof(struct batch_event);
+    *engine = sizeof *e + filled_slots * batch_bytes(e);
     for (unsigned j = 0; j < e->n_jobs; j++) {
         const struct job *job = &e->jobs[j];
         if (job->input_size)

@@ -288,6 +288,12 @@ def started(p, patience=0.5):
             return
 
 
+def analyze_stopped_early(sig):
+    """What `trms analyze` says of SIG before its pass takes the stop
+    signals over."""
+    return f"trms: analyze stopped by {sig.name}: nothing stored"
+
+
 def case_early_signals(tmp):
     """SIGTERM, SIGHUP or SIGINT at any moment from a command's first
     instruction to 150 ms later: every command ends with a line and status
@@ -352,10 +358,10 @@ def case_early_signals(tmp):
                             check(not os.path.exists(os.path.join(tmp, out)),
                                   f"{what}: left {out} behind")
                     if r.returncode == 1 and name == "analyze":  # before the pass, or in it
-                        early = f"trms: analyze stopped by {sig.name}: nothing stored"
                         in_pass = (rf"trms: \S+: analyze stopped by {sig.name} after event \d+: "
                                    r"nothing stored \(this analysis takes no checkpoints\)")
-                        check(err[0] == early or re.fullmatch(in_pass, err[0]), f"{what}: {err}")
+                        check(err[0] == analyze_stopped_early(sig) or re.fullmatch(in_pass, err[0]),
+                              f"{what}: {err}")
                 stopped += r.returncode != 0
                 check(not staging_dirs(tmp), f"{what}: staging left: {staging_dirs(tmp)}")
                 check(not [n for n in os.listdir(tmp) if ".tmp-" in n],
@@ -461,7 +467,7 @@ def case_analyze_signals(tmp):
             # take longer than the shortest wait to start trms): one line,
             # and this run changed nothing, not even the checkpoint.
             early += 1
-            check(lines(r.stderr) == [f"trms: analyze stopped by {sig.name}: nothing stored"],
+            check(lines(r.stderr) == [analyze_stopped_early(sig)],
                   f"analyze, {sig.name} before the pass: {r.stderr!r}")
             info = info_json(rec)
             check(info["checkpoints"] == checkpoints, f"run {attempt}: an early stop changed "
@@ -498,7 +504,7 @@ def case_analyze_signals(tmp):
         p.send_signal(signal.SIGTERM)
         r = finish(p)
         if r.returncode == 1 and "after event" not in r.stderr:  # before the pass: again
-            check(lines(r.stderr) == ["trms: analyze stopped by SIGTERM: nothing stored"],
+            check(lines(r.stderr) == [analyze_stopped_early(signal.SIGTERM)],
                   r.stderr)
         elif r.returncode == 1:
             check(f"`trms analyze {rec} --cell-size 16 --contexts --resume` continues"
