@@ -2,7 +2,9 @@
 #include "common/stop_signals.h"
 
 #include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -24,6 +26,9 @@ static const char *volatile abort_message;
 /* Exit mode (stop_signals_install_exiting). */
 static volatile sig_atomic_t exiting;
 static const char *volatile exit_command, *volatile exit_after, *volatile exit_remove;
+/* stop_signals_rename: while renaming (a signal that another thread takes
+ * waits: DEFERRED), and once the output is in place. */
+static volatile sig_atomic_t renaming, renamed, deferred;
 
 static int64_t now_ns(void)
 {
@@ -118,6 +123,12 @@ static void on_stop(int sig, siginfo_t *info, void *context)
         raise(sig);
         return;
     }
+    if (exiting && renamed)
+        return;  /* the output is in place: nothing left to stop */
+    if (exiting && renaming) {
+        deferred = sig;
+        return;
+    }
     if (exiting)
         exit_now(sig);
     if (shares_terminal && info->si_code == SI_KERNEL && sig != SIGTERM)
@@ -177,6 +188,31 @@ void stop_signals_install_exiting(const char *command, const char *after)
 void stop_signals_remove_on_exit(const char *path)
 {
     exit_remove = path;
+    if (path)
+        renamed = 0;  /* a new output under way: a stop stops it again */
+}
+
+int stop_signals_rename(const char *from, const char *to)
+{
+    sigset_t stop, before;
+    sigemptyset(&stop);
+    for (size_t i = 0; i < N_STOP; i++)
+        sigaddset(&stop, stop_signals[i]);
+    pthread_sigmask(SIG_BLOCK, &stop, &before);
+    renaming = 1;
+    int rc = rename(from, to), e = errno;
+    if (rc == 0) {
+        exit_remove = NULL;
+        renamed = 1;
+    }
+    renaming = 0;
+    int waited = deferred;
+    deferred = 0;
+    if (rc != 0 && waited && exiting)
+        exit_now(waited);  /* another thread took it: as it would have */
+    pthread_sigmask(SIG_SETMASK, &before, NULL);  /* (this thread's: delivered now) */
+    errno = e;
+    return rc;
 }
 
 void stop_signals_install(int program_shares_terminal)

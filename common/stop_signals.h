@@ -39,6 +39,17 @@ void stop_signals_install_exiting(const char *command, const char *after);
  * The string must live until it is replaced. */
 void stop_signals_remove_on_exit(const char *path);
 
+/* rename(FROM, TO) of the temporary output that remove_on_exit names, as
+ * one step a stop signal cannot split. In exit mode, a signal before it
+ * removes FROM and says the command stopped, as always; one that comes
+ * while it renames waits, and one after it (until the next temporary
+ * output is named) is ignored: the output is in place, and the command,
+ * which only has its closing line left to say, ends as if no signal had
+ * come, rather than with status 1 beside a finished output. When the
+ * rename fails, FROM is still the one to remove: a signal that waited is
+ * then delivered. Returns rename's result, errno kept. */
+int stop_signals_rename(const char *from, const char *to);
+
 /* The first signal received (the request to stop), or 0. */
 int stop_signals_requested(void);
 

@@ -406,7 +406,7 @@ int recording_pack(const char *rec_path, const char *out_path, struct pack_summa
         s->bytes = w.bytes;
         if (fclose(fp) != 0 && rc == 0)
             rc = error_set(err, "%s: cannot write: %s", out_path, strerror(errno));
-        if (rc == 0 && rename(tmp, out_path) != 0)
+        if (rc == 0 && stop_signals_rename(tmp, out_path) != 0)
             rc = error_set(err, "%s: cannot create: %s", out_path, strerror(errno));
         if (rc != 0)
             unlink(tmp);

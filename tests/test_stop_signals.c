@@ -1,9 +1,11 @@
 /* stop_signals: the first signal is a request (forwarded to the target),
  * the same signal again within a second is the same request, a second one
  * later aborts (the target killed, or the process out with its message);
- * a target that ignores the request is killed after the grace. */
+ * a target that ignores the request is killed after the grace. In exit
+ * mode, a signal after an output is renamed into place is ignored. */
 #include <errno.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -125,6 +127,98 @@ static void request_before_target(void)
     stop_signals_set_target(0);
 }
 
+/* Exit mode's commit of an output (stop_signals_rename). */
+static char dir[] = "/tmp/trms-stop-signals-XXXXXX";
+static char tmp_path[64], out_path[64], next_path[64], survived_path[64];
+
+static void make_file(const char *path)
+{
+    FILE *fp = fopen(path, "w");
+    CHECK(fp != NULL);
+    if (fp)
+        fclose(fp);
+}
+
+static void block_term(int how)
+{
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGTERM);
+    sigprocmask(how, &set, NULL);
+}
+
+/* A signal after the rename is ignored (the output is in place); one
+ * after the next output is named stops the command and removes that. */
+static void rename_then_signal(void)
+{
+    stop_signals_install_exiting("unit", NULL);
+    stop_signals_remove_on_exit(tmp_path);
+    make_file(tmp_path);
+    CHECK_EQ(stop_signals_rename(tmp_path, out_path), 0);
+    kill(getpid(), SIGTERM);
+    CHECK(access(out_path, F_OK) == 0);
+    make_file(survived_path);
+    stop_signals_remove_on_exit(next_path);
+    make_file(next_path);
+    if (check_failures)
+        _exit(90);
+    kill(getpid(), SIGTERM);
+    _exit(99);  /* not reached */
+}
+
+/* A signal that came while the rename ran (held back here by a mask) is
+ * ignored once the output is in place. */
+static void signal_during_rename(void)
+{
+    stop_signals_install_exiting("unit", NULL);
+    stop_signals_remove_on_exit(tmp_path);
+    make_file(tmp_path);
+    block_term(SIG_BLOCK);
+    kill(getpid(), SIGTERM);
+    CHECK_EQ(stop_signals_rename(tmp_path, out_path), 0);
+    block_term(SIG_UNBLOCK);
+}
+
+/* When the rename fails, the signal that waited stops the command and
+ * removes the temporary output, as before the rename. */
+static void signal_during_failed_rename(void)
+{
+    stop_signals_install_exiting("unit", NULL);
+    stop_signals_remove_on_exit(tmp_path);
+    make_file(tmp_path);
+    block_term(SIG_BLOCK);
+    kill(getpid(), SIGTERM);
+    CHECK(stop_signals_rename(tmp_path, "/nonexistent-trms-dir/out") != 0);
+    CHECK_EQ(errno, ENOENT);
+    if (check_failures)
+        _exit(90);
+    block_term(SIG_UNBLOCK);
+    _exit(99);  /* not reached */
+}
+
+static void exit_mode_rename(void)
+{
+    CHECK(mkdtemp(dir) != NULL);
+    snprintf(tmp_path, sizeof tmp_path, "%s/out.tmp", dir);
+    snprintf(out_path, sizeof out_path, "%s/out", dir);
+    snprintf(next_path, sizeof next_path, "%s/next.tmp", dir);
+    snprintf(survived_path, sizeof survived_path, "%s/survived", dir);
+    int status = in_child(rename_then_signal);
+    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 1);
+    CHECK(access(out_path, F_OK) == 0 && access(tmp_path, F_OK) != 0);
+    CHECK(access(next_path, F_OK) != 0 && access(survived_path, F_OK) == 0);
+    unlink(out_path);
+    unlink(survived_path);
+    status = in_child(signal_during_rename);
+    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    CHECK(access(out_path, F_OK) == 0 && access(tmp_path, F_OK) != 0);
+    unlink(out_path);
+    status = in_child(signal_during_failed_rename);
+    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 1);
+    CHECK(access(tmp_path, F_OK) != 0);
+    rmdir(dir);
+}
+
 int main(void)
 {
     int status = in_child(request_then_abort);
@@ -137,5 +231,6 @@ int main(void)
     CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
     status = in_child(request_before_target);
     CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    exit_mode_rename();
     return check_report("test_stop_signals");
 }

@@ -54,7 +54,7 @@ int output_file_close(struct output_file *o, int rc, struct trms_error *err)
     if (failed && rc == 0)
         rc = error_set(err, "%s: cannot write: %s", name, strerror(e));
     if (o->tmp) {
-        if (rc == 0 && rename(o->tmp, o->path) != 0)
+        if (rc == 0 && stop_signals_rename(o->tmp, o->path) != 0)
             rc = error_set(err, "%s: cannot create: %s", o->path, strerror(errno));
         if (rc != 0)
             unlink(o->tmp);

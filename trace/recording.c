@@ -103,8 +103,7 @@ int recording_commit(const char *staging, const char *final_path, struct trms_er
         return error_set(err, "%s already exists; choose another -o or remove it first",
                          final_path);
     staging_release_reserve(staging);
-    stop_signals_remove_on_exit(NULL);
-    if (rename(staging, final_path) != 0)
+    if (stop_signals_rename(staging, final_path) != 0)
         return error_set(err, "%s: cannot create the recording: %s", final_path,
                          strerror(errno));
     staging_unlock(staging);
