@@ -192,13 +192,19 @@ void stop_signals_remove_on_exit(const char *path)
         renamed = 0;  /* a new output under way: a stop stops it again */
 }
 
-int stop_signals_rename(const char *from, const char *to)
+void stop_signals_hold(sigset_t *before)
 {
-    sigset_t stop, before;
+    sigset_t stop;
     sigemptyset(&stop);
     for (size_t i = 0; i < N_STOP; i++)
         sigaddset(&stop, stop_signals[i]);
-    pthread_sigmask(SIG_BLOCK, &stop, &before);
+    pthread_sigmask(SIG_BLOCK, &stop, before);
+}
+
+int stop_signals_rename(const char *from, const char *to)
+{
+    sigset_t before;
+    stop_signals_hold(&before);
     renaming = 1;
     int rc = rename(from, to), e = errno;
     if (rc == 0) {

@@ -20,6 +20,7 @@
 #ifndef TRMS_STOP_SIGNALS_H
 #define TRMS_STOP_SIGNALS_H
 
+#include <signal.h>
 #include <sys/types.h>
 
 #define STOP_SIGNALS_GRACE_SECONDS 3
@@ -38,6 +39,11 @@ void stop_signals_install_exiting(const char *command, const char *after);
  * directory, with what it holds (a staging directory); NULL for none.
  * The string must live until it is replaced. */
 void stop_signals_remove_on_exit(const char *path);
+
+/* Blocks the stop signals in the calling thread (what it did before in
+ * *BEFORE, for pthread_sigmask(SIG_SETMASK, ...)): a step they must not
+ * split. */
+void stop_signals_hold(sigset_t *before);
 
 /* rename(FROM, TO) of the temporary output that remove_on_exit names, as
  * one step a stop signal cannot split. In exit mode, a signal before it

@@ -42,12 +42,8 @@ int recording_stage(const char *final_path, char **staging, struct trms_error *e
     snprintf(tmpl, len, "%.*s.%s.staging-XXXXXX", (int)dir_len, final_path, base);
     /* Made and named for removal at once: a stop signal in exit mode
      * (stop_signals.h) never leaves it behind. */
-    sigset_t stop, before;
-    sigemptyset(&stop);
-    sigaddset(&stop, SIGTERM);
-    sigaddset(&stop, SIGHUP);
-    sigaddset(&stop, SIGINT);
-    pthread_sigmask(SIG_BLOCK, &stop, &before);
+    sigset_t before;
+    stop_signals_hold(&before);
     int made = mkdtemp(tmpl) != NULL, e = errno;
     if (made)
         stop_signals_remove_on_exit(tmpl);
