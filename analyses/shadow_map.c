@@ -4,6 +4,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "common/huge_pages.h"
 #include "common/oom.h"
 
 /* Blocks double from one chunk: a map that holds a few chunks (a thread's
@@ -66,18 +67,21 @@ void shadow_map_free(struct shadow_map *map)
 }
 
 /* Whether a mapped block of SIZE asks for huge pages: those below
- * LAST_BLOCK, the first 64 MiB of a map. A huge page saves TLB misses for
- * as long as the map is used, but costs its first touch: on a virtual
- * machine whose host takes back the guest's free memory (free page
- * reporting), 2-4 ms for each 2 MiB, against about a quarter of that for
- * small pages. The first 64 MiB hold what a program keeps coming back to
- * (xz's whole map: 63 MiB); a map that grows past them spreads its
- * accesses over hundreds of MiB, a few to each cell, and there the first
- * touch cost more than the TLB saved (bench/README.md, "Huge pages for
- * the first 64 MiB of a shadow map"). */
+ * LAST_BLOCK, the first 64 MiB of a map, always; the 64 MiB blocks past
+ * them where the first touch of a huge page costs this machine little
+ * more than that of small pages. A huge page saves TLB misses for as long
+ * as the map is used, but costs its first touch: on a virtual machine
+ * whose host takes back the guest's free memory (free page reporting),
+ * 2-4 ms for each 2 MiB, against about a quarter of that for small pages;
+ * on another, half what small pages cost. The first 64 MiB hold what a
+ * program keeps coming back to (xz's whole map: 63 MiB); a map that grows
+ * past them spreads its accesses over hundreds of MiB, a few to each
+ * cell, where the first touch sets the pace (bench/README.md, "Huge pages
+ * for the first 64 MiB of a shadow map" and "Huge pages past 64 MiB where
+ * they pay"). */
 static int wants_huge_pages(size_t size)
 {
-    return size < LAST_BLOCK;
+    return size < LAST_BLOCK || huge_pages_first_touch_pays();
 }
 
 /* A new block of at least BYTES, twice the previous one; from 2 MiB on,

@@ -1,9 +1,11 @@
 #include "common/huge_pages.h"
 
+#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "common/oom.h"
@@ -53,4 +55,45 @@ void huge_pages_free(void *p, size_t bytes)
         free(p);
     else
         munmap(p, mapped_length(bytes));
+}
+
+/* Seconds to touch HUGE_PAGES_SIZE of fresh memory a small page at a
+ * time, in a huge page when HUGE (aligned, as huge_pages_calloc maps). */
+static double first_touch_seconds(int huge)
+{
+    size_t length = HUGE_PAGES_SIZE, page = (size_t)sysconf(_SC_PAGESIZE);
+    char *raw = mmap(NULL, 2 * length, PROT_READ | PROT_WRITE,
+                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (raw == MAP_FAILED)
+        return 0;
+    volatile char *base = (char *)(((uintptr_t)raw + length - 1) & ~(uintptr_t)(length - 1));
+#if defined(MADV_HUGEPAGE) && defined(MADV_NOHUGEPAGE)
+    madvise((char *)base, length, huge ? MADV_HUGEPAGE : MADV_NOHUGEPAGE);
+#endif
+    struct timespec a, b;
+    clock_gettime(CLOCK_MONOTONIC, &a);
+    for (size_t off = 0; off < length; off += page)
+        base[off] = 1;
+    clock_gettime(CLOCK_MONOTONIC, &b);
+    munmap(raw, 2 * length);
+    return (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) * 1e-9;
+}
+
+static int first_touch_pays;
+
+static void probe_first_touch(void)
+{
+    double small = 0, huge = 0;
+    for (int round = 0; round < 2; round++) {
+        small += first_touch_seconds(0);
+        huge += first_touch_seconds(1);
+    }
+    first_touch_pays = huge <= 2 * small;
+}
+
+int huge_pages_first_touch_pays(void)
+{
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, probe_first_touch);
+    return first_touch_pays;
 }
