@@ -22,6 +22,26 @@ static size_t mapped_length(size_t bytes)
     return (bytes + align - 1) / align * align;
 }
 
+/* LENGTH bytes mapped from the kernel (zero) at a multiple of ALIGN, the
+ * rest of the mapping given back; ADVICE for madvise when not 0 (a hint).
+ * NULL when the kernel has no room. */
+static char *map_aligned(size_t length, size_t align, int advice)
+{
+    size_t slack = align > (size_t)sysconf(_SC_PAGESIZE) ? align : 0;
+    char *raw = mmap(NULL, length + slack, PROT_READ | PROT_WRITE,
+                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (raw == MAP_FAILED)
+        return NULL;
+    char *base = (char *)(((uintptr_t)raw + align - 1) & ~(uintptr_t)(align - 1));
+    if (base > raw)
+        munmap(raw, (size_t)(base - raw));
+    if (base + length < raw + length + slack)
+        munmap(base + length, (size_t)(raw + length + slack - (base + length)));
+    if (advice)
+        madvise(base, length, advice);
+    return base;
+}
+
 void *huge_pages_calloc(size_t bytes)
 {
     if (bytes < HUGE_PAGES_MAP) {
@@ -29,21 +49,15 @@ void *huge_pages_calloc(size_t bytes)
         memset(small, 0, bytes);
         return small;
     }
-    size_t align = alignment_of(bytes), length = mapped_length(bytes);
-    size_t slack = align > (size_t)sysconf(_SC_PAGESIZE) ? align : 0;
-    char *raw = mmap(NULL, length + slack, PROT_READ | PROT_WRITE,
-                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    if (raw == MAP_FAILED)
-        oom_exit("a table of the analysis");
-    char *base = (char *)(((uintptr_t)raw + align - 1) & ~(uintptr_t)(align - 1));
-    if (base > raw)
-        munmap(raw, (size_t)(base - raw));
-    if (base + length < raw + length + slack)
-        munmap(base + length, (size_t)(raw + length + slack - (base + length)));
+    size_t align = alignment_of(bytes);
+    int advice = 0;
 #ifdef MADV_HUGEPAGE
-    if (slack)
-        madvise(base, length, MADV_HUGEPAGE); /* a hint */
+    if (align == HUGE_PAGES_SIZE)
+        advice = MADV_HUGEPAGE;
 #endif
+    char *base = map_aligned(mapped_length(bytes), align, advice);
+    if (!base)
+        oom_exit("a table of the analysis");
     return base;
 }
 
@@ -62,20 +76,19 @@ void huge_pages_free(void *p, size_t bytes)
 static double first_touch_seconds(int huge)
 {
     size_t length = HUGE_PAGES_SIZE, page = (size_t)sysconf(_SC_PAGESIZE);
-    char *raw = mmap(NULL, 2 * length, PROT_READ | PROT_WRITE,
-                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    if (raw == MAP_FAILED)
-        return 0;
-    volatile char *base = (char *)(((uintptr_t)raw + length - 1) & ~(uintptr_t)(length - 1));
+    int advice = 0;
 #if defined(MADV_HUGEPAGE) && defined(MADV_NOHUGEPAGE)
-    madvise((char *)base, length, huge ? MADV_HUGEPAGE : MADV_NOHUGEPAGE);
+    advice = huge ? MADV_HUGEPAGE : MADV_NOHUGEPAGE;
 #endif
+    volatile char *base = map_aligned(length, length, advice);
+    if (!base)
+        return 0;
     struct timespec a, b;
     clock_gettime(CLOCK_MONOTONIC, &a);
     for (size_t off = 0; off < length; off += page)
         base[off] = 1;
     clock_gettime(CLOCK_MONOTONIC, &b);
-    munmap(raw, 2 * length);
+    munmap((char *)base, length);
     return (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) * 1e-9;
 }
 

@@ -123,14 +123,15 @@ static void on_stop(int sig, siginfo_t *info, void *context)
         raise(sig);
         return;
     }
-    if (exiting && renamed)
-        return;  /* the output is in place: nothing left to stop */
-    if (exiting && renaming) {
-        deferred = sig;
-        return;
-    }
-    if (exiting)
+    if (exiting) {
+        if (renamed)
+            return;  /* the output is in place: nothing left to stop */
+        if (renaming) {
+            deferred = sig;
+            return;
+        }
         exit_now(sig);
+    }
     if (shares_terminal && info->si_code == SI_KERNEL && sig != SIGTERM)
         return;  /* the terminal's: the program got it too */
     if (!requested) {

@@ -539,9 +539,10 @@ def case_analyze_signals(tmp):
             time.sleep(wait)
             p.send_signal(signal.SIGTERM)
             r = finish(p)
+            in_pass = r.returncode != 0 and "after event" in r.stderr
             if r.returncode == 0:
                 wait /= 2
-            elif "after event" not in r.stderr:  # before the pass: again, as it was
+            elif not in_pass:  # before the pass: again, as it was
                 check(lines(r.stderr) == [analyze_stopped_early(signal.SIGTERM)],
                       f"{label}, SIGTERM before the pass: {r.stderr!r}")
                 wait *= 1.5
@@ -556,7 +557,7 @@ def case_analyze_signals(tmp):
                 check(not [n for n in os.listdir(tmp) if n.startswith("a.csv.tmp")],
                       f"{label}: CSV temp left")
             shutil.rmtree(fresh)
-            if r.returncode != 0 and "after event" in r.stderr:
+            if in_pass:
                 tries.append(attempt + 1)
                 break
         else:
