@@ -17,7 +17,7 @@
 
 /* Bumped whenever the layout changes: an older checkpoint is then not
  * resumed from (the analysis starts over). */
-#define ANALYSIS_STATE_VERSION 5
+#define ANALYSIS_STATE_VERSION 6
 
 /* Waits until every event given to A so far has been through every pass
  * (what analysis_save does first; apart, so that a caller can time the

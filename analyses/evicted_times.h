@@ -7,11 +7,10 @@
  * group g, 32 bits each (input size's times fit in TIME_BITS), so a cell
  * that changes hands among them costs one cache line for both the time
  * that leaves the cell's record and the one that comes back to it. A
- * record exists only for cells that changed hands. Group 0's records, the
- * times of the first four threads, are not here: they sit beside the
- * cells' own records (words 1 and 2 of a widened record, read and written
- * with evicted_lanes_*), in the same cache line; this map keeps the
- * groups from 1 on. */
+ * record exists only for cells that changed hands. The times of the first
+ * four threads are not here but beside the cells' own records
+ * (record_lanes.h), in the same cache line; except thread 3's while a
+ * thread past the first four owns the cell, which group 0 keeps. */
 #ifndef TRMS_EVICTED_TIMES_H
 #define TRMS_EVICTED_TIMES_H
 

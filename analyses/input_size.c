@@ -218,34 +218,48 @@ static ALWAYS_INLINE struct frame *frame_at(struct thread *t, uint64_t ts)
     return frame_below(t, ts, below);
 }
 
-/* Another thread (or nobody) owned CELL, whose widened record (RECORD,
- * its first word R) the access takes over: the owner's time moves to the
- * evicted times, beside the record for the first threads. */
-static ALWAYS_INLINE void evict_owner(struct input_size *is, uint64_t *record, uint64_t cell,
-                                      uint64_t r)
+/* hand_over() where the old owner or NEW is past the first three threads:
+ * thread 3's time is in group 0 of the evicted times while a later thread
+ * owns the cell, and every later thread's time is in its group. */
+static __attribute__((noinline)) uint64_t hand_over_past_lanes(struct input_size *is,
+                                                               uint64_t *record, uint64_t cell,
+                                                               uint64_t r, uint32_t new, int want)
 {
-    if (!OWNER_OF(r))
-        return;
-    uint32_t owner = (uint32_t)OWNER_OF(r) - 1;
-    if (owner < EVICTED_LANES)
-        evicted_lanes_put(record + 1, owner, OWNER_TIME(r));
-    else
-        evicted_times_put(&is->evicted, owner, cell, OWNER_TIME(r));
+    uint32_t old = (uint32_t)OWNER_OF(r) - 1, third = RECORD_LANE_THREADS - 1;
+    unsigned a = record_lanes_left_out(old), b = record_lanes_left_out(new);
+    if (old > third)
+        evicted_times_put(&is->evicted, old, cell, OWNER_TIME(r));
+    if (a == b) {
+        /* Thread 3 and a later one, or two later ones: the lanes stay. */
+        if (old == third)
+            evicted_times_put(&is->evicted, third, cell, OWNER_TIME(r));
+        return want ? evicted_times_get(&is->evicted, new, cell) : 0;
+    }
+    uint64_t va = old <= third ? OWNER_TIME(r) : evicted_times_get(&is->evicted, third, cell);
+    uint64_t vb = record_lanes_move(record + 1, a, va, b);
+    if (new <= third)
+        return vb;
+    if (vb) /* thread 3's, which leaves the lanes for group 0 */
+        evicted_times_put(&is->evicted, third, cell, vb);
+    return want ? evicted_times_get(&is->evicted, new, cell) : 0;
 }
 
-/* Thread T's latest access to CELL, whose widened RECORD (its first word
- * R) names another owner: the owner's time moves to the evicted times,
- * T's comes from them. A cell nobody owns was never accessed by a thread,
- * so there is nothing to look up: that is every cell's first access. */
-static ALWAYS_INLINE uint64_t take_over(struct input_size *is, struct thread *t,
-                                        uint64_t *record, uint64_t cell, uint64_t r)
+/* CELL's widened record (RECORD, its first word R) passes from its owner
+ * to thread NEW (another): the owner's time moves to the lanes beside the
+ * record (record_lanes.h), or for a thread past the first four to the
+ * evicted times, and NEW's leaves them. Returns NEW's latest access time
+ * before (0: never); a write (WANT 0) has no use for it. A cell nobody
+ * owns was never accessed by a thread, so there is nothing to move: that
+ * is every cell's first access. */
+static ALWAYS_INLINE uint64_t hand_over(struct input_size *is, uint64_t *record, uint64_t cell,
+                                        uint64_t r, uint32_t new, int want)
 {
     if (!OWNER_OF(r))
         return 0;
-    is->take_overs++;
-    evict_owner(is, record, cell, r);
-    return t->index < EVICTED_LANES ? evicted_lanes_get(record + 1, t->index)
-                                     : evicted_times_get(&is->evicted, t->index, cell);
+    uint32_t old = (uint32_t)OWNER_OF(r) - 1;
+    if ((old | new) < RECORD_LANE_THREADS) /* both among the first four: the lanes alone */
+        return record_lanes_move(record + 1, old, OWNER_TIME(r), new);
+    return hand_over_past_lanes(is, record, cell, r, new, want);
 }
 
 /* An induced read of CELL (shard-local), whose record R says a kernel
@@ -391,15 +405,17 @@ static ALWAYS_INLINE void wide_run(struct input_size *is, struct thread *t, stru
         switch (type) {
         case EVENT_READ:
         case EVENT_KREAD:
-            *record = read_cell(is, t, top, r,
-                                OWNER_OF(r) == OWNER_OF(stamp)
-                                    ? OWNER_TIME(r)
-                                    : take_over(is, t, record, local + k, r),
-                                local + k, stamp);
+            if (OWNER_OF(r) == OWNER_OF(stamp)) {
+                *record = read_cell(is, t, top, r, OWNER_TIME(r), local + k, stamp);
+            } else {
+                is->take_overs += OWNER_OF(r) != 0;
+                *record = read_cell(is, t, top, r, hand_over(is, record, local + k, r, t->index, 1),
+                                    local + k, stamp);
+            }
             break;
         case EVENT_WRITE:
             if (OWNER_OF(r) != OWNER_OF(stamp))
-                evict_owner(is, record, local + k, r);
+                hand_over(is, record, local + k, r, t->index, 0);
             *record = written_by(stamp);
             break;
         case EVENT_KWRITE:
@@ -545,10 +561,12 @@ static ALWAYS_INLINE void prefetch_evicted(const struct input_size *is, const st
     uint64_t owner = OWNER_OF(*record);
     if (owner == 0 || owner == t->index + 1)
         return;
-    /* The first threads' times are in the record's own line. */
-    if (owner - 1 >= EVICTED_LANES)
+    /* The first threads' times are in the record's own line (but thread
+     * 3's, in group 0 while a later thread owns the cell: a hint misses
+     * it). */
+    if (owner - 1 >= RECORD_LANE_THREADS)
         evicted_times_prefetch(&is->evicted, (uint32_t)owner - 1, local);
-    if (t->index >= EVICTED_LANES &&
+    if (t->index >= RECORD_LANE_THREADS &&
         (owner - 1) >> EVICTED_LANE_BITS != t->index >> EVICTED_LANE_BITS)
         evicted_times_prefetch(&is->evicted, t->index, local); /* not the same record */
 }
@@ -625,7 +643,8 @@ static ALWAYS_INLINE void run_events(struct input_size *is, const struct batch_e
         }
     }
     /* (up to four threads, the evicted times come with the record) */
-    is->evicted_ahead = (is->take_overs - take_overs) * 16 >= n && is->n_threads > EVICTED_LANES;
+    is->evicted_ahead =
+        (is->take_overs - take_overs) * 16 >= n && is->n_threads > RECORD_LANE_THREADS;
     is->records_ahead = (is->cells.cache_misses - misses) * 4 >= n;
 }
 
@@ -718,11 +737,11 @@ static void renumber_records(void *ctx, uint64_t number, uint64_t *chunk, unsign
         if (!record)
             continue;
         uint64_t wtime = WRITE_TIME(record), renumbered = 0;
-        for (uint32_t lane = 0; shift && lane < EVICTED_LANES; lane++) {
-            /* The evicted times beside it, while the write time is old. */
-            uint64_t time = evicted_lanes_get(words + 1, lane);
+        for (unsigned lane = 0; shift && lane < RECORD_LANES; lane++) {
+            /* The times beside it, while the write time is old. */
+            uint64_t time = record_lanes_get(words[1], lane);
             if (time)
-                evicted_lanes_put(words + 1, lane, new_access_time(r, time, wtime));
+                words[1] = record_lanes_set(words[1], lane, new_access_time(r, time, wtime));
         }
         if (OWNER_OF(record))
             renumbered = OWNER_PART(new_access_time(r, OWNER_TIME(record), wtime),

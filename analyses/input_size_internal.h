@@ -10,6 +10,7 @@
 #include "analyses/activation.h"
 #include "analyses/evicted_times.h"
 #include "analyses/input_size.h"
+#include "analyses/record_lanes.h"
 #include "analyses/shadow_map.h"
 #include "common/u64map.h"
 
@@ -19,9 +20,10 @@
  * and cell, the thread's latest access ts_t. Most cells are only ever
  * touched by one thread, so here each cell has one 64-bit record:
  *
- *   bits 42-63  the owner's time: ts_t of the thread that accessed the cell
+ *   bits 62-63  zero
+ *   bits 41-61  the owner's time: ts_t of the thread that accessed the cell
  *               last (the owner)
- *   bits 20-41  wts, the time of the latest write by anyone
+ *   bits 20-40  wts, the time of the latest write by anyone
  *   bit  19     set when that write was the kernel's
  *   bits  0-18  the owner's index + 1; 0 when no thread accessed the cell
  *
@@ -29,21 +31,23 @@
  * where a thread's time is moved when another thread takes the cell over.
  * A thread-private cell costs 8 bytes and one cache line per access. The
  * first time a cell changes hands, its chunk of the shadow map is widened
- * to 32 bytes a cell (shadow_map_widen): the record, then the evicted
- * times of threads 0-3 (16 bytes), then a word unused; so that a cell
+ * to 16 bytes a cell (shadow_map_widen): the record, then the times of the
+ * first four threads but the owner (record_lanes.h); so that a cell
  * shared among up to four threads still costs one cache line an access
- * (two cells of an aligned 8-byte access share it), where a map of its own
- * for those times cost a second one, and a second lookup. Cells no two
- * threads shared keep 8 bytes.
+ * (the four cells of an aligned 16-byte access share it), where a map of
+ * its own for those times cost a second one, and a second lookup. Cells
+ * no two threads shared keep 8 bytes.
  *
  * Timestamps (`count`) grow by one per call, thread switch and kernel
- * write, and fit in TIME_BITS. When they reach the limit, renumber()
- * applies the paper's Figure 13: every timestamp is replaced by a small one
- * that keeps every comparison the algorithm makes, so nothing wraps and the
- * results stay exact; it costs one pass over the shadow memory every few
- * million calls. The limit is a parameter so tests can renumber often. */
+ * write, and fit in TIME_BITS (the lanes' width). When they reach the
+ * limit, renumber() applies the paper's Figure 13: every timestamp is
+ * replaced by a small one that keeps every comparison the algorithm makes,
+ * so nothing wraps and the results stay exact; it costs one pass over the
+ * shadow memory every two million calls or so, and allows up to about
+ * 700,000 activations pending at once (a third of the range). The limit is
+ * a parameter so tests can renumber often. */
 #define OWNER_BITS 19
-#define TIME_BITS 22
+#define TIME_BITS RECORD_LANE_BITS
 #define OWNER_MASK ((UINT64_C(1) << OWNER_BITS) - 1)
 #define TIME_MASK ((UINT64_C(1) << TIME_BITS) - 1)
 #define KERNEL_BIT (UINT64_C(1) << OWNER_BITS)

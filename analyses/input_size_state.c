@@ -84,13 +84,16 @@ static void check_chunk(void *ctx, uint64_t number, uint64_t *chunk, unsigned sh
         uint64_t v = words[0];
         int bad = OWNER_OF(v) > c->threads || OWNER_TIME(v) > c->count ||
                   WRITE_TIME(v) > c->count || (!OWNER_OF(v) && OWNER_TIME(v));
-        /* A widened record: the first threads' evicted times in words 1
-         * and 2, word 3 unused. */
-        for (uint32_t lane = 0; shift && lane < EVICTED_LANES; lane++) {
-            uint64_t time = evicted_lanes_get(words + 1, lane);
-            bad |= time > c->count || (time && lane >= c->threads);
+        /* A widened record: the first threads' times but one in word 1
+         * (record_lanes.h), its top bit unused; none beside a cell nobody
+         * accessed. */
+        unsigned left_out = record_lanes_left_out((uint32_t)OWNER_OF(v) - 1);
+        for (unsigned lane = 0; shift && lane < RECORD_LANES; lane++) {
+            uint64_t time = record_lanes_get(words[1], lane);
+            bad |= time > c->count ||
+                   (time && (!OWNER_OF(v) || record_lanes_thread(lane, left_out) >= c->threads));
         }
-        bad |= shift && words[3];
+        bad |= shift && words[1] >> (RECORD_LANES * RECORD_LANE_BITS);
         if (bad) {
             state_reader_fail(c->r, "a shadow record names no thread or a future time");
             return;
@@ -104,6 +107,8 @@ static uint64_t check_evicted(void *ctx, uint32_t thread, uint64_t cell, uint64_
     struct record_check *c = ctx;
     if (thread >= c->threads || time > c->count)
         state_reader_fail(c->r, "a shadow record names no thread or a future time");
+    else if (thread < RECORD_LANE_THREADS - 1)
+        state_reader_fail(c->r, "evicted times of the first threads outside their cells' records");
     return time;
 }
 

@@ -12,7 +12,7 @@
  * is proportional to the touched chunks: one record per cell when accesses
  * are dense, at most one chunk per cell when they are scattered.
  *
- * A map of one-word records may widen some of its chunks to four words a
+ * A map of one-word records may widen some of its chunks to two words a
  * record (shadow_map_widen), for a pass that needs more per cell in a few
  * places only (input size: the times of the threads a cell changed hands
  * among, beside the cell's record). The width of a chunk is in the low
@@ -92,7 +92,7 @@ struct shadow_map {
     size_t pages;              /* full pages (arrays of SHADOW_PAGE_CHUNKS addresses) */
     size_t small_pages;        /* pages of SHADOW_SMALL_PAGE chunks at most */
     size_t chunks;             /* of the map's width */
-    size_t widened;            /* chunks widened to four words a record */
+    size_t widened;            /* chunks widened to two words a record */
     uint64_t *spare;           /* chunks left by widening, for reuse (a list) */
     size_t spares;
     struct shadow_block *blocks;
@@ -136,10 +136,10 @@ static ALWAYS_INLINE uint64_t *shadow_map_slot(struct shadow_map *map, uint64_t 
 }
 
 /* log2 of the words of a widened chunk's records. */
-#define SHADOW_WIDE_SHIFT 2
+#define SHADOW_WIDE_SHIFT 1
 
-/* Chunk NUMBER (it exists, of one word a record) becomes one of four words
- * a record, each record's first word the one it had (the others zero);
+/* Chunk NUMBER (it exists, of one word a record) becomes one of two words
+ * a record, each record's first word the one it had (the second zero);
  * returns it. Record pointers into the old chunk are void from here. */
 shadow_chunk shadow_map_widen(struct shadow_map *map, uint64_t number);
 

@@ -253,18 +253,37 @@ static uint64_t *widened_record(struct analysis *a, uint64_t cell)
     return shadow_chunk_record(chunk, cell);
 }
 
-/* Evicted times: one past the clock, one of a thread that does not exist
- * (the fourth lane of three threads), a group too many; one of the first
- * threads in the groups' maps, where they never are; a widened record's
- * unused word set. */
+/* Times beside a widened record (owned by thread 0, so its lanes hold
+ * threads 1, 2 and 3): one past the clock, one of a thread that does not
+ * exist (thread 3 of three), one beside a cell nobody accessed; a group
+ * too many; one of the first threads in the groups' maps, where they never
+ * are; the lanes' unused bit set. */
+static uint64_t *owned_widened_record(struct analysis *a, uint64_t cell)
+{
+    uint64_t *record = widened_record(a, cell);
+    record[0] = OWNER_PART(UINT64_C(1), 0);
+    record[1] = 0;
+    return record;
+}
+
 static void evicted_after_now(struct analysis *a)
 {
-    evicted_lanes_put(widened_record(a, 5) + 1, 0, shard0(a)->count + 1);
+    uint64_t *record = owned_widened_record(a, 5);
+    record[1] = record_lanes_set(record[1], 0, shard0(a)->count + 1);
 }
 
 static void evicted_of_no_thread(struct analysis *a)
 {
-    evicted_lanes_put(widened_record(a, 5) + 1, (uint32_t)a->n_threads, 1);
+    CHECK(a->n_threads == RECORD_LANE_THREADS - 1);
+    uint64_t *record = owned_widened_record(a, 5);
+    record[1] = record_lanes_set(record[1], RECORD_LANES - 1, 1);
+}
+
+static void evicted_of_nobody(struct analysis *a)
+{
+    uint64_t *record = owned_widened_record(a, 5);
+    record[0] = 0;
+    record[1] = record_lanes_set(record[1], 0, 1);
 }
 
 static void evicted_group_too_many(struct analysis *a)
@@ -277,7 +296,10 @@ static void evicted_of_first_thread_in_map(struct analysis *a)
     evicted_times_put(&shard0(a)->evicted, 0, 5, 1);
 }
 
-static void widened_unused_word(struct analysis *a) { widened_record(a, 5)[3] = 1; }
+static void widened_unused_bit(struct analysis *a)
+{
+    owned_widened_record(a, 5)[1] |= UINT64_C(1) << 63;
+}
 
 /* A record with its owner's time and no owner. */
 static void owner_time_of_nobody(struct analysis *a)
@@ -323,7 +345,8 @@ static const struct crafted cases[] = {
     {"evicted thread", 0, evicted_of_no_thread, "a shadow record names no thread or a future time"},
     {"evicted groups", 0, evicted_group_too_many, "evicted times that are not the threads'"},
     {"evicted in map", 0, evicted_of_first_thread_in_map, "outside their cells' records"},
-    {"widened word", 0, widened_unused_word, "a shadow record names no thread or a future time"},
+    {"evicted of nobody", 0, evicted_of_nobody, "a shadow record names no thread or a future time"},
+    {"widened bit", 0, widened_unused_bit, "a shadow record names no thread or a future time"},
     {"owner time", 0, owner_time_of_nobody, "a shadow record names no thread or a future time"},
     {"reuse widened", 0, reuse_widened, "a widened shadow chunk where none can be"},
     {"reuse stacks", 0, fewer_reuse_stacks, "per-thread reuse stacks that are not the threads"},
