@@ -165,4 +165,31 @@ expect_error_line "no/such/dir/a.csv: cannot create"
 run "$TRMS" report fresh.rec
 expect_status 1
 expect_error_line "no analysis stored yet"
+# Pending activations past what the 21-bit timestamps hold
+# (docs/limitations.md): 690,000 at once analyze, renumbered again and
+# again while 1,500,000 more calls come and go; 720,000 stop the analysis
+# with one line, and nothing is stored.
+deep_trace() {
+    python3 - "$1" >"$2" <<'PY'
+import sys
+out = sys.stdout
+out.write("thread 1\n")
+out.write("call f\n" * int(sys.argv[1]))
+out.write("call g\nreturn\n" * 1500000)
+PY
+}
+deep_trace 690000 deep.txt
+run "$TRMS" import deep.txt -o deep.rec
+expect_status 0
+run "$TRMS" analyze deep.rec --checkpoint-every 0
+expect_status 0
+deep_trace 720000 deeper.txt
+run "$TRMS" import deeper.txt -o deeper.rec
+expect_status 0
+run "$TRMS" analyze deeper.rec --checkpoint-every 0
+expect_status 2
+expect_error_line "trms: too many pending activations for the timestamp range"
+run "$TRMS" report deeper.rec
+expect_status 1
+expect_error_line "no analysis stored yet"
 echo "test_cli_bad_input: ok"
