@@ -7,15 +7,13 @@
 
 #include "analyses/record_lanes.h"
 #include "tests/check.h"
+#include "tests/random_trace.h"
 
-static uint64_t rng = 88172645463325252u;
+static uint64_t rng = 1;
 
 static uint64_t next_random(void)
 {
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return rng;
+    return random_next(&rng);
 }
 
 static uint64_t random_time(void)
