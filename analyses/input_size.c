@@ -225,22 +225,22 @@ static __attribute__((noinline)) uint64_t hand_over_past_lanes(struct input_size
                                                                uint64_t *record, uint64_t cell,
                                                                uint64_t r, uint32_t new, int want)
 {
-    uint32_t old = (uint32_t)OWNER_OF(r) - 1, third = RECORD_LANE_THREADS - 1;
+    uint32_t old = (uint32_t)OWNER_OF(r) - 1, thread3 = RECORD_LANE_THREADS - 1;
     unsigned a = record_lanes_left_out(old), b = record_lanes_left_out(new);
-    if (old > third)
+    if (old > thread3)
         evicted_times_put(&is->evicted, old, cell, OWNER_TIME(r));
     if (a == b) {
         /* Thread 3 and a later one, or two later ones: the lanes stay. */
-        if (old == third)
-            evicted_times_put(&is->evicted, third, cell, OWNER_TIME(r));
+        if (old == thread3)
+            evicted_times_put(&is->evicted, thread3, cell, OWNER_TIME(r));
         return want ? evicted_times_get(&is->evicted, new, cell) : 0;
     }
-    uint64_t va = old <= third ? OWNER_TIME(r) : evicted_times_get(&is->evicted, third, cell);
+    uint64_t va = old <= thread3 ? OWNER_TIME(r) : evicted_times_get(&is->evicted, thread3, cell);
     uint64_t vb = record_lanes_move(record + 1, a, va, b);
-    if (new <= third)
+    if (new <= thread3)
         return vb;
     if (vb) /* thread 3's, which leaves the lanes for group 0 */
-        evicted_times_put(&is->evicted, third, cell, vb);
+        evicted_times_put(&is->evicted, thread3, cell, vb);
     return want ? evicted_times_get(&is->evicted, new, cell) : 0;
 }
 

@@ -657,7 +657,6 @@ def case_store_hygiene(tmp):
             grew = max(grew, info["store_free_bytes"] + sum(c["bytes"] for c in info["checkpoints"]))
         if outcome == "stopped" and grew >= max(4 << 20, used):
             break
-        outcome = "early" if outcome == "stopped" else outcome
         shutil.rmtree(rec)
         wait = wait / 2 if outcome == "completed" else wait * 1.5
     else:
