@@ -5,7 +5,9 @@
 
 aprof: issue 28's table, the one command of bench/README.md: each program
 under valgrind --tool=none, aprof --drms=yes, and trms record with every
-analysis, with --analyses rms,trms and with --no-analysis; wall and CPU
+analysis, with --analyses rms,trms and with --no-analysis, and with
+--trace none (no event trace kept, as aprof keeps none), with every
+analysis and with --analyses rms,trms; wall and CPU
 medians of REPEAT (default 5) alternating rounds, ratios to aprof, the load
 of every round (rounds above LOADED flagged).
 
@@ -408,12 +410,17 @@ VERSUS = [
     ("trms", "trms record (every analysis)", None, ()),
     ("trms-growth", "trms record --analyses rms,trms", None, ("--analyses", "rms,trms")),
     ("trms-record", "trms record --no-analysis", None, ("--no-analysis",)),
+    # What aprof keeps, nothing but the analysis: no event trace.
+    ("trms-none", "trms record --trace none (every analysis)", None, ("--trace", "none")),
+    ("trms-none-growth", "trms record --trace none --analyses rms,trms", None,
+     ("--trace", "none", "--analyses", "rms,trms")),
 ]
 
 
 def versus_aprof(work):
     """Issue 28's table: each program under valgrind --tool=none, aprof
-    --drms=yes and trms record (every analysis, growth only, no analysis),
+    --drms=yes and trms record (every analysis, growth only, no analysis;
+    and without a trace, as aprof keeps none: every analysis, growth only),
     in alternation (one run of each tool of each program a round, the
     tools' order turned by one every round so that none always runs first
     after a pause), REPEAT rounds (default 5): wall and CPU medians, their

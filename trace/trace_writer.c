@@ -365,6 +365,18 @@ int trace_writer_tap(struct trace_writer *w, const struct event *events, size_t 
     return n ? w->tap.run(w->tap.ctx, events, n, err) : 0;
 }
 
+int trace_writer_discards(const struct trace_writer *w)
+{
+    return w->discard;
+}
+
+/* (The block's own count is not moved: a discarding writer's blocks are
+ * never written, and a block that holds no bytes would never fill.) */
+void trace_writer_count_unencoded(struct trace_writer *w, uint64_t records)
+{
+    w->total_events += records;
+}
+
 int trace_writer_access_room(struct trace_writer *w, struct batch_event **next,
                              struct batch_event **end, struct trms_error *err)
 {

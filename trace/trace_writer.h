@@ -115,6 +115,13 @@ int trace_writer_tapped(const struct trace_writer *w);
 int trace_writer_tap(struct trace_writer *w, const struct event *events, size_t n,
                      struct trms_error *err);
 
+/* Whether W keeps nothing (`record --trace none`): a producer that feeds
+ * the tap's batches may then skip encoding its accesses, and says how many
+ * it gave the tap with trace_writer_count_unencoded, so that the writer's
+ * count of events stays whole. */
+int trace_writer_discards(const struct trace_writer *w);
+void trace_writer_count_unencoded(struct trace_writer *w, uint64_t records);
+
 /* For such a producer: 0 and room in the tap's own batches (its
  * ACCESS_ROOM), after the events before; 1 when the accesses go through
  * trace_writer_tap instead; -1 when giving the tap its pending run failed
