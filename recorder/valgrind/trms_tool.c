@@ -38,6 +38,7 @@
 
 #include "recorder/process_socket.h"
 #include "recorder/raw_stream.h"
+#include "recorder/tsc_clock.h"
 #include "trace/sync_event.h"
 #include "recorder/syscall_effects.h"
 
@@ -853,11 +854,30 @@ static ULong idle_ns;
 static ULong lock_released_at;         /* wall ns; 0 while a thread holds it */
 static ULong idle_at_syscall[MAX_THREADS];
 
-static ULong now_ns(void)
+static ULong clock_ns(void)
 {
     struct vki_timespec ts;
     VG_(clock_gettime)(&ts, VKI_CLOCK_MONOTONIC);
     return (ULong)ts.tv_sec * 1000000000ULL + (ULong)ts.tv_nsec;
+}
+
+static ULong read_tsc(void)
+{
+    UInt lo, hi;
+    __asm__ __volatile__("rdtsc" : "=a"(lo), "=d"(hi));
+    return (ULong)hi << 32 | lo;
+}
+
+/* The monotonic clock in ns, from the TSC between real readings
+ * (recorder/tsc_clock.h says why and how). */
+static struct tsc_clock clock_state;
+
+static ULong now_ns(void)
+{
+    uint64_t tsc = read_tsc(), ns;
+    if (tsc_clock_estimate(&clock_state, tsc, &ns))
+        return ns;
+    return tsc_clock_real(&clock_state, tsc, clock_ns());
 }
 
 static void lock_taken(void)
@@ -930,6 +950,34 @@ static Long client_strnlen(Addr p, SizeT limit)
     return -1;
 }
 
+/* channel_of's answers by descriptor, so that a loop of reads and writes
+ * costs no fstat each (a system call: dd bs=512 spent a sixth of its run
+ * in them). An answer holds while fd_generation stays: every system call
+ * but those that cannot close or replace a descriptor moves it
+ * (fd_keeping_syscall), before the call runs and in any thread. A new
+ * descriptor takes a number that was free, so it never meets an answer
+ * about an open one. */
+#define CHANNEL_CACHE_FDS 1024
+static UInt channel_cache[CHANNEL_CACHE_FDS];     /* inode, or 0 */
+static ULong channel_cache_generation[CHANNEL_CACHE_FDS];
+static ULong fd_generation = 1;                   /* 0: never cached */
+
+/* Whether system call NR (x86-64) leaves every descriptor as it was:
+ * reads, writes and seeks, waits, clocks, memory, signal masks, stats.
+ * Any other, unknown ones too, forgets every answer. */
+static Bool fd_keeping_syscall(UInt nr)
+{
+    static const UShort keeping[] = {
+        0,   1,   2 /* open: a free number */, 4,   5,   6,   7,   8,   9,   10,  11,  12,
+        13,  14,  15,  17,  18,  19,  20,  23,  24,  25,  26,  27,  28,
+        34,  35,  39,  44,  45,  46,  96,  186, 201, 202, 228, 230, 232, 257 /* openat */,
+        262, 270, 271, 281, 295, 296, 318, 332};
+    for (UInt i = 0; i < sizeof keeping / sizeof *keeping; i++)
+        if (keeping[i] == nr)
+            return True;
+    return False;
+}
+
 /* Before every system call the mark says how far the stream goes: a
  * program that hangs in one and is killed (Valgrind with it, no chance to
  * finish), or that execs, still leaves everything up to that call. */
@@ -938,6 +986,8 @@ static void pre_syscall(ThreadId tid, UInt nr, UWord *args, UInt n_args)
     (void)n_args;
     n_pending_effects[tid] = 0;
     report_cost();
+    if (!fd_keeping_syscall(nr))
+        fd_generation++;
     if (nr == NR_EXIT_GROUP)  /* exit ends one thread (pthread_exit) */
         exit_status = args[0] & 0xff;
     sync_before_syscall(tid, nr, args);
@@ -1036,13 +1086,23 @@ static UInt n_written_channels;
 /* FD's inode when it is a pipe, FIFO or socket; 0 otherwise. */
 static UInt channel_of(UWord fd)
 {
+    Bool cacheable = fd < CHANNEL_CACHE_FDS;
+    if (cacheable && channel_cache_generation[fd] == fd_generation)
+        return channel_cache[fd];
     struct vg_stat st;
-    if (VG_(fstat)((Int)fd, &st) != 0)
-        return 0;
-    UInt type = st.mode & VKI_S_IFMT;
-    if (type != VKI_S_IFIFO && type != VKI_S_IFSOCK)
-        return 0;
-    return (UInt)st.ino;
+    UInt channel = 0;
+    if (VG_(fstat)((Int)fd, &st) == 0) {
+        UInt type = st.mode & VKI_S_IFMT;
+        if (type == VKI_S_IFIFO || type == VKI_S_IFSOCK)
+            channel = (UInt)st.ino;
+    } else {
+        cacheable = False; /* not open: the next call may open it */
+    }
+    if (cacheable) {
+        channel_cache[fd] = channel;
+        channel_cache_generation[fd] = fd_generation;
+    }
+    return channel;
 }
 
 static void note_channel_write(UWord fd)

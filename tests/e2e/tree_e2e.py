@@ -345,6 +345,25 @@ def case_pipe_input(tmp):
     _, row = consumer_row(report(rec, "--process", "pipe_parts"))
     check(row["induced_external"] == cells and row["induced_process"] == 0 and
           row["input_from"] is None, f"a file's bytes are external: {row}")
+    # Descriptor 0 a regular file first (dup2), then the producer's pipe
+    # again: the recorder's answer about descriptor 0 must not outlive the
+    # dup2s (it keeps one per descriptor while no call can change them).
+    rec, _ = record(tmp, ["sh", "-c",
+                          f"{parts} produce {n} | {parts} file-then-consume {n} 3< {data}"])
+    d = report(rec)
+    producer = [p for p in d["processes"] if name_of(p) == "pipe_parts" and
+                " produce " in p["command"]]
+    both = [p for p in d["processes"] if name_of(p) == "pipe_parts" and
+            "file-then-consume" in p["command"]]
+    check(len(producer) == 1 and len(both) == 1,
+          f"a producer and a consumer: {[p['command'] for p in d['processes']]}")
+    rows = routines(both[0])
+    from_file, from_pipe = rows["consume_file"], rows["consume_input"]
+    check(from_file["induced_external"] == cells and from_file["induced_process"] == 0 and
+          from_file["input_from"] is None, f"the file's bytes are external: {from_file}")
+    check(from_pipe["induced_external"] == cells and from_pipe["induced_process"] == cells and
+          from_pipe["input_from"]["pid"] == producer[0]["pid"],
+          f"then the pipe's, the producer's: {from_pipe}")
 
 
 def case_pipe_sort_xz(tmp):
