@@ -49,15 +49,19 @@ static inline int tsc_clock_estimate(struct tsc_clock *c, uint64_t tsc, uint64_t
     return 1;
 }
 
-/* A real reading NS taken with TSC: it becomes the base, and with the one
- * before it, at least TSC_CLOCK_SPAN ticks and less than 2^31 ns earlier,
- * measures the rate. Returns the time to give. */
+/* A real reading NS taken with TSC. One at least TSC_CLOCK_SPAN ticks
+ * (and less than 2^31 ns) after the base measures the rate against it and
+ * becomes the base; so does the first, and any once the rate is known.
+ * Before the rate is known, readings closer to the base leave it, so that
+ * a program whose calls come every few microseconds from its start still
+ * gets its rate measured within a span. Returns the time to give. */
 static inline uint64_t tsc_clock_real(struct tsc_clock *c, uint64_t tsc, uint64_t ns)
 {
+    int far = c->tsc_base == 0 || tsc - c->tsc_base >= TSC_CLOCK_SPAN;
     if (c->tsc_base && tsc < c->tsc_base) {
         c->unusable = 1; /* backwards */
-    } else if (c->tsc_base && ns > c->ns_base && tsc - c->tsc_base >= TSC_CLOCK_SPAN &&
-               (ns - c->ns_base) >> 31 == 0) {
+        far = 1;
+    } else if (c->tsc_base && far && ns > c->ns_base && (ns - c->ns_base) >> 31 == 0) {
         uint64_t rate = ((ns - c->ns_base) << 32) / (tsc - c->tsc_base);
         /* TSCs tick at 0.1 to 10 GHz: 0.1 to 10 ns a tick */
         if (rate < (UINT64_C(1) << 32) / 10 || rate > (UINT64_C(1) << 32) * 10)
@@ -65,8 +69,10 @@ static inline uint64_t tsc_clock_real(struct tsc_clock *c, uint64_t tsc, uint64_
         else
             c->rate_q32 = rate;
     }
-    c->tsc_base = tsc;
-    c->ns_base = ns;
+    if (far || c->rate_q32) {
+        c->tsc_base = tsc;
+        c->ns_base = ns;
+    }
     return tsc_clock_monotonic(c, ns);
 }
 

@@ -66,6 +66,24 @@ static void steady(uint64_t ticks_per_us, uint64_t seed)
     CHECK(m.clock.rate_q32 != 0);
 }
 
+/* Readings every 10 us from the start (a program of system calls only,
+ * as dd bs=512): the rate is measured within the first span, and after
+ * it nearly every time is an estimate. */
+static void frequent_from_start(void)
+{
+    struct machine m = {.real_ns = 777, .tsc0 = 99, .ticks_per_us = 2800};
+    uint64_t last = 0;
+    for (int i = 0; i < 100000; i++) { /* a second */
+        m.real_ns += 10000;
+        uint64_t t = read_time(&m, tsc_now(&m));
+        CHECK(t >= last && gap(t, m.real_ns) <= 2000);
+        last = t;
+    }
+    CHECK(m.clock.rate_q32 != 0);
+    /* every one of the first span's (some 2,400), then one a span (42) */
+    CHECK(m.real_readings < 100000 / 30);
+}
+
 /* A wait longer than the span: the time after it is the real clock's. */
 static void long_wait(void)
 {
@@ -144,6 +162,7 @@ int main(void)
     steady(2445, 2);  /* 2.445 GHz */
     steady(1000, 3);  /* 1 GHz */
     steady(4800, 4);
+    frequent_from_start();
     long_wait();
     backwards();
     absurd_rate();
