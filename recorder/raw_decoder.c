@@ -285,14 +285,15 @@ struct access_loop {
     uint64_t ops;
 };
 
-/* The hot loop proper: encodes W[I..STOP) at S->p while they are loads and
- * stores it takes, each also copied as COPY says (COPY_BATCH: to SLOT[i];
- * COPY_EVENTS: to OUT[i - I]); returns where it stopped. */
+/* The hot loop proper: encodes W[I..STOP) at S->p (unless not ENCODE: a
+ * writer that keeps nothing) while they are loads and stores it takes,
+ * each also copied as COPY says (COPY_BATCH: to SLOT[i]; COPY_EVENTS: to
+ * OUT[i - I]); returns where it stopped. */
 static ALWAYS_INLINE size_t access_loop(const uint64_t *w, size_t i, size_t stop,
                                         const uint64_t *table, struct event_encoder *enc,
                                         struct access_loop *s, enum access_copy copy,
                                         struct batch_event *slot, struct event *out,
-                                        int pdep)
+                                        int pdep, int encode)
 {
     uint8_t *p = s->p;
     uint64_t ops = s->ops;
@@ -302,8 +303,10 @@ static ALWAYS_INLINE size_t access_loop(const uint64_t *w, size_t i, size_t stop
         uint64_t fast = table[op_and_sub];
         if (fast == 0)
             break;
-        p = event_put_load_store_with(enc, (uint16_t)(fast >> FAST_OPCODES_SHIFT),
-                                      raw_word_low(word), op_and_sub & RAW_SUB_MASK, p, pdep);
+        if (encode)
+            p = event_put_load_store_with(enc, (uint16_t)(fast >> FAST_OPCODES_SHIFT),
+                                          raw_word_low(word), op_and_sub & RAW_SUB_MASK, p,
+                                          pdep);
         ops += op_and_sub >> RAW_OP_SHIFT;
         if (copy == COPY_BATCH)
             batch_event_store_halves(&slot[i], raw_word_low(word), FAST_BATCH_HIGH(fast));
@@ -333,7 +336,7 @@ static ALWAYS_INLINE size_t access_loop(const uint64_t *w, size_t i, size_t stop
         (void)out;                                                                           \
         return access_loop(w, i, stop, table, enc, s, copy,                                  \
                            copy == COPY_BATCH ? slot : NULL,                                 \
-                           copy == COPY_EVENTS ? out : NULL, pdep);                          \
+                           copy == COPY_EVENTS ? out : NULL, pdep, 1);                       \
     }
 ACCESS_LOOP(loop_plain, COPY_NONE, 0)
 ACCESS_LOOP(loop_events, COPY_EVENTS, 0)
@@ -348,6 +351,21 @@ static const access_loop_fn access_loops[2][3] = {
     {loop_plain, loop_events, loop_batch},
     {loop_plain_pdep, loop_events_pdep, loop_batch_pdep},
 };
+
+/* Counts a run of I loads and stores whose opcodes sum to OPS (one a
+ * read, two a write), handed to the tap's batches up to SLOT + I unless
+ * SLOT is NULL. */
+static void count_access_run(struct raw_decoder *d, struct batch_event *slot, size_t i,
+                             uint64_t ops)
+{
+    if (slot)
+        trace_writer_accesses_written(d->writer, slot + i, i, ops - i);
+    d->summary->events[EVENT_READ] += i - (ops - i);
+    d->summary->events[EVENT_WRITE] += ops - i;
+    d->summary->words += i;
+    if (d->window)
+        record_window_wrote(d->window, i);
+}
 
 /* The hot loop, with COPY of each access (a constant where it is inlined;
  * COPY_BATCH: into SLOT on, room for N). */
@@ -389,52 +407,21 @@ static ALWAYS_INLINE size_t encode_access_run(struct raw_decoder *d, const uint6
     trace_writer_close_window(d->writer, &win, (uint32_t)i);
     if (tapped && !failed && trace_writer_tap(d->writer, run, k, err) != 0)
         failed = 1;
-    if (copy == COPY_BATCH)
-        trace_writer_accesses_written(d->writer, slot + i, i, s.ops - i);
-    d->summary->events[EVENT_READ] += i - (s.ops - i);
-    d->summary->events[EVENT_WRITE] += s.ops - i;
-    d->summary->words += i;
-    if (d->window)
-        record_window_wrote(d->window, i);
+    count_access_run(d, copy == COPY_BATCH ? slot : NULL, i, s.ops);
     return failed ? SIZE_MAX : i;
 }
 
 /* The hot loop of a writer that keeps nothing (`record --trace none`):
- * W[0..N) into the tap's batches at SLOT while they are loads and stores
- * the table takes, with no trace encoded (a discarding writer drops its
- * blocks unread: the encoding was a third of the recorder thread's time).
- * Returns the words taken and their sum of opcodes in *OPS. */
-static __attribute__((noinline)) size_t copy_access_run(const uint64_t *w, size_t n,
-                                                        const uint64_t *table,
-                                                        struct batch_event *slot, uint64_t *ops)
+ * W[0..N) into the tap's batches at SLOT, with no trace encoded (a
+ * discarding writer drops its blocks unread: the encoding was a third of
+ * the recorder thread's time). Returns the words taken. */
+static __attribute__((noinline)) size_t copy_access_run(struct raw_decoder *d, const uint64_t *w,
+                                                        size_t n, struct batch_event *slot)
 {
-    uint64_t sum = 0;
-    size_t i = 0;
-    for (; i < n; i++) {
-        uint64_t word = w[i]; /* once: the stores below may alias W */
-        uint64_t fast = table[OP_AND_SUB(word)];
-        if (fast == 0)
-            break;
-        sum += OP_AND_SUB(word) >> RAW_OP_SHIFT;
-        batch_event_store_halves(&slot[i], raw_word_low(word), FAST_BATCH_HIGH(fast));
-    }
-    *ops = sum;
-    return i;
-}
-
-/* copy_access_run, counted as encode_access_run counts what it encodes. */
-static size_t copy_access_run_counted(struct raw_decoder *d, const uint64_t *w, size_t n,
-                                      struct batch_event *slot)
-{
-    uint64_t ops;
-    size_t i = copy_access_run(w, n, d->fast, slot, &ops);
+    struct access_loop s = {0};
+    size_t i = access_loop(w, 0, n, d->fast, NULL, &s, COPY_BATCH, slot, NULL, 0, 0);
     trace_writer_count_unencoded(d->writer, i);
-    trace_writer_accesses_written(d->writer, slot + i, i, ops - i);
-    d->summary->events[EVENT_READ] += i - (ops - i);
-    d->summary->events[EVENT_WRITE] += ops - i;
-    d->summary->words += i;
-    if (d->window)
-        record_window_wrote(d->window, i);
+    count_access_run(d, slot, i, s.ops);
     return i;
 }
 
@@ -459,7 +446,7 @@ static size_t decode_access_run(struct raw_decoder *d, const uint64_t *w, size_t
     if ((size_t)(end - slot) < n)
         n = (size_t)(end - slot);
     if (trace_writer_discards(d->writer))
-        return copy_access_run_counted(d, w, n, slot);
+        return copy_access_run(d, w, n, slot);
     return encode_access_run(d, w, n, COPY_BATCH, slot, err);
 }
 
