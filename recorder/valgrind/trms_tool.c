@@ -833,16 +833,22 @@ static Bool futex_wakes(UWord op)
     return cmd == 1 || cmd == 3 || cmd == 4 || cmd == 5 || cmd == 10;
 }
 
+/* Whether system call NR is one of the N of LIST. */
+static Bool syscall_listed(const UShort *list, UInt n, UInt nr)
+{
+    for (UInt i = 0; i < n; i++)
+        if (list[i] == nr)
+            return True;
+    return False;
+}
+
 /* The system calls that may block on something outside the process's
  * threads (x86-64 numbers): their wall time is a fixed delay to the model. */
 static Bool may_block(UInt nr)
 {
     static const UShort blocking[] = {0,  1,  7,  17, 18, 19,  20,  23,  35,  42,  43, 44,
                                       45, 46, 47, 61, 230, 232, 270, 271, 281, 288};
-    for (UInt i = 0; i < sizeof blocking / sizeof *blocking; i++)
-        if (blocking[i] == nr)
-            return True;
-    return False;
+    return syscall_listed(blocking, sizeof blocking / sizeof *blocking, nr);
 }
 
 /* Valgrind runs one thread at a time: a thread back from a system call
@@ -972,10 +978,7 @@ static Bool fd_keeping_syscall(UInt nr)
         13,  14,  15,  17,  18,  19,  20,  23,  24,  25,  26,  27,  28,
         34,  35,  39,  44,  45,  46,  96,  186, 201, 202, 228, 230, 232, 257 /* openat */,
         262, 270, 271, 281, 295, 296, 318, 332};
-    for (UInt i = 0; i < sizeof keeping / sizeof *keeping; i++)
-        if (keeping[i] == nr)
-            return True;
-    return False;
+    return syscall_listed(keeping, sizeof keeping / sizeof *keeping, nr);
 }
 
 /* Before every system call the mark says how far the stream goes: a

@@ -291,11 +291,15 @@ def case_pipeline(tmp):
     check("sort" in text and "xz" in text, text[:1500])
 
 
+def pipe_parts(processes, mode):
+    """The processes of pipe_parts run in MODE (produce, consume...)."""
+    return [p for p in processes if name_of(p) == "pipe_parts" and f" {mode} " in p["command"]]
+
+
 def consumer_row(d):
     """The consumer process of a JSON tree report, and its consume_input row."""
-    for p in d["processes"]:
-        if name_of(p) == "pipe_parts" and " consume " in p["command"]:
-            return p, routines(p)["consume_input"]
+    for p in pipe_parts(d["processes"], "consume"):
+        return p, routines(p)["consume_input"]
     raise Failure(f"no consumer in {[p['command'] for p in d['processes']]}")
 
 
@@ -306,7 +310,7 @@ def case_pipe_input(tmp):
     n = 3000
     rec, _ = record(tmp, ["sh", "-c", f"{parts} produce {n} | {parts} consume {n}"])
     procs = check_tree(rec, 5)
-    producer = [p for p in procs if name_of(p) == "pipe_parts" and " produce " in p["command"]]
+    producer = pipe_parts(procs, "produce")
     check(len(producer) == 1, f"one producer: {procs}")
     d = report(rec)
     consumer, row = consumer_row(d)
@@ -351,10 +355,8 @@ def case_pipe_input(tmp):
     rec, _ = record(tmp, ["sh", "-c",
                           f"{parts} produce {n} | {parts} file-then-consume {n} 3< {data}"])
     d = report(rec)
-    producer = [p for p in d["processes"] if name_of(p) == "pipe_parts" and
-                " produce " in p["command"]]
-    both = [p for p in d["processes"] if name_of(p) == "pipe_parts" and
-            "file-then-consume" in p["command"]]
+    producer = pipe_parts(d["processes"], "produce")
+    both = pipe_parts(d["processes"], "file-then-consume")
     check(len(producer) == 1 and len(both) == 1,
           f"a producer and a consumer: {[p['command'] for p in d['processes']]}")
     rows = routines(both[0])
