@@ -133,6 +133,8 @@ static int control(struct raw_decoder *d, const uint64_t *w, struct trms_error *
     case RAW_COST: {
         if (need_thread(d, err) != 0)
             return -1;
+        if (low == 0) /* the tool's inline flow records say 0 rather than branch */
+            return 0;
         struct event ev = {.type = EVENT_COST, .size = low};
         return emit(d, &ev, err);
     }

@@ -70,7 +70,8 @@ enum raw_op {
 /* Control words. The comment gives operand words after the first word. */
 enum raw_control {
     RAW_THREAD = 1,         /* low = tid; following events are that thread's */
-    RAW_COST = 2,           /* low = instructions the current thread executed */
+    RAW_COST = 2,           /* low = instructions the current thread executed
+                               (0: none, and no event) */
     RAW_CALL = 3,           /* low = target; + sp after the return address was pushed */
     RAW_RET = 4,            /* low = target; + sp after the return; the ret's
                                read of its return address follows (a READ

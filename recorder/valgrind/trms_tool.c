@@ -9,9 +9,9 @@
  *    never fires (a full segment, or a request of `trms control`);
  *  - instructions are counted inline and reported as a cost before every
  *    call, return, jump, thread switch and signal;
- *  - calls, returns and the jumps that may be tail calls or PLT exits go to
- *    small helpers that report target and stack pointer; deciding what is
- *    an activation is the recorder's job, shared with the other engines;
+ *  - calls, returns and the jumps that may be tail calls or PLT exits
+ *    append their cost, target and stack pointer inline too; deciding what
+ *    is an activation is the recorder's job, shared with the other engines;
  *  - system calls are described by the shared syscall table, falling back
  *    to what Valgrind's own wrappers say for calls the table lacks;
  *  - what orders the threads (creation, start and exit, futex waits and
@@ -315,39 +315,6 @@ static void put_kernel_access(enum raw_control kind, Addr addr, SizeT size)
 
 /* ---- helpers called from instrumented code ---- */
 
-/* The return address the call pushed is reported here, after the call:
- * the callee's own state, so that its `ret` reading it back is not input. */
-static VG_REGPARM(2) void on_call(Addr target, Addr sp)
-{
-    report_cost();
-    reserve(3);
-    put_control(RAW_CALL, target);
-    put(sp);
-    put(raw_access_word(RAW_WRITE, sizeof(Addr), sp));
-}
-
-/* The ret's read of its return address (RETURN_ADDRESS, 0 when it was
- * reported inline) is reported here, after the return: the caller's, which
- * pushed it, so that no routine reads its return address as input however
- * it was reached (a call, a PLT stub, a tail call). */
-static VG_REGPARM(3) void on_return(Addr target, Addr sp, Addr return_address)
-{
-    report_cost();
-    reserve(3);
-    put_control(RAW_RET, target);
-    put(sp);
-    if (return_address)
-        put(raw_access_word(RAW_READ, sizeof(Addr), return_address));
-}
-
-static VG_REGPARM(2) void on_jump(Addr target, Addr sp)
-{
-    report_cost();
-    reserve(2);
-    put_control(RAW_JUMP, target);
-    put(sp);
-}
-
 static VG_REGPARM(3) void on_access(ULong op, Addr addr, ULong size)
 {
     put_access((enum raw_op)op, addr, size);
@@ -377,17 +344,18 @@ static UInt helper_access_words(SizeT size)
     return (UInt)((size + RAW_MAX_ACCESS - 1) / RAW_MAX_ACCESS);
 }
 
-/* Words on_jump appends: the cost, then the jump and its stack pointer. */
-#define JUMP_HELPER_WORDS 3
+/* Words a flow record takes (add_flow): the cost, the call, return or
+ * jump with its stack pointer, and the return address's access. */
+#define FLOW_WORDS 4
 
-/* Words IN may append before its end: inline ones, and those of the
- * helpers between them. One check at the start of the superblock must
- * cover both: a helper that fills the segment without flushing it would
- * otherwise leave the inline words after it to run past its end. (The
- * helpers at the end need no room: nothing inline follows them.) */
-static UInt superblock_words(const IRSB *in)
+/* Words IN may append: inline ones, and those of the helpers between
+ * them, with END_WORDS for its end. One check at the start of the
+ * superblock must cover both: a helper that fills the segment without
+ * flushing it would otherwise leave the inline words after it to run past
+ * its end. */
+static UInt superblock_words(const IRSB *in, UInt end_words)
 {
-    UInt words = 0;
+    UInt words = end_words;
     for (Int i = 0; i < in->stmts_used; i++) {
         const IRStmt *st = in->stmts[i];
         switch (st->tag) {
@@ -412,7 +380,7 @@ static UInt superblock_words(const IRSB *in)
             break;
         }
         case Ist_Exit:
-            words += JUMP_HELPER_WORDS;
+            words += FLOW_WORDS;
             break;
         default:
             break;
@@ -433,7 +401,7 @@ struct builder {
     UInt committed;     /* of which committed */
     UInt instructions;  /* instructions not yet added to the counter */
     Int sp_offset;
-    IRExpr *return_address;  /* a ret's load of it, for on_return; or NULL */
+    IRExpr *return_address;  /* a ret's load of it, for its flow record; or NULL */
 };
 
 static IRTemp assign(struct builder *b, IRType type, IRExpr *e)
@@ -545,6 +513,53 @@ static void add_atomic(struct builder *b, IRTypeEnv *tyenv, IRCAS *cas, IRExpr *
 static IRExpr *stack_pointer(struct builder *b)
 {
     return IRExpr_RdTmp(assign(b, Ity_I64, IRExpr_Get(b->sp_offset, Ity_I64)));
+}
+
+/* LOW << RAW_LOW_SHIFT | BITS: the layout of every word with an operand. */
+static IRExpr *word_with(struct builder *b, IRExpr *low, ULong bits)
+{
+    IRTemp shifted = assign(b, Ity_I64, IRExpr_Binop(Iop_Shl64, as_atom(b, low),
+                                                     IRExpr_Const(IRConst_U8(RAW_LOW_SHIFT))));
+    return IRExpr_RdTmp(assign(b, Ity_I64, IRExpr_Binop(Iop_Or64, IRExpr_RdTmp(shifted),
+                                                        mkIRExpr_HWord(bits))));
+}
+
+/* A call, return or jump of KIND to TARGET, inline (a helper call per
+ * flow record cost a tenth of the tool's time on call-heavy programs):
+ * the cost since the last report, the record with the stack pointer, and
+ * ACCESS (an access word, the return address's) unless NULL. Under GUARD,
+ * an exit's, the words are written but count only when it is taken (they
+ * are then the superblock's last). The instructions so far are already
+ * counted (count_instructions). A cost of 0 may go out: the recorder
+ * drops it. */
+static void add_flow(struct builder *b, enum raw_control kind, IRExpr *target, IRExpr *access,
+                     IRExpr *guard)
+{
+    IRTemp now = assign(b, Ity_I64, IRExpr_Load(Iend_LE, Ity_I64, word_address(&instructions)));
+    IRTemp reported = assign(b, Ity_I64, IRExpr_Load(Iend_LE, Ity_I64,
+                                                     word_address(&instructions_reported)));
+    IRTemp cost = assign(b, Ity_I64, IRExpr_Binop(Iop_Sub64, IRExpr_RdTmp(now),
+                                                  IRExpr_RdTmp(reported)));
+    IRExpr *words[FLOW_WORDS] = {
+        word_with(b, IRExpr_RdTmp(cost), raw_control_word(RAW_COST, 0)),
+        word_with(b, target, raw_control_word(kind, 0)),
+        stack_pointer(b),
+        access,
+    };
+    UInt n = access ? 4 : 3;
+    for (UInt k = 0; k < n; k++)
+        addStmtToIRSB(b->out, IRStmt_Store(Iend_LE, base_plus(b, b->words + k), words[k]));
+    if (!guard) {
+        addStmtToIRSB(b->out, IRStmt_Store(Iend_LE, word_address(&instructions_reported),
+                                           IRExpr_RdTmp(now)));
+        b->words += n;
+        commit(b);
+        return;
+    }
+    addStmtToIRSB(b->out, IRStmt_StoreG(Iend_LE, word_address(&instructions_reported),
+                                        IRExpr_RdTmp(now), guard));
+    addStmtToIRSB(b->out, IRStmt_StoreG(Iend_LE, word_address(&buffer_next),
+                                        base_plus(b, b->words + n), guard));
 }
 
 /* A direct jump to TARGET may be a tail call when TARGET is the entry of
@@ -688,9 +703,7 @@ static void instrument_statement(struct builder *b, IRSB *in, IRStmt *st, Addr s
         count_instructions(b);
         if (st->Ist.Exit.jk == Ijk_Boring && st->Ist.Exit.dst->tag == Ico_U64 &&
             jump_is_interesting(sb_addr, (Addr)st->Ist.Exit.dst->Ico.U64, in_plt))
-            add_call(b, "on_jump", on_jump, 2,
-                     mkIRExprVec_2(mkIRExpr_HWord((HWord)st->Ist.Exit.dst->Ico.U64),
-                                   stack_pointer(b)),
+            add_flow(b, RAW_JUMP, mkIRExpr_HWord((HWord)st->Ist.Exit.dst->Ico.U64), NULL,
                      st->Ist.Exit.guard);
         break;
     default:
@@ -699,29 +712,47 @@ static void instrument_statement(struct builder *b, IRSB *in, IRStmt *st, Addr s
     addStmtToIRSB(b->out, st);
 }
 
-static void instrument_end(struct builder *b, IRSB *in, Addr sb_addr, Bool in_plt)
+/* The flow record IN's end makes (RAW_CALL, RAW_RET, RAW_JUMP), or 0. */
+static enum raw_control end_flow(const IRSB *in, Addr sb_addr, Bool in_plt)
+{
+    switch (in->jumpkind) {
+    case Ijk_Call:
+        return RAW_CALL;
+    case Ijk_Ret:
+        return RAW_RET;
+    case Ijk_Boring:
+        return in->next->tag != Iex_Const ||
+                       jump_is_interesting(sb_addr, (Addr)in->next->Iex.Const.con->Ico.U64,
+                                           in_plt)
+                   ? RAW_JUMP
+                   : 0;
+    default:
+        return 0;
+    }
+}
+
+/* The return address's access that goes with a call's record (the write
+ * that pushed it, reported after the call: the callee's own state, so
+ * that its `ret` reading it back is not input) or a return's (the ret's
+ * read of it, reported after the return: the caller's, which pushed it,
+ * so that no routine reads its return address as input however it was
+ * reached, a call, a PLT stub or a tail call). NULL for a jump, and for a
+ * return whose read was reported inline. */
+static IRExpr *flow_access(struct builder *b, enum raw_control flow)
+{
+    if (flow == RAW_CALL)
+        return word_with(b, stack_pointer(b), raw_access_word(RAW_WRITE, sizeof(Addr), 0));
+    if (flow == RAW_RET && b->return_address)
+        return word_with(b, b->return_address, raw_access_word(RAW_READ, sizeof(Addr), 0));
+    return NULL;
+}
+
+static void instrument_end(struct builder *b, IRSB *in, enum raw_control flow)
 {
     commit(b);
     count_instructions(b);
-    IRExpr *next = in->next;
-    switch (in->jumpkind) {
-    case Ijk_Call:
-        add_call(b, "on_call", on_call, 2, mkIRExprVec_2(next, stack_pointer(b)), NULL);
-        break;
-    case Ijk_Ret:
-        add_call(b, "on_return", on_return, 3,
-                 mkIRExprVec_3(next, stack_pointer(b),
-                               b->return_address ? b->return_address : mkIRExpr_HWord(0)),
-                 NULL);
-        break;
-    case Ijk_Boring:
-        if (next->tag != Iex_Const ||
-            jump_is_interesting(sb_addr, (Addr)next->Iex.Const.con->Ico.U64, in_plt))
-            add_call(b, "on_jump", on_jump, 2, mkIRExprVec_2(next, stack_pointer(b)), NULL);
-        break;
-    default:
-        break;
-    }
+    if (flow)
+        add_flow(b, flow, in->next, flow_access(b, flow), NULL);
 }
 
 static IRSB *instrument(VgCallbackClosure *closure, IRSB *in, const VexGuestLayout *layout,
@@ -739,7 +770,8 @@ static IRSB *instrument(VgCallbackClosure *closure, IRSB *in, const VexGuestLayo
     for (; i < in->stmts_used && in->stmts[i]->tag != Ist_IMark; i++)
         addStmtToIRSB(b.out, in->stmts[i]);
 
-    UInt words = superblock_words(in);
+    enum raw_control flow = end_flow(in, sb_addr, in_plt);
+    UInt words = superblock_words(in, flow ? FLOW_WORDS : 0);
     if (words > 0) {
         /* Flush first when buffer_end < buffer_next + words. */
         IRTemp next = assign(&b, Ity_I64,
@@ -763,14 +795,14 @@ static IRSB *instrument(VgCallbackClosure *closure, IRSB *in, const VexGuestLayo
     Int popped_return = return_address_load(in);
     for (; i < in->stmts_used; i++) {
         if (i == pushed_return) {
-            addStmtToIRSB(b.out, in->stmts[i]);  /* on_call reports it */
+            addStmtToIRSB(b.out, in->stmts[i]);  /* the call's flow record reports it */
         } else if (i == popped_return) {
-            addStmtToIRSB(b.out, in->stmts[i]);  /* on_return reports it */
+            addStmtToIRSB(b.out, in->stmts[i]);  /* the return's flow record reports it */
             b.return_address = in->stmts[i]->Ist.WrTmp.data->Iex.Load.addr;
         } else if (in->stmts[i]->tag != Ist_NoOp)
             instrument_statement(&b, in, in->stmts[i], sb_addr, in_plt);
     }
-    instrument_end(&b, in, sb_addr, in_plt);
+    instrument_end(&b, in, flow);
     return b.out;
 }
 

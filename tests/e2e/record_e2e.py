@@ -316,11 +316,37 @@ def check_tail_calls(rows, calls, cell, suffix=""):
     check(len(sizes) >= calls // 2, f"dispatch's input sizes follow its targets': {sizes}")
 
 
+def check_conditional_tail_calls(rows, calls, target_costs):
+    """tailcall's cond_dispatch(i) jumps to target_a by `jz` for every i
+    but 0: a conditional jump taken is a tail call as an unconditional one
+    is, and one not taken (i = 0) is none. TARGET_COSTS: target_a's cost
+    by its input size when dispatch's unconditional jump reached it, the
+    same whichever jump did."""
+    dispatches, targets = of(rows, "cond_dispatch"), of(rows, "target_a")
+    check(len(dispatches) == calls, f"cond_dispatch is called {calls} times: {len(dispatches)}")
+    check(len(targets) == calls - 1, f"target_a is tail-called {calls - 1} times: {len(targets)}")
+    check(only_depth(rows, "target_a") == only_depth(rows, "cond_dispatch") + 1,
+          "a routine tail-called by a conditional jump is its caller's child")
+    check(dispatches[0]["rms"] == "0" and int(dispatches[0]["cost"]) < 10,
+          f"cond_dispatch(0) reads nothing and runs a few instructions: {dispatches[0]}")
+    for target in targets:
+        check(target_costs.get(target["rms"], target["cost"]) == target["cost"],
+              f"target_a {target} costs what it did after an unconditional jump: {target_costs}")
+    check(len({t["rms"] for t in targets} & set(target_costs)) >= 5,
+          f"target_a's input sizes {[t['rms'] for t in targets]} meet {target_costs}")
+    for target, dispatch in zip(targets, dispatches[1:]):
+        check(dispatch["rms"] == target["rms"] and 0 < int(dispatch["cost"]) - int(target["cost"]) < 10,
+              f"cond_dispatch {dispatch} is its target {target} and a few instructions")
+
+
 def case_tail_call(tmp):
     rec, _ = record(tmp, "tailcall", ["20"])
     for cell in (1, 4):
         check_tail_calls(activations(rec, cell), 20, cell)
     check(int(meta(rec)["tail-calls"]) >= 20, f"tail calls in the meta: {meta(rec)}")
+    target_costs = {r["rms"]: r["cost"] for r in of(activations(rec), "target_a")}
+    rec, _ = record(tmp, "tailcall", ["20", "conditional"])
+    check_conditional_tail_calls(activations(rec), 20, target_costs)
 
 
 def case_tail_call_cxx(tmp):
