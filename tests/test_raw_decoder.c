@@ -577,6 +577,7 @@ static void accesses_threads_costs(void)
     ctl(&s, RAW_THREAD, 9);
     acc(&s, RAW_WRITE, 2, 0x10);
     ctl(&s, RAW_COST, 5);
+    ctl(&s, RAW_COST, 0);    /* the tool's inline flow records: no event */
     ctl(&s, RAW_THREAD, 7);  /* back: a switch again, not a new thread */
     ctl(&s, RAW_THREAD, UINT32_MAX);
     appendf(expected, sizeof expected, &len, " t9 W0x10/2 $5 t7 t4294967295");
