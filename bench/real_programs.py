@@ -50,8 +50,9 @@ directory, holding bin/trms and lib/: its trms runs beside this one; needed
 by `analysis`), PROGRAMS (comma-separated names to run: xz,sort,pigz,
 sqlite,dd), TOOLS (comma-separated: native,none,callgrind,helgrind,aprof,
 aprof-drms,trms,trms-growth,base; and trms-fast, trms-small and
-trms-plain, trms at --compression-level -1, 3 and 0, only when named
-here), APROF_LIB (default /work/aprof-build/lib),
+trms-plain, trms at --compression-level -1, 3 and 0, and trms-record,
+trms --no-analysis, only when named here, each also as base-fast,
+base-record and so on: the base build with those options), APROF_LIB (default /work/aprof-build/lib),
 APROF_RUN (default /work/shared/peers/aprof/run-aprof.sh), BUILD (this
 build, default build/), PAUSE (seconds to wait before each run of
 `analysis`, default 0: on a virtual machine whose host takes back the
@@ -163,9 +164,12 @@ TRMS_OPTIONS = {
     "trms-fast": ("--compression-level", "-1"),
     "trms-small": ("--compression-level", "3"),
     "trms-plain": ("--compression-level", "0"),
+    "trms-record": ("--no-analysis",),
 }
+# The base build with a tool's options: "base-growth" is trms-growth's.
+BASE_OPTIONS = {"base-" + t[len("trms-"):]: o for t, o in TRMS_OPTIONS.items()}
 # Those that run only when TOOLS names them.
-ASKED_ONLY = ("trms-fast", "trms-small", "trms-plain")
+ASKED_ONLY = ("trms-fast", "trms-small", "trms-plain", "trms-record", *BASE_OPTIONS)
 
 
 def run(args, cwd, stdin=None, env=None):
@@ -284,6 +288,7 @@ def trms_run(build, cwd, argv, stdin, env, options=(), analyze_alone=True):
     total = record if one_pass else (record[0] + analyze[0], record[1] + analyze[1],
                                      max(record[2], analyze[2]))
     return {"record": record, "analyze": analyze, "total": total, "one_pass": bool(one_pass),
+            "record_only": record_only,
             "events": int(meta["events"]), "bytes": trace}
 
 
@@ -321,12 +326,13 @@ def peers(work):
                             if f.endswith(".aprof"):
                                 os.remove(os.path.join(work, f))
                     else:
+                        base = tool == "base" or tool in BASE_OPTIONS
                         runs[name, tool].append(trms_run(
-                            BASE if tool == "base" else BUILD, work, argv, stdin, env,
-                            TRMS_OPTIONS.get(tool, ())))
+                            BASE if base else BUILD, work, argv, stdin, env,
+                            {**TRMS_OPTIONS, **BASE_OPTIONS}.get(tool, ())))
         rounds.append(rnd)
     end_load = os.getloadavg()[0]
-    trms_tools = [t for t in ("trms", *TRMS_OPTIONS, "base") if t in tools]
+    trms_tools = [t for t in ("trms", *TRMS_OPTIONS, "base", *BASE_OPTIONS) if t in tools]
     peer_tools = [t for t in tools if t not in trms_tools]
 
     def cell(name, tool, what=None):
@@ -340,10 +346,13 @@ def peers(work):
     print()
     header = {}
     names = {"trms": "trms", "base": "trms base",
-             **{t: " ".join(("trms",) + options) for t, options in TRMS_OPTIONS.items()}}
+             **{t: " ".join(("trms",) + options) for t, options in TRMS_OPTIONS.items()},
+             **{t: " ".join(("trms base",) + options) for t, options in BASE_OPTIONS.items()}}
     for t in trms_tools:
         one = all(r["one_pass"] for p in programs for r in runs[p[0], t])
-        header[t] = f"{names[t]} " + ("(record with analysis)" if one else "(record + analyze)")
+        only = all(r["record_only"] for p in programs for r in runs[p[0], t])
+        header[t] = f"{names[t]} " + ("(record only)" if only else "(record with analysis)"
+                                      if one else "(record + analyze)")
     print("Wall time, and its ratio to the native run:")
     print()
     print("| program | " + " | ".join(header.get(t, t.replace("aprof-drms", "aprof --drms=yes"))
@@ -396,7 +405,8 @@ def peers(work):
             per_event.append(size / events)
             print(f"| {label} | {med(rec, 0):.2f} | {med(rec, 1):.2f} | {med(rec, 2):.0f} | "
                   f"{med(an, 0):.2f} | {med(an, 1):.2f} | {med(an, 2):.0f} | {events} | "
-                  f"{size / 2**20:.0f} | {size / events:.2f} | {events / med(an, 0) / 1e6:.1f} |")
+                  f"{size / 2**20:.0f} | {size / events:.2f} | "
+                  + (f"{events / med(an, 0) / 1e6:.1f} |" if med(an, 0) else "- |"))
         print()
         print(f"Average bytes per event over these programs: "
               f"{statistics.mean(per_event):.2f}.")
