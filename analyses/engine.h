@@ -122,8 +122,9 @@ void engine_quiesce(struct engine *e);
 void engine_finish(struct engine *e);
 
 /* After engine_finish(): the global reuse histogram and the per-thread
- * ones (THREADS[i] for dense thread index i, N of them). */
-void engine_export_reuse(const struct engine *e, struct reuse_histogram *global,
+ * ones (THREADS[i] for dense thread index i, N of them); once (the jobs'
+ * own exports are handed over, not copied). */
+void engine_export_reuse(struct engine *e, struct reuse_histogram *global,
                          struct thread_reuse *threads, size_t n);
 
 /* After engine_finish(). */
