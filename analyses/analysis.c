@@ -90,9 +90,18 @@ static uint32_t child_context(struct analysis *a, uint32_t parent, uint32_t rout
  * worker, off the thread that feeds the events, unless the calling
  * contexts (which that thread assigns as it goes) or a sink of the
  * caller's need them on the feeding thread. */
+/* (engine_collect_hint: the job's collect is analysis_collect, whose
+ * activations carry no context) */
+static void collect_hint(void *ctx, const struct activation *act, int near)
+{
+    const struct analysis *a = ctx;
+    profiles_prefetch(a->profiles, act, near);
+}
+
 void analysis_choose_collector(struct analysis *a)
 {
     engine_collect_in_job(a->engine, !a->options.contexts && !a->extra_sink);
+    engine_collect_hint(a->engine, collect_hint);
 }
 
 void analysis_collect(void *ctx, const struct activation *act)

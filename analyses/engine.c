@@ -25,6 +25,10 @@ void engine_keep_partial(void *ctx, const struct activation *act)
     l->items[l->count++] = *act;
 }
 
+/* How many activations ahead of COLLECT its hint comes (and half as many,
+ * the second time). */
+#define COLLECT_AHEAD 8
+
 static void run_input_size(struct job *job, const struct batch *b)
 {
     input_size_run(job->input_size, b->events, b->count);
@@ -33,8 +37,15 @@ static void run_input_size(struct job *job, const struct batch *b)
     struct engine *e = job->e;
     if (!e->collect_in_job || e->config.shard_shift)
         return; /* merge() collects them */
-    for (size_t i = 0; i < job->out->count; i++)
-        e->collect(e->collect_ctx, &job->out->items[i]);
+    const struct activation *items = job->out->items;
+    size_t n = job->out->count;
+    for (size_t i = 0; i < n; i++) {
+        if (e->collect_hint && i + COLLECT_AHEAD < n)
+            e->collect_hint(e->collect_ctx, &items[i + COLLECT_AHEAD], 0);
+        if (e->collect_hint && i + COLLECT_AHEAD / 2 < n)
+            e->collect_hint(e->collect_ctx, &items[i + COLLECT_AHEAD / 2], 1);
+        e->collect(e->collect_ctx, &items[i]);
+    }
     job->out->count = 0;
 }
 
@@ -419,6 +430,11 @@ struct engine *engine_new(const struct engine_config *config, activation_sink co
 void engine_collect_in_job(struct engine *e, int on)
 {
     e->collect_in_job = on;
+}
+
+void engine_collect_hint(struct engine *e, activation_hint hint)
+{
+    e->collect_hint = hint;
 }
 
 struct engine_fill *engine_fill(struct engine *e)

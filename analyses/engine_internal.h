@@ -76,6 +76,7 @@ struct engine {
     activation_sink collect;
     void *collect_ctx;
     int collect_in_job;                        /* engine_collect_in_job */
+    activation_hint collect_hint;              /* engine_collect_hint */
     struct batch ring[RING];
     size_t batch_events;                       /* events a batch holds */
     uint64_t next_seq;                         /* of the batch being filled */
