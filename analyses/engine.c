@@ -25,10 +25,6 @@ void engine_keep_partial(void *ctx, const struct activation *act)
     l->items[l->count++] = *act;
 }
 
-/* How many activations ahead of COLLECT its hint comes (and half as many,
- * the second time). */
-#define COLLECT_AHEAD 8
-
 static void run_input_size(struct job *job, const struct batch *b)
 {
     input_size_run(job->input_size, b->events, b->count);
@@ -37,15 +33,11 @@ static void run_input_size(struct job *job, const struct batch *b)
     struct engine *e = job->e;
     if (!e->collect_in_job || e->config.shard_shift)
         return; /* merge() collects them */
-    const struct activation *items = job->out->items;
-    size_t n = job->out->count;
-    for (size_t i = 0; i < n; i++) {
-        if (e->collect_hint && i + COLLECT_AHEAD < n)
-            e->collect_hint(e->collect_ctx, &items[i + COLLECT_AHEAD], 0);
-        if (e->collect_hint && i + COLLECT_AHEAD / 2 < n)
-            e->collect_hint(e->collect_ctx, &items[i + COLLECT_AHEAD / 2], 1);
-        e->collect(e->collect_ctx, &items[i]);
-    }
+    if (e->collect_all)
+        e->collect_all(e->collect_ctx, job->out->items, job->out->count);
+    else
+        for (size_t i = 0; i < job->out->count; i++)
+            e->collect(e->collect_ctx, &job->out->items[i]);
     job->out->count = 0;
 }
 
@@ -432,9 +424,9 @@ void engine_collect_in_job(struct engine *e, int on)
     e->collect_in_job = on;
 }
 
-void engine_collect_hint(struct engine *e, activation_hint hint)
+void engine_collect_all(struct engine *e, activation_list_sink collect_all)
 {
-    e->collect_hint = hint;
+    e->collect_all = collect_all;
 }
 
 struct engine_fill *engine_fill(struct engine *e)

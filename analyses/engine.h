@@ -64,11 +64,12 @@ struct engine *engine_new(const struct engine_config *config, activation_sink co
  * recording's slowest stage. Call before the first event. */
 void engine_collect_in_job(struct engine *e, int on);
 
-/* While COLLECT runs in the job: HINT(ctx, act, near) is called for the
- * activations it will take a few later (NEAR 0 farther ahead, then 1), so
- * that what they touch is asked for ahead (profiles_prefetch). NULL: none. */
-typedef void (*activation_hint)(void *ctx, const struct activation *act, int near);
-void engine_collect_hint(struct engine *e, activation_hint hint);
+/* While COLLECT runs in the job: a batch's completed activations go to
+ * COLLECT_ALL(ctx, acts, n) at once instead, in completion order, so that
+ * the collector can ask for what the next ones will touch while it adds
+ * one (profiles_prefetch). NULL: to COLLECT, one at a time. */
+typedef void (*activation_list_sink)(void *ctx, const struct activation *acts, size_t n);
+void engine_collect_all(struct engine *e, activation_list_sink collect_all);
 
 /* Stops the workers (dropping what they would still deliver) and frees. */
 void engine_free(struct engine *e);

@@ -76,7 +76,7 @@ struct engine {
     activation_sink collect;
     void *collect_ctx;
     int collect_in_job;                        /* engine_collect_in_job */
-    activation_hint collect_hint;              /* engine_collect_hint */
+    activation_list_sink collect_all;          /* engine_collect_all */
     struct batch ring[RING];
     size_t batch_events;                       /* events a batch holds */
     uint64_t next_seq;                         /* of the batch being filled */

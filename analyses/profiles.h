@@ -17,6 +17,11 @@ void profiles_free(struct profiles *p);
 
 void profiles_add(struct profiles *p, const struct activation *a);
 
+/* Whether P's points are past the caches (65,536 or more, about 8 MiB
+ * with their maps' entries), so that asking for them ahead pays: a
+ * program's few sizes stay in the caches (xz -6 of 48 KiB: 2,766 points). */
+int profiles_scattered(const struct profiles *p);
+
 /* Asks the caches for what profiles_add(P, A) will touch, a few
  * activations ahead: with NEAR 0 the entries of A's sizes in its
  * profile's maps, with NEAR 1 (later, those entries having come) the
