@@ -33,8 +33,11 @@ static void run_input_size(struct job *job, const struct batch *b)
     struct engine *e = job->e;
     if (!e->collect_in_job || e->config.shard_shift)
         return; /* merge() collects them */
-    for (size_t i = 0; i < job->out->count; i++)
-        e->collect(e->collect_ctx, &job->out->items[i]);
+    if (e->collect_all)
+        e->collect_all(e->collect_ctx, job->out->items, job->out->count);
+    else
+        for (size_t i = 0; i < job->out->count; i++)
+            e->collect(e->collect_ctx, &job->out->items[i]);
     job->out->count = 0;
 }
 
@@ -128,6 +131,41 @@ static void run_reuse_threads(struct job *job, const struct batch *b)
     }
 }
 
+static void export_histogram(const struct reuse_distance *rd, struct reuse_histogram *h)
+{
+    h->accesses = reuse_distance_accesses(rd);
+    h->cold = reuse_distance_cold(rd);
+    uint64_t span = reuse_distance_span(rd);
+    size_t n = 0;
+    for (uint64_t d = 0; d < span; d++)
+        n += reuse_distance_count(rd, d) != 0;
+    h->bins = xcalloc(n, sizeof *h->bins);
+    h->n_bins = 0;
+    for (uint64_t d = 0; d < span; d++) {
+        uint64_t c = reuse_distance_count(rd, d);
+        if (c)
+            h->bins[h->n_bins++] = (struct reuse_bin){.distance = d, .count = c};
+    }
+}
+
+/* A reuse job's histograms, once it has run the final batch: the
+ * export reads every distance of a stack's histogram (a stack of many lines
+ * has hundreds of thousands), so each job does its own on its worker. */
+static void export_job(struct job *job)
+{
+    if (job->kind == JOB_REUSE_GLOBAL) {
+        job->exported = xcalloc(1, sizeof *job->exported);
+        export_histogram(job->global, job->exported);
+        job->n_exported = 1;
+        return;
+    }
+    job->exported = xcalloc(job->n_per_thread ? job->n_per_thread : 1, sizeof *job->exported);
+    for (size_t i = 0; i < job->n_per_thread; i++)
+        if (job->per_thread[i]) /* (else the global one's, exported by its job) */
+            export_histogram(job->per_thread[i], &job->exported[i]);
+    job->n_exported = job->n_per_thread;
+}
+
 static void run_job(struct job *job, struct batch *b)
 {
     switch (job->kind) {
@@ -142,6 +180,8 @@ static void run_job(struct job *job, struct batch *b)
         run_reuse_threads(job, b);
         break;
     }
+    if (b->final && job->kind != JOB_INPUT_SIZE && !job->e->discard)
+        export_job(job);
 }
 
 /* Every job on batch B, in job order (without workers). */
@@ -384,6 +424,11 @@ void engine_collect_in_job(struct engine *e, int on)
     e->collect_in_job = on;
 }
 
+void engine_collect_all(struct engine *e, activation_list_sink collect_all)
+{
+    e->collect_all = collect_all;
+}
+
 struct engine_fill *engine_fill(struct engine *e)
 {
     return &e->fill;
@@ -443,6 +488,9 @@ void engine_free(struct engine *e)
         for (size_t i = 0; i < job->n_per_thread; i++)
             reuse_distance_free(job->per_thread[i]);
         free(job->per_thread);
+        for (size_t k = 0; k < job->n_exported; k++) /* (those not taken) */
+            free(job->exported[k].bins);
+        free(job->exported);
     }
     for (unsigned i = 0; i < RING; i++) {
         huge_pages_free(e->ring[i].events, batch_bytes(e));
@@ -467,34 +515,30 @@ const struct reuse_distance *engine_global_reuse(const struct engine *e)
     return NULL;
 }
 
-static void export_histogram(const struct reuse_distance *rd, struct reuse_histogram *h)
+/* The histogram of a job's stack K, taken from what it exported (or
+ * exported now, when it exported nothing); NULL: none there. */
+static int take_exported(struct job *job, size_t k, struct reuse_histogram *h)
 {
-    h->accesses = reuse_distance_accesses(rd);
-    h->cold = reuse_distance_cold(rd);
-    uint64_t span = reuse_distance_span(rd);
-    size_t n = 0;
-    for (uint64_t d = 0; d < span; d++)
-        n += reuse_distance_count(rd, d) != 0;
-    h->bins = xcalloc(n, sizeof *h->bins);
-    h->n_bins = 0;
-    for (uint64_t d = 0; d < span; d++) {
-        uint64_t c = reuse_distance_count(rd, d);
-        if (c)
-            h->bins[h->n_bins++] = (struct reuse_bin){.distance = d, .count = c};
-    }
+    if (k >= job->n_exported || !job->exported[k].bins)
+        return 0;
+    *h = job->exported[k];
+    job->exported[k].bins = NULL;
+    return 1;
 }
 
-void engine_export_reuse(const struct engine *e, struct reuse_histogram *global,
+void engine_export_reuse(struct engine *e, struct reuse_histogram *global,
                          struct thread_reuse *threads, size_t n)
 {
     for (unsigned j = 0; j < e->n_jobs; j++) {
-        const struct job *job = &e->jobs[j];
-        if (job->kind == JOB_REUSE_GLOBAL)
+        struct job *job = &e->jobs[j];
+        if (job->kind == JOB_REUSE_GLOBAL && !take_exported(job, 0, global))
             export_histogram(job->global, global);
         if (job->kind == JOB_REUSE_THREADS)
             for (size_t i = 0; i < job->n_per_thread && i < n; i++)
-                export_histogram(job->per_thread[i] ? job->per_thread[i] : engine_global_reuse(e),
-                                 &threads[i].histogram);
+                if (!job->per_thread[i] || !take_exported(job, i, &threads[i].histogram))
+                    export_histogram(job->per_thread[i] ? job->per_thread[i]
+                                                        : engine_global_reuse(e),
+                                     &threads[i].histogram);
     }
 }
 

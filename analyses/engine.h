@@ -64,6 +64,13 @@ struct engine *engine_new(const struct engine_config *config, activation_sink co
  * recording's slowest stage. Call before the first event. */
 void engine_collect_in_job(struct engine *e, int on);
 
+/* While COLLECT runs in the job: a batch's completed activations go to
+ * COLLECT_ALL(ctx, acts, n) at once instead, in completion order, so that
+ * the collector can ask for what the next ones will touch while it adds
+ * one (profiles_prefetch). NULL: to COLLECT, one at a time. */
+typedef void (*activation_list_sink)(void *ctx, const struct activation *acts, size_t n);
+void engine_collect_all(struct engine *e, activation_list_sink collect_all);
+
 /* Stops the workers (dropping what they would still deliver) and frees. */
 void engine_free(struct engine *e);
 
@@ -122,8 +129,9 @@ void engine_quiesce(struct engine *e);
 void engine_finish(struct engine *e);
 
 /* After engine_finish(): the global reuse histogram and the per-thread
- * ones (THREADS[i] for dense thread index i, N of them). */
-void engine_export_reuse(const struct engine *e, struct reuse_histogram *global,
+ * ones (THREADS[i] for dense thread index i, N of them); once (the jobs'
+ * own exports are handed over, not copied). */
+void engine_export_reuse(struct engine *e, struct reuse_histogram *global,
                          struct thread_reuse *threads, size_t n);
 
 /* After engine_finish(). */

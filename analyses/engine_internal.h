@@ -56,6 +56,13 @@ struct job {
     /* JOB_REUSE_GLOBAL: a copy of the global stack is wanted where the
      * second thread first appears (per_thread[0] is shared). */
     int fork_wanted;
+    /* JOB_REUSE_*: the histograms, exported by the job itself once it has
+     * run the final batch (on a worker, beside the other jobs, not on the
+     * thread that finishes the engine): the global stack's, and by dense
+     * index the per-thread stacks' (NULL bins and accesses 0 where the
+     * stack is the global one); taken by engine_export_reuse. */
+    struct reuse_histogram *exported;
+    size_t n_exported;
 };
 
 struct worker {
@@ -69,6 +76,7 @@ struct engine {
     activation_sink collect;
     void *collect_ctx;
     int collect_in_job;                        /* engine_collect_in_job */
+    activation_list_sink collect_all;          /* engine_collect_all */
     struct batch ring[RING];
     size_t batch_events;                       /* events a batch holds */
     uint64_t next_seq;                         /* of the batch being filled */

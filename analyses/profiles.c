@@ -25,7 +25,14 @@ struct profiles {
     struct building_profile *items;
     size_t count;
     size_t capacity;
+    size_t points;                 /* over every profile, both metrics */
 };
+
+/* Points asked for ahead only past this many (about 8 MiB of points and
+ * their maps' entries: past the caches); a program's few sizes are found
+ * in the caches (xz -6 of 48 KiB: 2,766 points), and the asking would cost
+ * each activation its lookups for nothing. */
+#define PREFETCH_POINTS (UINT64_C(1) << 16)
 
 struct profiles *profiles_new(void)
 {
@@ -53,8 +60,9 @@ void profiles_free(struct profiles *p)
     free(p);
 }
 
-static void add_point(struct point_set *s, uint64_t n, uint64_t cost, uint64_t self,
-                      int recursive)
+/* Returns whether the point of N is new. */
+static int add_point(struct point_set *s, uint64_t n, uint64_t cost, uint64_t self,
+                     int recursive)
 {
     int inserted;
     uint64_t *index = u64map_upsert(&s->by_n, n, &inserted);
@@ -83,6 +91,7 @@ static void add_point(struct point_set *s, uint64_t n, uint64_t cost, uint64_t s
         pt->self_max = self;
     pt->self_sum += self;
     pt->self_sumsq += (unsigned __int128)self * self;
+    return inserted;
 }
 
 /* The profile of (ROUTINE, CONTEXT, TID), created empty when new
@@ -122,8 +131,40 @@ void profiles_add(struct profiles *p, const struct activation *a)
     b->totals.induced_external += a->induced_external;
     b->totals.induced_channel += a->induced_channel;
     b->totals.channel = channel_join(b->totals.channel, a->channel);
-    add_point(&b->rms, a->rms, a->cost, a->self_cost, a->recursive);
-    add_point(&b->trms, a->trms, a->cost, a->self_cost, a->recursive);
+    p->points += (size_t)add_point(&b->rms, a->rms, a->cost, a->self_cost, a->recursive);
+    p->points += (size_t)add_point(&b->trms, a->trms, a->cost, a->self_cost, a->recursive);
+}
+
+/* The point of N, when there is one, asked for: both ends (a point
+ * spans two cache lines, and add_point touches most of it). */
+static void prefetch_point(const struct point_set *s, uint64_t n)
+{
+    const uint64_t *index = u64map_find(&s->by_n, n);
+    if (index) {
+        __builtin_prefetch(&s->points[*index], 1);
+        __builtin_prefetch((const char *)(&s->points[*index] + 1) - 1, 1);
+    }
+}
+
+int profiles_scattered(const struct profiles *p)
+{
+    return p->points >= PREFETCH_POINTS;
+}
+
+void profiles_prefetch(const struct profiles *p, const struct activation *a, int near)
+{
+    uint32_t unit = a->context != CONTEXT_NONE ? a->context : a->routine;
+    const uint64_t *index = u64map_find(&p->by_key, (uint64_t)unit << 32 | a->tid);
+    if (!index)
+        return; /* a new profile: nothing there yet */
+    const struct building_profile *b = &p->items[*index];
+    if (!near) {
+        u64map_prefetch(&b->rms.by_n, a->rms);
+        u64map_prefetch(&b->trms.by_n, a->trms);
+        return;
+    }
+    prefetch_point(&b->rms, a->rms);
+    prefetch_point(&b->trms, a->trms);
 }
 
 static int by_n(const void *x, const void *y)
@@ -167,6 +208,7 @@ void profiles_export(struct profiles *p, struct analysis_result *result)
     qsort(result->profiles, result->n_profiles, sizeof *result->profiles,
           by_routine_context_thread);
     p->count = 0;
+    p->points = 0;
     u64map_free(&p->by_key);
 }
 
@@ -224,5 +266,6 @@ int profiles_restore(struct profiles *p, const struct routine_profile *rp)
     if (restore_points(&b->rms, rp->rms_points, rp->n_rms_points) != 0 ||
         restore_points(&b->trms, rp->trms_points, rp->n_trms_points) != 0)
         return -1;
+    p->points += rp->n_rms_points + rp->n_trms_points;
     return 0;
 }

@@ -17,6 +17,20 @@ void profiles_free(struct profiles *p);
 
 void profiles_add(struct profiles *p, const struct activation *a);
 
+/* Whether P's points are past the caches (65,536 or more, about 8 MiB
+ * with their maps' entries), so that asking for them ahead pays: a
+ * program's few sizes stay in the caches (xz -6 of 48 KiB: 2,766 points). */
+int profiles_scattered(const struct profiles *p);
+
+/* Asks the caches for what profiles_add(P, A) will touch, a few
+ * activations ahead: with NEAR 0 the entries of A's sizes in its
+ * profile's maps, with NEAR 1 (later, those entries having come) the
+ * points they name. A hint: changes nothing. The points are spread over
+ * every size a routine has seen, and missed the caches on the hostile
+ * shape (add_point: 6% of trms analyze's samples, three quarters of them
+ * on its first touch of the point). */
+void profiles_prefetch(const struct profiles *p, const struct activation *a, int near);
+
 /* Hands the profiles to RESULT (sorted by routine, context, thread; points
  * by n) and empties P. */
 void profiles_export(struct profiles *p, struct analysis_result *result);

@@ -48,6 +48,12 @@ uint64_t *u64map_find(const struct u64map *map, uint64_t key)
     }
 }
 
+void u64map_prefetch(const struct u64map *map, uint64_t key)
+{
+    if (map->capacity)
+        __builtin_prefetch(&map->slots[slot_of(key, map->capacity - 1)]);
+}
+
 /* Out of line and cold: inlined, it made every upsert save and restore
  * the registers its loops need (a third of an upsert's instructions on
  * the profiles' and the input-size pass's maps). */

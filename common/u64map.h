@@ -35,6 +35,10 @@ uint64_t *u64map_find(const struct u64map *map, uint64_t key);
  * until the next insertion. */
 uint64_t *u64map_upsert(struct u64map *map, uint64_t key, int *inserted);
 
+/* Asks the caches for the line where KEY's entry is, or its search starts
+ * (a hint: changes nothing). */
+void u64map_prefetch(const struct u64map *map, uint64_t key);
+
 /* Visits every entry in unspecified order; stops early when VISIT returns
  * non-zero and returns that value. */
 int u64map_each(const struct u64map *map,
