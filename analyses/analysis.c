@@ -86,10 +86,6 @@ static uint32_t child_context(struct analysis *a, uint32_t parent, uint32_t rout
     return (uint32_t)a->n_contexts++;
 }
 
-/* The profiles take the completed activations on the input-size pass's
- * worker, off the thread that feeds the events, unless the calling
- * contexts (which that thread assigns as it goes) or a sink of the
- * caller's need them on the feeding thread. */
 /* How many activations ahead the profiles are asked for what an
  * activation will touch (and half as many, the second time). */
 #define COLLECT_AHEAD 8
@@ -114,6 +110,10 @@ static void collect_all(void *ctx, const struct activation *acts, size_t n)
         analysis_collect(a, &acts[i]);
 }
 
+/* The profiles take the completed activations on the input-size pass's
+ * worker, off the thread that feeds the events, unless the calling
+ * contexts (which that thread assigns as it goes) or a sink of the
+ * caller's need them on the feeding thread. */
 void analysis_choose_collector(struct analysis *a)
 {
     engine_collect_in_job(a->engine, !a->options.contexts && !a->extra_sink);
