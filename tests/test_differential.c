@@ -10,6 +10,7 @@
  * lines push the reuse stacks through many renumberings; a trace longer than
  * the engine's ring of batches reuses its slots. Invalid accesses are
  * refused. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -517,6 +518,47 @@ static int same_points(const struct profile_point *a, const struct profile_point
  * pass's worker (engine_collect_in_job): the same profiles, point for
  * point, and the same count of activations, as when the feeding thread
  * takes them, over traces longer than the engine's ring. */
+/* The profiles EVENTS make when the worker collects them against those
+ * the feeding thread collects; returns the points they hold. */
+static size_t collect_on_worker_equal(const struct event_list *events,
+                                      const struct routine_table *routines)
+{
+    struct analysis_options opt;
+    analysis_options_default(&opt);
+    opt.shards = 1;
+    opt.threads = 1;
+    struct run fed;
+    fixture_run_with(events->items, events->count, routines, &opt, &fed);
+    struct trms_error err;
+    struct analysis *a = analysis_new(&opt, &err);
+    CHECK(a != NULL);
+    if (!a)
+        return 0;
+    for (size_t i = 0; i < events->count; i++)
+        CHECK(analysis_event(a, &events->items[i], &err) == 0);
+    struct analysis_result *r = analysis_finish(a, routines);
+    analysis_free(a);
+    const struct analysis_result *f = fed.result;
+    CHECK_EQ(r->activations, f->activations);
+    CHECK_EQ(r->activations, fed.n_activations);
+    CHECK_EQ(r->n_profiles, f->n_profiles);
+    size_t points = 0;
+    for (size_t i = 0; i < r->n_profiles && r->n_profiles == f->n_profiles; i++) {
+        const struct routine_profile *x = &r->profiles[i], *y = &f->profiles[i];
+        CHECK(x->routine == y->routine && x->tid == y->tid && x->calls == y->calls &&
+              x->cost == y->cost && x->self_cost == y->self_cost &&
+              x->induced_thread == y->induced_thread &&
+              x->induced_external == y->induced_external);
+        CHECK(x->n_rms_points == y->n_rms_points && x->n_trms_points == y->n_trms_points &&
+              same_points(x->rms_points, y->rms_points, x->n_rms_points) &&
+              same_points(x->trms_points, y->trms_points, x->n_trms_points));
+        points += x->n_rms_points + x->n_trms_points;
+    }
+    analysis_result_free(r);
+    run_free(&fed);
+    return points;
+}
+
 static void collect_on_worker(void)
 {
     for (uint64_t seed = 1; seed <= 4; seed++) {
@@ -528,40 +570,42 @@ static void collect_on_worker(void)
         struct routine_table routines;
         routine_table_init(&routines);
         random_trace(seed * 104729, &shape, &events, &routines);
-        struct analysis_options opt;
-        analysis_options_default(&opt);
-        opt.shards = 1;
-        opt.threads = 1;
-        struct run fed;
-        fixture_run_with(events.items, events.count, &routines, &opt, &fed);
-        struct trms_error err;
-        struct analysis *a = analysis_new(&opt, &err);
-        CHECK(a != NULL);
-        if (!a)
-            return;
-        for (size_t i = 0; i < events.count; i++)
-            CHECK(analysis_event(a, &events.items[i], &err) == 0);
-        struct analysis_result *r = analysis_finish(a, &routines);
-        analysis_free(a);
-        const struct analysis_result *f = fed.result;
-        CHECK_EQ(r->activations, f->activations);
-        CHECK_EQ(r->activations, fed.n_activations);
-        CHECK_EQ(r->n_profiles, f->n_profiles);
-        for (size_t i = 0; i < r->n_profiles && r->n_profiles == f->n_profiles; i++) {
-            const struct routine_profile *x = &r->profiles[i], *y = &f->profiles[i];
-            CHECK(x->routine == y->routine && x->tid == y->tid && x->calls == y->calls &&
-                  x->cost == y->cost && x->self_cost == y->self_cost &&
-                  x->induced_thread == y->induced_thread &&
-                  x->induced_external == y->induced_external);
-            CHECK(x->n_rms_points == y->n_rms_points && x->n_trms_points == y->n_trms_points &&
-                  same_points(x->rms_points, y->rms_points, x->n_rms_points) &&
-                  same_points(x->trms_points, y->trms_points, x->n_trms_points));
-        }
-        analysis_result_free(r);
-        run_free(&fed);
+        collect_on_worker_equal(&events, &routines);
         event_list_free(&events);
         routine_table_free(&routines);
     }
+}
+
+/* Past 65,536 points the worker asks for the next activations' points
+ * ahead as it adds them (analysis.c's collect_all): the same profiles
+ * still. 400 routines, each activated once at every input size 0..120
+ * (its reads of fresh cells), make 96,800 points; the last third of the
+ * trace runs past the threshold. */
+static void collect_on_worker_scattered(void)
+{
+    struct event_list events = {0};
+    struct routine_table routines;
+    routine_table_init(&routines);
+    struct event ev = {.type = EVENT_THREAD, .tid = 1};
+    event_list_push(&events, &ev);
+    uint64_t addr = 0x100000;
+    for (unsigned r = 0; r < 400; r++) {
+        char name[16];
+        int len = snprintf(name, sizeof name, "r%u", r);
+        uint32_t id;
+        routine_table_intern_name(&routines, name, (size_t)len, &id);
+        for (uint64_t size = 0; size <= 120; size++) {
+            event_list_push(&events, &(struct event){.type = EVENT_CALL, .routine = id});
+            for (uint64_t k = 0; k < size; k++, addr += 4)
+                event_list_push(&events, &(struct event){.type = EVENT_READ, .addr = addr,
+                                                         .size = 4});
+            event_list_push(&events, &(struct event){.type = EVENT_COST, .size = 1 + size});
+            event_list_push(&events, &(struct event){.type = EVENT_RETURN});
+        }
+    }
+    CHECK(collect_on_worker_equal(&events, &routines) >= 65536);
+    event_list_free(&events);
+    routine_table_free(&routines);
 }
 
 static void keep(void *ctx, const struct activation *act)
@@ -718,6 +762,7 @@ int main(int argc, char **argv)
     late_threads();
     second_thread_at_batch_edges();
     collect_on_worker();
+    collect_on_worker_scattered();
     runs_as_one_by_one();
     large_accesses();
     const char *env = getenv("TRMS_DIFFERENTIAL_TRACES");
