@@ -455,14 +455,20 @@ static IRExpr *as_atom(struct builder *b, IRExpr *e)
     return isIRAtom(e) ? e : IRExpr_RdTmp(assign(b, Ity_I64, e));
 }
 
+/* LOW << RAW_LOW_SHIFT | BITS: the layout of every word with an operand. */
+static IRExpr *word_with(struct builder *b, IRExpr *low, ULong bits)
+{
+    IRTemp shifted = assign(b, Ity_I64, IRExpr_Binop(Iop_Shl64, as_atom(b, low),
+                                                     IRExpr_Const(IRConst_U8(RAW_LOW_SHIFT))));
+    return IRExpr_RdTmp(assign(b, Ity_I64, IRExpr_Binop(Iop_Or64, IRExpr_RdTmp(shifted),
+                                                        mkIRExpr_HWord(bits))));
+}
+
 /* Appends an access of at most RAW_MAX_ACCESS bytes, inline. */
 static void add_access(struct builder *b, enum raw_op op, IRExpr *addr, Int size)
 {
-    IRTemp low = assign(b, Ity_I64, IRExpr_Binop(Iop_Shl64, as_atom(b, addr),
-                                                 IRExpr_Const(IRConst_U8(RAW_LOW_SHIFT))));
-    IRTemp word = assign(b, Ity_I64, IRExpr_Binop(Iop_Or64, IRExpr_RdTmp(low),
-                                                  mkIRExpr_HWord(raw_access_word(op, (ULong)size, 0))));
-    addStmtToIRSB(b->out, IRStmt_Store(Iend_LE, base_plus(b, b->words), IRExpr_RdTmp(word)));
+    IRExpr *word = word_with(b, addr, raw_access_word(op, (ULong)size, 0));
+    addStmtToIRSB(b->out, IRStmt_Store(Iend_LE, base_plus(b, b->words), word));
     b->words++;
 }
 
@@ -513,15 +519,6 @@ static void add_atomic(struct builder *b, IRTypeEnv *tyenv, IRCAS *cas, IRExpr *
 static IRExpr *stack_pointer(struct builder *b)
 {
     return IRExpr_RdTmp(assign(b, Ity_I64, IRExpr_Get(b->sp_offset, Ity_I64)));
-}
-
-/* LOW << RAW_LOW_SHIFT | BITS: the layout of every word with an operand. */
-static IRExpr *word_with(struct builder *b, IRExpr *low, ULong bits)
-{
-    IRTemp shifted = assign(b, Ity_I64, IRExpr_Binop(Iop_Shl64, as_atom(b, low),
-                                                     IRExpr_Const(IRConst_U8(RAW_LOW_SHIFT))));
-    return IRExpr_RdTmp(assign(b, Ity_I64, IRExpr_Binop(Iop_Or64, IRExpr_RdTmp(shifted),
-                                                        mkIRExpr_HWord(bits))));
 }
 
 /* A call, return or jump of KIND to TARGET, inline (a helper call per
