@@ -515,8 +515,8 @@ const struct reuse_distance *engine_global_reuse(const struct engine *e)
     return NULL;
 }
 
-/* The histogram of a job's stack K, taken from what it exported (or
- * exported now, when it exported nothing); NULL: none there. */
+/* Hands over into H the histogram JOB exported for its stack K; 0 when
+ * it exported none there (the caller then exports the stack itself). */
 static int take_exported(struct job *job, size_t k, struct reuse_histogram *h)
 {
     if (k >= job->n_exported || !job->exported[k].bins)
